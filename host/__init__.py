@@ -1,0 +1,1 @@
+"""Fairytable host: the Raspberry Pi application that runs the table."""

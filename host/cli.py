@@ -1,0 +1,39 @@
+"""The `fairytable` command: one subcommand per job, each in its own module.
+
+Subcommands are imported lazily so that `fairytable replay` never loads the
+serial stack and the desktop never needs Pi-only packages.
+"""
+
+import importlib
+import sys
+
+# name -> (module, one-line help). Each module has main(argv) -> exit status.
+COMMANDS = {
+    "replay": ("shared_rules.replay", "play a scenario file and print the result as JSON"),
+    "sniff": ("host.link.sniff", "decode a live tile link or a capture file into readable lines"),
+    "bench": ("tools.bench", "run a benchmark (e.g. `fairytable bench latency`)"),
+}
+
+
+def usage():
+    lines = ["usage: fairytable COMMAND [ARGS]", "", "commands:"]
+    for name in sorted(COMMANDS):
+        lines.append("  %-8s %s" % (name, COMMANDS[name][1]))
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0
+    name = argv[0]
+    if name not in COMMANDS:
+        print("fairytable: unknown command %r\n\n%s" % (name, usage()), file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[name][0])
+    return module.main(argv[1:]) or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
