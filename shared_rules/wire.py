@@ -1,0 +1,674 @@
+"""The tile <-> host wire codec: COBS frames with version, type, sequence and CRC-32.
+
+One module serves both ends: the host imports it under CPython, and it is
+deployed unchanged to the tiles (MicroPython 1.23+). hardware/protocol.md is
+the spec; this module is its executable form.
+
+A frame on the wire is ``COBS(body) 0x00`` where
+
+    body = version u8 | type u8 | seq u16 | payload | crc32 u32
+
+all integers big-endian, CRC-32 (``binascii.crc32``) over version..payload.
+
+Layers, each usable alone:
+
+- ``cobs_encode`` / ``cobs_decode``: byte stuffing.
+- ``encode_frame(type, seq, payload)`` -> bytes ready to write;
+  ``Decoder.feed(data)`` -> whole ``Frame`` objects. The decoder never
+  raises on any input, keeps at most ``max_frame`` bytes buffered,
+  resynchronises at the next 0x00 after garbage and drops (and counts)
+  frames with a bad CRC.
+- Message builders (``hello(...)``, ``tag(...)``, ``led_scene(...)``, ...)
+  return payload bytes; ``parse(frame)`` turns a frame into a dict with a
+  ``"type"`` name and the message fields, or raises ``WireError`` (a
+  ``ValueError``) saying what is wrong with which field.
+
+>>> data = encode_frame(TAG, 7, tag(3, [(b"\\x04\\x01\\x02\\x03\\x04\\x05\\x06", None)]))
+>>> d = Decoder()
+>>> msg = parse(d.feed(data)[0])
+>>> msg["type"], msg["seq"], msg["slot"], msg["tags"][0]["uid"]
+('tag', 7, 3, b'\\x04\\x01\\x02\\x03\\x04\\x05\\x06')
+"""
+
+import binascii
+
+PROTOCOL_VERSION = 1
+
+# Largest decoded body (header + payload + CRC) either side will accept.
+MAX_FRAME = 512
+HEADER_LEN = 4
+CRC_LEN = 4
+MAX_PAYLOAD = MAX_FRAME - HEADER_LEN - CRC_LEN
+
+# Message types. Tile -> host are 0x01..0x3f, host -> tile 0x40..0x7f,
+# either direction 0x80.. (see hardware/protocol.md).
+HELLO = 0x01
+SNAPSHOT = 0x02
+TAG = 0x03
+GESTURE = 0x04
+DICE = 0x05
+HEALTH = 0x06
+LOG = 0x07
+HELLO_REQUEST = 0x40
+SNAPSHOT_REQUEST = 0x41
+LED_SCENE = 0x42
+LED_BRIGHTNESS = 0x43
+SET_CONFIG = 0x44
+REBOOT = 0x45
+ACK = 0x80
+HEARTBEAT = 0x81
+
+TYPE_NAMES = {
+    HELLO: "hello", SNAPSHOT: "snapshot", TAG: "tag", GESTURE: "gesture", DICE: "dice",
+    HEALTH: "health", LOG: "log", HELLO_REQUEST: "hello_request",
+    SNAPSHOT_REQUEST: "snapshot_request", LED_SCENE: "led_scene",
+    LED_BRIGHTNESS: "led_brightness", SET_CONFIG: "set_config", REBOOT: "reboot",
+    ACK: "ack", HEARTBEAT: "heartbeat",
+}
+
+# Messages the receiver acknowledges with ACK; the sender resends them until it is.
+# Each carries full state (or is deduplicated by seq), so a repeat is harmless.
+ACKED = (TAG, GESTURE, DICE, SNAPSHOT, LED_SCENE, LED_BRIGHTNESS, SET_CONFIG, REBOOT)
+
+# ACK status codes.
+ACK_OK = 0
+ACK_UNKNOWN_TYPE = 1
+ACK_BAD_PAYLOAD = 2
+ACK_UNSUPPORTED = 3
+ACK_STATUS_NAMES = {ACK_OK: "ok", ACK_UNKNOWN_TYPE: "unknown_type",
+                    ACK_BAD_PAYLOAD: "bad_payload", ACK_UNSUPPORTED: "unsupported"}
+
+# Gesture kinds.
+TAP = 1
+DOUBLE_TAP = 2
+HOLD = 3
+GESTURE_NAMES = {TAP: "tap", DOUBLE_TAP: "double", HOLD: "hold"}
+GESTURE_CODES = {"tap": TAP, "double": DOUBLE_TAP, "hold": HOLD}
+
+# LED effects (firmware/effects.py renders them).
+EFFECT_OFF = 0
+EFFECT_SOLID = 1
+EFFECT_BLINK = 2
+EFFECT_PULSE = 3
+EFFECT_CHASE = 4
+EFFECT_EDGES = 5
+EFFECT_NAMES = {EFFECT_OFF: "off", EFFECT_SOLID: "solid", EFFECT_BLINK: "blink",
+                EFFECT_PULSE: "pulse", EFFECT_CHASE: "chase", EFFECT_EDGES: "edges"}
+EFFECT_CODES = {"off": EFFECT_OFF, "solid": EFFECT_SOLID, "blink": EFFECT_BLINK,
+                "pulse": EFFECT_PULSE, "chase": EFFECT_CHASE, "edges": EFFECT_EDGES}
+SEGMENTS_PER_CELL = 4
+
+# Log levels.
+LOG_LEVELS = {0: "debug", 1: "info", 2: "warning", 3: "error"}
+
+# Capability bits in HELLO.
+CAP_IDENTITY = 1  # reads the NTAG identity page written by enrollment
+CAP_WATCHDOG = 2
+
+# SET_CONFIG keys.
+CONFIG_ARRIVE_POLLS = 1
+CONFIG_GONE_POLLS = 2
+CONFIG_HOST_TIMEOUT_MS = 3
+CONFIG_HEALTH_PERIOD_MS = 4
+CONFIG_NAMES = {CONFIG_ARRIVE_POLLS: "arrive_polls", CONFIG_GONE_POLLS: "gone_polls",
+                CONFIG_HOST_TIMEOUT_MS: "host_timeout_ms",
+                CONFIG_HEALTH_PERIOD_MS: "health_period_ms"}
+
+MAX_TAGS = 4      # tags reported per slot (a card and pawns)
+MAX_UID = 10      # ISO 14443-3A triple-size UID
+MAX_IDENTITY = 16
+
+
+class WireError(ValueError):
+    """A frame or message that does not follow hardware/protocol.md."""
+
+
+# ---------------------------------------------------------------- COBS
+
+def cobs_encode(data):
+    """Byte-stuff ``data`` so the result contains no 0x00 (no delimiter added)."""
+    out = bytearray()
+    code_at = 0
+    out.append(0)
+    code = 1
+    for b in data:
+        if b == 0:
+            out[code_at] = code
+            code_at = len(out)
+            out.append(0)
+            code = 1
+        else:
+            out.append(b)
+            code += 1
+            if code == 0xFF:
+                out[code_at] = code
+                code_at = len(out)
+                out.append(0)
+                code = 1
+    out[code_at] = code
+    return bytes(out)
+
+
+def cobs_decode(data):
+    """Undo ``cobs_encode``; raise WireError on a malformed block."""
+    out = bytearray()
+    i = 0
+    n = len(data)
+    while i < n:
+        code = data[i]
+        if code == 0:
+            raise WireError("COBS: zero byte inside a frame at offset %d" % i)
+        end = i + code
+        if end > n:
+            raise WireError("COBS: block of %d bytes at offset %d runs past the frame end (%d)"
+                            % (code - 1, i, n))
+        j = i + 1
+        while j < end:
+            b = data[j]
+            if b == 0:
+                raise WireError("COBS: zero byte inside a frame at offset %d" % j)
+            out.append(b)
+            j += 1
+        i = end
+        if code != 0xFF and i < n:
+            out.append(0)
+    return bytes(out)
+
+
+# ---------------------------------------------------------------- frames
+
+def _u16(v):
+    return bytes(((v >> 8) & 0xFF, v & 0xFF))
+
+
+def _u32(v):
+    return bytes(((v >> 24) & 0xFF, (v >> 16) & 0xFF, (v >> 8) & 0xFF, v & 0xFF))
+
+
+def crc32(data):
+    return binascii.crc32(data) & 0xFFFFFFFF
+
+
+def encode_frame(msg_type, seq, payload=b"", version=PROTOCOL_VERSION):
+    """Build the bytes of one frame, delimiter included."""
+    if len(payload) > MAX_PAYLOAD:
+        raise WireError("payload of %d bytes exceeds the %d-byte limit"
+                        % (len(payload), MAX_PAYLOAD))
+    body = bytes((version & 0xFF, msg_type & 0xFF)) + _u16(seq & 0xFFFF) + bytes(payload)
+    body += _u32(crc32(body))
+    return cobs_encode(body) + b"\x00"
+
+
+class Frame:
+    """One frame that passed COBS and CRC checks (payload not yet interpreted)."""
+
+    __slots__ = ("version", "type", "seq", "payload")
+
+    def __init__(self, version, msg_type, seq, payload):
+        self.version = version
+        self.type = msg_type
+        self.seq = seq
+        self.payload = payload
+
+    def __repr__(self):
+        return "Frame(v%d %s seq=%d %d bytes)" % (
+            self.version, TYPE_NAMES.get(self.type, "0x%02x" % self.type), self.seq,
+            len(self.payload))
+
+
+class BadFrame:
+    """Bytes the decoder dropped, reported only with ``Decoder(report=True)``."""
+
+    __slots__ = ("reason", "size")
+
+    def __init__(self, reason, size):
+        self.reason = reason
+        self.size = size
+
+    def __repr__(self):
+        return "BadFrame(%s, %d bytes)" % (self.reason, self.size)
+
+
+def unpack_frame(body):
+    """Check a COBS-decoded body; return a Frame or raise WireError."""
+    if len(body) < HEADER_LEN + CRC_LEN:
+        raise WireError("frame of %d bytes is shorter than header and CRC (%d)"
+                        % (len(body), HEADER_LEN + CRC_LEN))
+    want = int.from_bytes(body[-CRC_LEN:], "big")
+    got = crc32(body[:-CRC_LEN])
+    if want != got:
+        raise WireError("CRC mismatch: frame says %08x, bytes give %08x" % (want, got))
+    return Frame(body[0], body[1], (body[2] << 8) | body[3], bytes(body[HEADER_LEN:-CRC_LEN]))
+
+
+class Decoder:
+    """Streaming frame decoder: ``feed(bytes)`` -> list of whole frames.
+
+    Never raises on any input. Memory is bounded by ``max_frame``: an
+    over-long run of bytes without a delimiter is discarded up to the next
+    0x00. Counters: ``frames``, ``crc_errors``, ``cobs_errors``,
+    ``short_frames``, ``oversize``, ``garbage_bytes``.
+    """
+
+    def __init__(self, max_frame=MAX_FRAME, report=False):
+        # Encoded length bound: one code byte per 254 data bytes, plus one.
+        self.max_encoded = max_frame + max_frame // 254 + 2
+        self.report = report
+        self._buf = bytearray()
+        self._overflow = 0
+        self.frames = 0
+        self.crc_errors = 0
+        self.cobs_errors = 0
+        self.short_frames = 0
+        self.oversize = 0
+        self.garbage_bytes = 0
+
+    def reset(self):
+        """Forget a partial frame (e.g. after a reconnect)."""
+        self._buf = bytearray()
+        self._overflow = 0
+
+    def feed(self, data):
+        out = []
+        try:
+            self._feed(data, out)
+        except Exception as e:  # the decoder must never raise; keep what was decoded
+            self._buf = bytearray()
+            self._overflow = 0
+            if self.report:
+                out.append(BadFrame("decoder error: %r" % (e,), 0))
+        return out
+
+    def _feed(self, data, out):
+        data = bytes(data)
+        start = 0
+        n = len(data)
+        while start < n:
+            end = data.find(b"\x00", start)
+            if end < 0:
+                chunk_len = n - start
+                if self._overflow or len(self._buf) + chunk_len > self.max_encoded:
+                    self._overflow += len(self._buf) + chunk_len
+                    self._buf = bytearray()
+                else:
+                    self._buf.extend(data[start:])
+                return
+            if self._overflow or len(self._buf) + (end - start) > self.max_encoded:
+                size = self._overflow + len(self._buf) + (end - start)
+                self._overflow = 0
+                self._buf = bytearray()
+                self.oversize += 1
+                self.garbage_bytes += size
+                if self.report:
+                    out.append(BadFrame("oversize", size))
+            else:
+                self._buf.extend(data[start:end])
+                if self._buf:
+                    self._finish(out)
+                self._buf = bytearray()
+            start = end + 1
+
+    def _finish(self, out):
+        size = len(self._buf)
+        try:
+            body = cobs_decode(self._buf)
+        except WireError:
+            self.cobs_errors += 1
+            self.garbage_bytes += size
+            if self.report:
+                out.append(BadFrame("bad COBS", size))
+            return
+        if len(body) < HEADER_LEN + CRC_LEN:
+            self.short_frames += 1
+            self.garbage_bytes += size
+            if self.report:
+                out.append(BadFrame("too short", size))
+            return
+        try:
+            frame = unpack_frame(body)
+        except WireError:
+            self.crc_errors += 1
+            self.garbage_bytes += size
+            if self.report:
+                out.append(BadFrame("bad CRC", size))
+            return
+        self.frames += 1
+        out.append(frame)
+
+
+# ---------------------------------------------------------------- payload reader
+
+class _Reader:
+    """Cursor over a payload; every read names the field so errors say what broke."""
+
+    def __init__(self, data, what):
+        self.data = data
+        self.pos = 0
+        self.what = what
+
+    def need(self, n, field):
+        if self.pos + n > len(self.data):
+            raise WireError("%s: payload ends inside %s (need %d bytes at offset %d, have %d)"
+                            % (self.what, field, n, self.pos, len(self.data)))
+
+    def u8(self, field):
+        self.need(1, field)
+        v = self.data[self.pos]
+        self.pos += 1
+        return v
+
+    def u16(self, field):
+        self.need(2, field)
+        v = (self.data[self.pos] << 8) | self.data[self.pos + 1]
+        self.pos += 2
+        return v
+
+    def u32(self, field):
+        self.need(4, field)
+        v = int.from_bytes(self.data[self.pos:self.pos + 4], "big")
+        self.pos += 4
+        return v
+
+    def raw(self, n, field):
+        self.need(n, field)
+        v = bytes(self.data[self.pos:self.pos + n])
+        self.pos += n
+        return v
+
+    def blob(self, field, limit):
+        n = self.u8(field + " length")
+        if n > limit:
+            raise WireError("%s: %s of %d bytes exceeds %d" % (self.what, field, n, limit))
+        return self.raw(n, field)
+
+    def end(self):
+        if self.pos != len(self.data):
+            raise WireError("%s: %d unexpected bytes after the last field"
+                            % (self.what, len(self.data) - self.pos))
+
+
+def _blob(data, field, limit):
+    data = bytes(data or b"")
+    if len(data) > limit:
+        raise WireError("%s of %d bytes exceeds %d" % (field, len(data), limit))
+    return bytes((len(data),)) + data
+
+
+def _check_u8(v, field):
+    if not (0 <= v <= 0xFF):
+        raise WireError("%s %r is out of range 0..255" % (field, v))
+    return v
+
+
+# ---------------------------------------------------------------- builders
+# Each returns payload bytes for encode_frame(TYPE, seq, payload).
+
+def hello(uid, firmware, boot_id, cells, segments, leds_per_segment, readers, buttons,
+          dice_pockets, flags=0, variant="cell", protocol=PROTOCOL_VERSION):
+    """HELLO: who the tile is and what it can do. ``firmware`` is (major, minor, patch)."""
+    return (_blob(uid, "uid", 16) + bytes((protocol & 0xFF,)) +
+            bytes((firmware[0] & 0xFF, firmware[1] & 0xFF, firmware[2] & 0xFF)) +
+            _u32(boot_id) +
+            bytes((_check_u8(cells, "cells"), _check_u8(segments, "segments"),
+                   _check_u8(leds_per_segment, "leds_per_segment"),
+                   _check_u8(readers, "readers"), _check_u8(buttons, "buttons"),
+                   _check_u8(dice_pockets, "dice_pockets"), flags & 0xFF)) +
+            _blob(variant.encode(), "variant", 16))
+
+
+def _tags(tags):
+    tags = list(tags)
+    if len(tags) > MAX_TAGS:
+        raise WireError("%d tags exceed the %d per slot" % (len(tags), MAX_TAGS))
+    out = bytes((len(tags),))
+    for uid, identity in tags:
+        out += _blob(uid, "uid", MAX_UID) + _blob(identity, "identity", MAX_IDENTITY)
+    return out
+
+
+def tag(slot, tags):
+    """TAG: the full set of tags now on ``slot``: a list of (uid, identity or None)."""
+    return bytes((_check_u8(slot, "slot"),)) + _tags(tags)
+
+
+def gesture(slot, kind):
+    if kind not in GESTURE_NAMES:
+        raise WireError("gesture kind %r is not one of %s" % (kind, sorted(GESTURE_NAMES)))
+    return bytes((_check_u8(slot, "slot"), kind))
+
+
+def dice(pocket, die):
+    """DICE: what settled in ``pocket``: (uid, identity) of the face tag, or None if empty."""
+    if die is None:
+        return bytes((_check_u8(pocket, "pocket"), 0))
+    return bytes((_check_u8(pocket, "pocket"), 1)) + _blob(die[0], "uid", MAX_UID) + \
+        _blob(die[1], "identity", MAX_IDENTITY)
+
+
+def snapshot(uptime_ms, slots, pockets):
+    """SNAPSHOT: ``slots`` is a list of (slot, tags); ``pockets`` a list of (pocket, die)."""
+    out = _u32(uptime_ms) + bytes((len(slots),))
+    for slot, tags in slots:
+        out += bytes((_check_u8(slot, "slot"),)) + _tags(tags)
+    out += bytes((len(pockets),))
+    for pocket, die in pockets:
+        out += dice(pocket, die)
+    return out
+
+
+def health(uptime_ms, readers, rx_crc_errors, rx_garbage, resends, heap_free, loop_max_ms):
+    """HEALTH: ``readers`` is a list of (ok, errors, reinits)."""
+    out = _u32(uptime_ms) + bytes((len(readers),))
+    for ok, errors, reinits in readers:
+        out += bytes((1 if ok else 0,)) + _u16(min(errors, 0xFFFF)) + _u16(min(reinits, 0xFFFF))
+    return out + _u16(min(rx_crc_errors, 0xFFFF)) + _u16(min(rx_garbage, 0xFFFF)) + \
+        _u16(min(resends, 0xFFFF)) + _u32(min(heap_free, 0xFFFFFFFF)) + \
+        _u16(min(loop_max_ms, 0xFFFF))
+
+
+def log(level, text):
+    data = text.encode() if isinstance(text, str) else bytes(text)
+    return bytes((level & 0xFF,)) + data[:MAX_PAYLOAD - 1]
+
+
+def ack(seq, status=ACK_OK):
+    return _u16(seq & 0xFFFF) + bytes((status & 0xFF,))
+
+
+def heartbeat(uptime_ms):
+    return _u32(uptime_ms & 0xFFFFFFFF)
+
+
+def led_scene(cells):
+    """LED_SCENE: the full scene of each addressed cell.
+
+    ``cells`` is a list of (cell, effect, period_ms, colors) where ``colors``
+    holds one (r, g, b) per edge segment (4), in order N, E, S, W.
+    """
+    cells = list(cells)
+    out = bytes((len(cells),))
+    for cell, effect, period_ms, colors in cells:
+        if effect not in EFFECT_NAMES:
+            raise WireError("effect %r is not one of %s" % (effect, sorted(EFFECT_NAMES)))
+        if len(colors) != SEGMENTS_PER_CELL:
+            raise WireError("cell %r needs %d segment colours, got %d"
+                            % (cell, SEGMENTS_PER_CELL, len(colors)))
+        if not (0 <= period_ms <= 0xFFFF):
+            raise WireError("period_ms %r is out of range 0..65535" % (period_ms,))
+        out += bytes((_check_u8(cell, "cell"), effect)) + _u16(period_ms)
+        for rgb in colors:
+            out += bytes((_check_u8(rgb[0], "red"), _check_u8(rgb[1], "green"),
+                          _check_u8(rgb[2], "blue")))
+    if len(out) > MAX_PAYLOAD:
+        raise WireError("a scene of %d cells does not fit one frame" % len(cells))
+    return out
+
+
+def led_brightness(level):
+    return bytes((_check_u8(level, "brightness"),))
+
+
+def set_config(key, value):
+    return bytes((_check_u8(key, "config key"),)) + _u16(value)
+
+
+# ---------------------------------------------------------------- parsers
+
+def _p_tags(r):
+    n = r.u8("tag count")
+    if n > MAX_TAGS:
+        raise WireError("%s: %d tags exceed the %d per slot" % (r.what, n, MAX_TAGS))
+    tags = []
+    for _ in range(n):
+        uid = r.blob("uid", MAX_UID)
+        identity = r.blob("identity", MAX_IDENTITY)
+        tags.append({"uid": uid, "identity": identity or None})
+    return tags
+
+
+def _p_die(r):
+    present = r.u8("pocket state")
+    if present == 0:
+        return None
+    if present != 1:
+        raise WireError("%s: pocket state %d is neither 0 (empty) nor 1" % (r.what, present))
+    uid = r.blob("uid", MAX_UID)
+    identity = r.blob("identity", MAX_IDENTITY)
+    return {"uid": uid, "identity": identity or None}
+
+
+def _text(data):
+    try:
+        return data.decode()
+    except UnicodeError:
+        return "<%d bytes not UTF-8: %s>" % (len(data), binascii.hexlify(data).decode())
+
+
+def _parse_payload(t, r, m):
+    if t == HELLO:
+        m["uid"] = r.blob("uid", 16)
+        m["protocol"] = r.u8("protocol version")
+        m["firmware"] = (r.u8("firmware major"), r.u8("firmware minor"), r.u8("firmware patch"))
+        m["boot_id"] = r.u32("boot id")
+        m["cells"] = r.u8("cells")
+        m["segments"] = r.u8("segments")
+        m["leds_per_segment"] = r.u8("leds per segment")
+        m["readers"] = r.u8("readers")
+        m["buttons"] = r.u8("buttons")
+        m["dice_pockets"] = r.u8("dice pockets")
+        m["flags"] = r.u8("flags")
+        m["variant"] = _text(r.blob("variant", 16))
+    elif t == TAG:
+        m["slot"] = r.u8("slot")
+        m["tags"] = _p_tags(r)
+    elif t == GESTURE:
+        m["slot"] = r.u8("slot")
+        kind = r.u8("gesture kind")
+        if kind not in GESTURE_NAMES:
+            raise WireError("gesture: unknown kind %d" % kind)
+        m["gesture"] = GESTURE_NAMES[kind]
+    elif t == DICE:
+        m["pocket"] = r.u8("pocket")
+        m["die"] = _p_die(r)
+    elif t == SNAPSHOT:
+        m["uptime_ms"] = r.u32("uptime")
+        slots = []
+        for _ in range(r.u8("slot count")):
+            slot = r.u8("slot")
+            slots.append({"slot": slot, "tags": _p_tags(r)})
+        m["slots"] = slots
+        pockets = []
+        for _ in range(r.u8("pocket count")):
+            pocket = r.u8("pocket")
+            pockets.append({"pocket": pocket, "die": _p_die(r)})
+        m["pockets"] = pockets
+    elif t == HEALTH:
+        m["uptime_ms"] = r.u32("uptime")
+        readers = []
+        for _ in range(r.u8("reader count")):
+            ok = r.u8("reader ok")
+            readers.append({"ok": ok == 1, "errors": r.u16("reader errors"),
+                            "reinits": r.u16("reader re-inits")})
+        m["readers"] = readers
+        m["rx_crc_errors"] = r.u16("rx CRC errors")
+        m["rx_garbage"] = r.u16("rx garbage")
+        m["resends"] = r.u16("resends")
+        m["heap_free"] = r.u32("heap free")
+        m["loop_max_ms"] = r.u16("loop max")
+    elif t == LOG:
+        level = r.u8("log level")
+        m["level"] = LOG_LEVELS.get(level, str(level))
+        m["text"] = _text(r.raw(len(r.data) - r.pos, "text"))
+    elif t == ACK:
+        m["ack"] = r.u16("acknowledged seq")
+        status = r.u8("ack status")
+        m["status"] = ACK_STATUS_NAMES.get(status, str(status))
+    elif t == HEARTBEAT:
+        m["uptime_ms"] = r.u32("uptime")
+    elif t == LED_SCENE:
+        cells = []
+        for _ in range(r.u8("cell count")):
+            cell = r.u8("cell")
+            effect = r.u8("effect")
+            if effect not in EFFECT_NAMES:
+                raise WireError("led_scene: cell %d has unknown effect %d" % (cell, effect))
+            period = r.u16("period")
+            colors = []
+            for _ in range(SEGMENTS_PER_CELL):
+                colors.append((r.u8("red"), r.u8("green"), r.u8("blue")))
+            cells.append({"cell": cell, "effect": EFFECT_NAMES[effect], "period_ms": period,
+                          "colors": colors})
+        m["cells"] = cells
+    elif t == LED_BRIGHTNESS:
+        m["level"] = r.u8("brightness")
+    elif t == SET_CONFIG:
+        key = r.u8("config key")
+        if key not in CONFIG_NAMES:
+            raise WireError("set_config: unknown key %d" % key)
+        m["key"] = CONFIG_NAMES[key]
+        m["value"] = r.u16("config value")
+    elif t in (HELLO_REQUEST, SNAPSHOT_REQUEST, REBOOT):
+        pass
+    else:
+        raise WireError("unknown message type 0x%02x" % t)
+
+
+def parse(frame):
+    """Interpret a Frame: a dict with "type", "seq" and the message's fields.
+
+    Raises WireError for an unsupported protocol version, an unknown type,
+    or a payload that does not match its type.
+    """
+    if frame.version != PROTOCOL_VERSION:
+        raise WireError("protocol version %d is not supported (this end speaks %d)"
+                        % (frame.version, PROTOCOL_VERSION))
+    name = TYPE_NAMES.get(frame.type)
+    if name is None:
+        raise WireError("unknown message type 0x%02x" % frame.type)
+    m = {"type": name, "seq": frame.seq}
+    r = _Reader(frame.payload, name)
+    _parse_payload(frame.type, r, m)
+    if frame.type != LOG:
+        r.end()
+    return m
+
+
+def describe(msg):
+    """One readable line for a parsed message (sniff, logs)."""
+    keys = sorted(k for k in msg if k not in ("type", "seq"))
+    parts = []
+    for k in keys:
+        parts.append("%s=%s" % (k, _show(msg[k])))
+    return "%s #%d %s" % (msg["type"], msg["seq"], " ".join(parts))
+
+
+def _show(v):
+    if isinstance(v, (bytes, bytearray)):
+        return binascii.hexlify(v).decode()
+    if isinstance(v, list):
+        return "[" + ", ".join(_show(x) for x in v) + "]"
+    if isinstance(v, tuple):
+        return "(" + ",".join(_show(x) for x in v) + ")"
+    if isinstance(v, dict):
+        return "{" + " ".join("%s=%s" % (k, _show(v[k])) for k in sorted(v)) + "}"
+    return str(v)
