@@ -1,0 +1,167 @@
+"""The wire codec on CPython: COBS, frames, the streaming decoder and every message."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shared_rules import wire
+
+uids = st.binary(min_size=4, max_size=10)
+identities = st.one_of(st.none(), st.binary(min_size=1, max_size=16))
+tag_lists = st.lists(st.tuples(uids, identities), max_size=4)
+u8 = st.integers(0, 255)
+rgb = st.tuples(u8, u8, u8)
+
+
+@given(st.binary(max_size=1200))
+def test_cobs_round_trip_never_contains_the_delimiter(data):
+    enc = wire.cobs_encode(data)
+    assert 0 not in enc
+    assert wire.cobs_decode(enc) == data
+
+
+@given(st.integers(0, 255), st.integers(0, 0xFFFF), st.binary(max_size=wire.MAX_PAYLOAD))
+def test_frame_round_trip(msg_type, seq, payload):
+    data = wire.encode_frame(msg_type, seq, payload)
+    assert data.endswith(b"\x00") and data.count(0) == 1
+    frames = wire.Decoder().feed(data)
+    assert len(frames) == 1
+    f = frames[0]
+    assert (f.version, f.type, f.seq, f.payload) == (wire.PROTOCOL_VERSION, msg_type, seq, payload)
+
+
+@given(st.binary(max_size=3000), st.lists(st.integers(1, 50), max_size=20))
+def test_decoder_never_raises_and_stays_bounded(garbage, chunks):
+    d = wire.Decoder(report=True)
+    pos = 0
+    for c in chunks + [len(garbage)]:
+        for item in d.feed(garbage[pos:pos + c]):
+            assert isinstance(item, (wire.Frame, wire.BadFrame))
+        pos += c
+        assert len(d._buf) <= d.max_encoded
+
+
+@given(st.binary(max_size=600), st.integers(0, 0xFFFF), tag_lists, st.integers(0, 7))
+def test_resync_after_garbage_at_next_delimiter(garbage, seq, tags, slot):
+    frame = wire.encode_frame(wire.TAG, seq, wire.tag(slot, tags))
+    d = wire.Decoder()
+    out = d.feed(garbage + b"\x00" + frame)
+    assert out, "the frame after the delimiter must come through"
+    m = wire.parse(out[-1])
+    assert m["seq"] == seq and m["slot"] == slot
+    assert [(t["uid"], t["identity"]) for t in m["tags"]] == list(tags)
+
+
+@given(st.binary(min_size=1, max_size=100), st.integers(0, 200), st.integers(0, 7))
+def test_corrupted_byte_is_dropped_and_counted(payload, where, flip):
+    frame = bytearray(wire.encode_frame(wire.LOG, 1, payload))
+    i = where % (len(frame) - 1)
+    frame[i] ^= 1 << flip
+    if frame[i] == 0:
+        return  # the flip made a delimiter: that is a truncation, covered elsewhere
+    d = wire.Decoder()
+    assert d.feed(bytes(frame)) == []
+    assert d.crc_errors + d.cobs_errors + d.short_frames == 1
+
+
+def test_crc_error_counts_and_next_frame_survives():
+    good = wire.encode_frame(wire.HEARTBEAT, 5, wire.heartbeat(1000))
+    body = bytearray(wire.cobs_decode(good[:-1]))
+    body[5] ^= 0xFF
+    bad = wire.cobs_encode(bytes(body)) + b"\x00"
+    d = wire.Decoder()
+    out = d.feed(bad + good)
+    assert [f.seq for f in out] == [5]
+    assert d.crc_errors == 1
+
+
+def test_oversize_run_is_discarded_and_decoder_recovers():
+    d = wire.Decoder()
+    assert d.feed(b"\x55" * 5000) == []
+    assert len(d._buf) == 0
+    out = d.feed(b"\x00" + wire.encode_frame(wire.HEARTBEAT, 9, wire.heartbeat(1)))
+    assert [f.seq for f in out] == [9]
+    assert d.oversize == 1
+
+
+@given(uids, st.tuples(u8, u8, u8), st.integers(0, 0xFFFFFFFF), u8, u8, u8, u8, u8, u8)
+def test_hello_round_trip(uid, fw, boot, cells, segs, leds, readers, buttons, pockets):
+    if len(uid) > 16:
+        return
+    p = wire.hello(uid, fw, boot, cells, segs, leds, readers, buttons, pockets, variant="cell")
+    m = wire.parse(wire.Frame(wire.PROTOCOL_VERSION, wire.HELLO, 1, p))
+    assert m["uid"] == uid and m["firmware"] == fw and m["boot_id"] == boot
+    assert (m["cells"], m["segments"], m["leds_per_segment"], m["readers"], m["buttons"],
+            m["dice_pockets"]) == (cells, segs, leds, readers, buttons, pockets)
+    assert m["variant"] == "cell" and m["protocol"] == wire.PROTOCOL_VERSION
+
+
+@given(st.lists(st.tuples(u8, st.sampled_from(sorted(wire.EFFECT_NAMES)),
+                          st.integers(0, 0xFFFF), st.tuples(rgb, rgb, rgb, rgb)), max_size=8))
+def test_led_scene_round_trip(cells):
+    m = wire.parse(wire.Frame(1, wire.LED_SCENE, 2, wire.led_scene(cells)))
+    assert [(c["cell"], wire.EFFECT_CODES[c["effect"]], c["period_ms"], tuple(c["colors"]))
+            for c in m["cells"]] == cells
+
+
+@given(st.integers(0, 0xFFFFFFFF), st.lists(st.tuples(u8, tag_lists), max_size=8),
+       st.lists(st.tuples(u8, st.one_of(st.none(), st.tuples(uids, identities))), max_size=3))
+def test_snapshot_round_trip(uptime, slots, pockets):
+    m = wire.parse(wire.Frame(1, wire.SNAPSHOT, 3, wire.snapshot(uptime, slots, pockets)))
+    assert m["uptime_ms"] == uptime
+    assert [(s["slot"], [(t["uid"], t["identity"]) for t in s["tags"]]) for s in m["slots"]] \
+        == slots
+    assert [(p["pocket"], None if p["die"] is None else (p["die"]["uid"], p["die"]["identity"]))
+            for p in m["pockets"]] == pockets
+
+
+def test_small_messages_round_trip():
+    def rt(t, payload):
+        return wire.parse(wire.Frame(1, t, 4, payload))
+    assert rt(wire.GESTURE, wire.gesture(2, wire.HOLD))["gesture"] == "hold"
+    assert rt(wire.DICE, wire.dice(1, None))["die"] is None
+    assert rt(wire.DICE, wire.dice(1, (b"\x01\x02\x03\x04", b"d6:5")))["die"]["identity"] == b"d6:5"
+    assert rt(wire.ACK, wire.ack(0x1234, wire.ACK_BAD_PAYLOAD)) == {
+        "type": "ack", "seq": 4, "ack": 0x1234, "status": "bad_payload"}
+    assert rt(wire.HEARTBEAT, wire.heartbeat(77))["uptime_ms"] == 77
+    assert rt(wire.LOG, wire.log(3, "reader 2 hung"))["text"] == "reader 2 hung"
+    assert rt(wire.LED_BRIGHTNESS, wire.led_brightness(128))["level"] == 128
+    assert rt(wire.SET_CONFIG, wire.set_config(wire.CONFIG_ARRIVE_POLLS, 3)) == {
+        "type": "set_config", "seq": 4, "key": "arrive_polls", "value": 3}
+    h = rt(wire.HEALTH, wire.health(5000, [(True, 1, 0), (False, 9, 2)], 3, 40, 1, 30000, 12))
+    assert h["readers"][1] == {"ok": False, "errors": 9, "reinits": 2}
+    assert (h["rx_crc_errors"], h["resends"], h["heap_free"]) == (3, 1, 30000)
+    for t in (wire.HELLO_REQUEST, wire.SNAPSHOT_REQUEST, wire.REBOOT):
+        assert rt(t, b"")["type"] == wire.TYPE_NAMES[t]
+
+
+@pytest.mark.parametrize("t,payload,words", [
+    (wire.TAG, b"\x01\x01\x08\x01", "payload ends inside uid"),
+    (wire.TAG, b"\x01\x09", "9 tags exceed"),
+    (wire.GESTURE, b"\x01\x09", "unknown kind 9"),
+    (wire.ACK, b"\x00\x01\x00\x00", "1 unexpected bytes"),
+    (0x3F, b"", "unknown message type 0x3f"),
+    (wire.LED_SCENE, b"\x01\x00\x07", "unknown effect 7"),
+])
+def test_malformed_payload_is_a_clear_wire_error(t, payload, words):
+    with pytest.raises(wire.WireError, match=words):
+        wire.parse(wire.Frame(1, t, 1, payload))
+
+
+def test_other_protocol_version_is_refused_by_name():
+    with pytest.raises(wire.WireError, match="protocol version 9 is not supported"):
+        wire.parse(wire.Frame(9, wire.HEARTBEAT, 1, wire.heartbeat(0)))
+
+
+def test_builders_refuse_out_of_range_fields():
+    with pytest.raises(wire.WireError, match="5 tags exceed"):
+        wire.tag(0, [(b"\x01\x02\x03\x04", None)] * 5)
+    with pytest.raises(wire.WireError, match="needs 4 segment colours"):
+        wire.led_scene([(0, wire.EFFECT_SOLID, 0, [(1, 2, 3)])])
+    with pytest.raises(wire.WireError, match="slot 300"):
+        wire.gesture(300, wire.TAP)
+
+
+def test_describe_is_one_readable_line():
+    m = wire.parse(wire.Frame(1, wire.TAG, 12, wire.tag(5, [(b"\x04\xa1\xb2\xc3", None)])))
+    assert wire.describe(m) == "tag #12 slot=5 tags=[{identity=None uid=04a1b2c3}]"

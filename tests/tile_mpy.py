@@ -1,0 +1,30 @@
+"""Run code under MicroPython against the tile image (mpy-cross compiled), as a tile does.
+
+Complements tests/mpy.py (which runs the repository sources): a tile imports
+precompiled .mpy files, and only that fits the firmware in a 64 KB heap.
+"""
+
+import os
+import subprocess
+
+from mpy import REPO, micropython_path
+
+from tools import tile_image
+
+
+def run_tile_code(code, heapsize="64k", board="sim", timeout=120):
+    """Run ``code`` under MicroPython with the tile image first on the path; return stdout.
+
+    Raises AssertionError with MicroPython's output when the code fails.
+    """
+    image = tile_image.build(board)
+    # cwd is the image: MicroPython puts "" first on the path, and the sources must not win.
+    env = dict(os.environ)
+    env["MICROPYPATH"] = os.pathsep.join([image, os.path.join(REPO, "tests"), ".frozen"])
+    proc = subprocess.run([micropython_path(), "-X", "heapsize=%s" % heapsize, "-c", code],
+                          cwd=image, capture_output=True, timeout=timeout, env=env)
+    if proc.returncode != 0:
+        raise AssertionError("micropython failed (%d):\n%s\n%s" % (
+            proc.returncode, proc.stdout.decode(errors="replace"),
+            proc.stderr.decode(errors="replace")))
+    return proc.stdout.decode()
