@@ -1,0 +1,1 @@
+"""Chip drivers for the tile: each takes bus objects (SPI, Pin), never pin numbers."""

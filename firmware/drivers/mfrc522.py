@@ -1,0 +1,623 @@
+"""MFRC522 reader driver: ISO/IEC 14443-3 type A inventory and NTAG21x reads over SPI.
+
+Written from the NXP MFRC522 data sheet (registers, FIFO, timer, CRC
+coprocessor, SPI framing) and ISO/IEC 14443-3 (REQA/WUPA, anticollision
+with cascade levels, SELECT, HLTA). It takes bus objects, so it runs
+unchanged on a Pico (machine.SPI / machine.Pin) and against the emulator in
+firmware/sim/mfrc522_emu.py:
+
+    rdr = MFRC522(spi, cs, rst)
+    rdr.init()                      # OSError if VersionReg is not an MFRC522
+    uids = rdr.inventory(4)         # [b'\\x04\\x11...', ...], antenna off afterwards
+    raw = rdr.read_identity(uids[0])   # 16 bytes of pages 4..7, or None
+    card = parse_identity(raw)      # the enrolled card id, or None
+
+Timeouts use the chip's timer (TAuto: it starts when transmission ends and
+raises TimerIRq if no answer begins in time), so a poll without a card ends
+after a small, bounded number of SPI transactions. A count-based backstop
+(`max_irq_polls`) stops a wait on a chip whose timer no longer runs (hung);
+such a wait marks the chip suspect and `health()` re-initialises it.
+
+Card identity (written by enrollment): NTAG21x user memory pages 4..7
+(16 bytes, one READ command), laid out as
+
+    byte 0..1  b"FT"  magic
+    byte 2     record version (1)
+    byte 3     identity length n (0..12)
+    byte 4..   identity, n bytes (e.g. the catalog card id, ASCII)
+
+`read_identity` returns the raw 16 bytes (so an unenrolled card is seen as
+such, not as a read failure); `parse_identity` extracts the identity.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+try:
+    from time import sleep_ms, sleep_us
+except ImportError:  # CPython
+    from time import sleep as _sleep
+
+    def sleep_us(us):
+        _sleep(us / 1000000)
+
+    def sleep_ms(ms):
+        _sleep(ms / 1000)
+
+# Registers (data sheet section 9.2). Address byte on SPI: bit 7 = read, bits 6..1 = address.
+_CommandReg = const(0x01)
+_ComIEnReg = const(0x02)
+_ComIrqReg = const(0x04)
+_DivIrqReg = const(0x05)
+_ErrorReg = const(0x06)
+_Status2Reg = const(0x08)
+_FIFODataReg = const(0x09)
+_FIFOLevelReg = const(0x0A)
+_ControlReg = const(0x0C)
+_BitFramingReg = const(0x0D)
+_CollReg = const(0x0E)
+_ModeReg = const(0x11)
+_TxModeReg = const(0x12)
+_RxModeReg = const(0x13)
+_TxControlReg = const(0x14)
+_TxASKReg = const(0x15)
+_CRCResultRegH = const(0x21)
+_CRCResultRegL = const(0x22)
+_RFCfgReg = const(0x26)
+_TModeReg = const(0x2A)
+_TPrescalerReg = const(0x2B)
+_TReloadRegH = const(0x2C)
+_TReloadRegL = const(0x2D)
+_VersionReg = const(0x37)
+
+# Commands (CommandReg bits 3..0)
+_CMD_IDLE = const(0x00)
+_CMD_CALCCRC = const(0x03)
+_CMD_TRANSCEIVE = const(0x0C)
+_CMD_SOFTRESET = const(0x0F)
+_POWERDOWN = const(0x10)
+
+# ComIrqReg / DivIrqReg bits
+_IRQ_CLEAR_ALL = const(0x7F)   # Set1 = 0: writing 1s clears those bits
+_TX_IRQ = const(0x40)
+_RX_IRQ = const(0x20)
+_IDLE_IRQ = const(0x10)
+_ERR_IRQ = const(0x02)
+_TIMER_IRQ = const(0x01)
+_CRC_IRQ = const(0x04)
+
+# ErrorReg bits
+_ERR_BUFFER_OVFL = const(0x10)
+_ERR_COLL = const(0x08)
+_ERR_CRC = const(0x04)
+_ERR_PARITY = const(0x02)
+_ERR_PROTOCOL = const(0x01)
+
+# CollReg
+_COLL_POS_NOT_VALID = const(0x20)
+_COLL_POS_MASK = const(0x1F)
+
+_START_SEND = const(0x80)
+_FLUSH_FIFO = const(0x80)
+_ANTENNA_BITS = const(0x03)   # Tx1RFEn | Tx2RFEn
+
+# Timer: f_timer = 13.56 MHz / (2 * TPrescaler + 1); 67 gives a tick of 9.96 us.
+_TPRESCALER = const(67)
+_TICK_NS = const(9956)
+
+# ISO/IEC 14443-3 type A and NTAG21x commands
+_REQA = const(0x26)
+_WUPA = const(0x52)
+_SEL_CL1 = const(0x93)
+_SEL_CL2 = const(0x95)
+_SEL_CL3 = const(0x97)
+_NVB_SELECT = const(0x70)
+_CASCADE_TAG = const(0x88)
+_SAK_CASCADE = const(0x04)
+_HLTA = const(0x50)
+_NTAG_READ = const(0x30)
+
+# Results of one exchange
+_OK = const(0)
+_TIMEOUT = const(1)
+_COLLISION = const(2)
+_ERROR = const(3)
+
+IDENTITY_FIRST_PAGE = 4     # enrollment writes the card identity record at pages 4..7
+IDENTITY_MAGIC = b"FT"
+IDENTITY_VERSION = 1
+
+
+def parse_identity(raw):
+    """The identity bytes of an enrollment record (pages 4..7), or None if there is none."""
+    if raw is None or len(raw) < 4 or raw[0:2] != IDENTITY_MAGIC or raw[2] != IDENTITY_VERSION:
+        return None
+    n = raw[3]
+    if n > len(raw) - 4:
+        return None
+    return bytes(raw[4:4 + n])
+
+
+def identity_record(identity):
+    """The 16 bytes enrollment writes to pages 4..7 for `identity` (bytes, at most 12)."""
+    if len(identity) > 12:
+        raise ValueError("card identity is %d bytes; pages 4..7 hold at most 12" % len(identity))
+    rec = bytearray(16)
+    rec[0:2] = IDENTITY_MAGIC
+    rec[2] = IDENTITY_VERSION
+    rec[3] = len(identity)
+    rec[4:4 + len(identity)] = identity
+    return bytes(rec)
+
+
+class MFRC522:
+    """One MFRC522 on a shared SPI bus, selected by its own chip-select pin."""
+
+    # Chip versions accepted by init()/health(): NXP v1.0, v2.0 and the common clones.
+    accepted_versions = (0x91, 0x92, 0x88, 0x12)
+
+    # Named timeouts (chip timer, started when transmission ends).
+    request_timeout_us = 1000   # REQA/WUPA, anticollision, SELECT, HLTA: FDT is ~90 us
+    read_timeout_us = 5000      # NTAG READ
+    # ISO/IEC 14443-3 allows a card 5 ms after the field appears before it must answer.
+    field_settle_us = 5000
+    # Backstop against a hung chip whose timer never fires: SPI polls per microsecond of
+    # timeout assumes no register read is faster than this.
+    min_poll_us = 10
+    max_retries = 2             # failed inventory rounds tolerated per poll
+    reset_ms = 50               # wait after soft reset / RST release (oscillator start-up)
+    rx_gain = 0x4               # RFCfgReg RxGain: 4 = 33 dB (reset value)
+
+    def __init__(self, spi, cs, rst=None):
+        self.spi = spi
+        self.cs = cs
+        self.rst = rst
+        self.errors = 0
+        self.reinits = 0
+        self.suspect = False
+        self._antenna_on = False
+        self._reload = -1
+        self._reg = bytearray(2)
+        self._fifo = bytearray(65)          # address bytes out / data in for FIFO reads
+        self._tx = bytearray(18)
+        self._rx = bytearray(64)
+        self._rx_len = 0
+        self._rx_bits = 0                   # valid bits in last received byte, 0 = all 8
+        self._cl = bytearray(5)             # UID bytes of one cascade level + BCC
+        self._uid = bytearray(10)
+        self._hlta = bytearray(4)
+        cs(1)
+
+    # -- register access ---------------------------------------------------------------
+
+    def _read(self, reg):
+        buf = self._reg
+        buf[0] = 0x80 | (reg << 1)
+        buf[1] = 0
+        self.cs(0)
+        try:
+            self.spi.write_readinto(buf, buf)
+        finally:
+            self.cs(1)
+        return buf[1]
+
+    def _write(self, reg, value):
+        buf = self._reg
+        buf[0] = reg << 1
+        buf[1] = value
+        self.cs(0)
+        try:
+            self.spi.write(buf)
+        finally:
+            self.cs(1)
+
+    def _write_fifo(self, data, n):
+        buf = self._fifo
+        buf[0] = _FIFODataReg << 1
+        for i in range(n):
+            buf[i + 1] = data[i]
+        self.cs(0)
+        try:
+            self.spi.write(memoryview(buf)[:n + 1])
+        finally:
+            self.cs(1)
+
+    def _read_fifo(self, n):
+        # Read burst: send the FIFO address n times then 0; byte i+1 of MISO is datum i.
+        if n == 0:
+            return
+        buf = self._fifo
+        addr = 0x80 | (_FIFODataReg << 1)
+        for i in range(n):
+            buf[i] = addr
+        buf[n] = 0
+        mv = memoryview(buf)[:n + 1]
+        self.cs(0)
+        try:
+            self.spi.write_readinto(mv, mv)
+        finally:
+            self.cs(1)
+        rx = self._rx
+        for i in range(n):
+            rx[i] = buf[i + 1]
+
+    # -- chip life cycle ---------------------------------------------------------------
+
+    def version(self):
+        """VersionReg: 0x91 or 0x92 on an NXP MFRC522 (0x00/0xFF: absent or hung)."""
+        return self._read(_VersionReg)
+
+    def hard_reset(self):
+        """Pulse the RST (NRSTPD) line. On a tile it is shared: every reader on it resets."""
+        if self.rst is None:
+            return False
+        self.rst(0)
+        sleep_us(100)
+        self.rst(1)
+        sleep_ms(self.reset_ms)
+        return True
+
+    def init(self):
+        """Soft-reset and configure the chip; OSError if it is not an MFRC522."""
+        if self.rst is not None:
+            self.rst(1)
+        self._write(_CommandReg, _CMD_SOFTRESET)
+        sleep_ms(self.reset_ms)
+        # The PowerDown bit reads 1 until the wake-up after a soft reset is over.
+        for _ in range(10):
+            if not self._read(_CommandReg) & _POWERDOWN:
+                break
+            sleep_ms(1)
+        v = self.version()
+        if v not in self.accepted_versions:
+            raise OSError("MFRC522 not answering: VersionReg reads 0x%02x" % v)
+        self._write(_TModeReg, 0x80 | (_TPRESCALER >> 8))   # TAuto: timer starts after Tx
+        self._write(_TPrescalerReg, _TPRESCALER & 0xFF)
+        self._reload = -1
+        self._set_timeout(self.request_timeout_us)
+        self._write(_TxASKReg, 0x40)        # Force100ASK: type A uses 100 % modulation
+        self._write(_ModeReg, 0x3D)         # CRC preset 0x6363 (CRC_A), TxWaitRF
+        self._write(_TxModeReg, 0x00)       # no automatic CRC: frames carry CRC_A we compute
+        self._write(_RxModeReg, 0x00)
+        self._write(_RFCfgReg, (self.rx_gain & 7) << 4)
+        self._write(_CollReg, 0x00)         # ValuesAfterColl = 0: bits after a collision read 0
+        self._write(_TxControlReg, 0x80)    # antenna off
+        self._antenna_on = False
+        # HLTA is constant: let the CRC coprocessor compute its CRC_A once (also a self-test).
+        h = self._hlta
+        h[0] = _HLTA
+        h[1] = 0
+        if not self._calc_crc(h, 2, h, 2):
+            raise OSError("MFRC522 CRC coprocessor does not finish")
+        self.suspect = False
+
+    def _config_intact(self):
+        return (self._read(_TPrescalerReg) == _TPRESCALER & 0xFF
+                and self._read(_TModeReg) == 0x80 | (_TPRESCALER >> 8))
+
+    def health(self):
+        """Check VersionReg and our timer set-up; re-initialise a hung or reset chip.
+
+        Tries a soft reset first, then the RST line. Returns True if the chip works now.
+        """
+        if not self.suspect and self.version() in self.accepted_versions \
+                and self._config_intact():
+            return True
+        self.errors += 1
+        for hard in (False, True):
+            if hard and not self.hard_reset():
+                break
+            self.reinits += 1
+            try:
+                self.init()
+                return True
+            except OSError:
+                pass
+        self.suspect = True
+        return False
+
+    def antenna(self, on):
+        """Switch the 13.56 MHz field (TX1 and TX2 drivers) on or off."""
+        self._write(_TxControlReg, 0x80 | _ANTENNA_BITS if on else 0x80)
+        self._antenna_on = bool(on)
+
+    # -- exchanges ---------------------------------------------------------------------
+
+    def _set_timeout(self, us):
+        reload = us * 1000 // _TICK_NS
+        if reload > 0xFFFF:
+            reload = 0xFFFF
+        if reload != self._reload:
+            self._write(_TReloadRegH, reload >> 8)
+            self._write(_TReloadRegL, reload & 0xFF)
+            self._reload = reload
+
+    def _wait_irq(self, reg, mask, timeout_us):
+        """Poll an IRQ register until one of `mask` is set; the bits, or 0 on the backstop."""
+        for _ in range(timeout_us // self.min_poll_us + 16):
+            irq = self._read(reg)
+            if irq & mask:
+                return irq
+        self.suspect = True
+        self.errors += 1
+        return 0
+
+    def _calc_crc(self, data, n, out, at):
+        """CRC_A of data[:n] by the chip's coprocessor, written LSB first to out[at:at+2]."""
+        self._write(_CommandReg, _CMD_IDLE)
+        self._write(_DivIrqReg, _CRC_IRQ)
+        self._write(_FIFOLevelReg, _FLUSH_FIFO)
+        self._write_fifo(data, n)
+        self._write(_CommandReg, _CMD_CALCCRC)
+        ok = self._wait_irq(_DivIrqReg, _CRC_IRQ, 1000)
+        self._write(_CommandReg, _CMD_IDLE)
+        if not ok:
+            return False
+        out[at] = self._read(_CRCResultRegL)
+        out[at + 1] = self._read(_CRCResultRegH)
+        return True
+
+    def _crc_ok(self, n):
+        """True if the last n received bytes end in a correct CRC_A (CRC over all is 0)."""
+        chk = self._reg
+        if n < 3 or not self._calc_crc(self._rx, n, chk, 0):
+            return False
+        return chk[0] == 0 and chk[1] == 0
+
+    def _transceive(self, n, tx_bits=0, rx_align=0, timeout_us=0):
+        """Send self._tx[:n] (last byte tx_bits long, 0 = 8) and receive into self._rx.
+
+        Returns _OK, _TIMEOUT, _COLLISION or _ERROR; self._rx_len / _rx_bits say what came.
+        """
+        self._set_timeout(timeout_us or self.request_timeout_us)
+        self._write(_CommandReg, _CMD_IDLE)
+        self._write(_ComIrqReg, _IRQ_CLEAR_ALL)
+        self._write(_FIFOLevelReg, _FLUSH_FIFO)
+        self._write_fifo(self._tx, n)
+        framing = (rx_align << 4) | tx_bits
+        self._write(_BitFramingReg, framing)
+        self._write(_CommandReg, _CMD_TRANSCEIVE)
+        self._write(_BitFramingReg, framing | _START_SEND)
+        self._rx_len = 0
+        irq = self._wait_irq(_ComIrqReg, _RX_IRQ | _IDLE_IRQ | _TIMER_IRQ,
+                             self.request_timeout_us + (timeout_us or self.request_timeout_us))
+        self._write(_CommandReg, _CMD_IDLE)
+        if not irq:
+            return _ERROR
+        if not irq & (_RX_IRQ | _IDLE_IRQ):
+            return _TIMEOUT
+        err = self._read(_ErrorReg)
+        if err & (_ERR_BUFFER_OVFL | _ERR_PARITY | _ERR_PROTOCOL):
+            self.errors += 1
+            return _ERROR
+        level = self._read(_FIFOLevelReg) & 0x7F
+        if level > len(self._rx):
+            level = len(self._rx)
+        self._rx_bits = self._read(_ControlReg) & 0x07
+        self._read_fifo(level)
+        self._rx_len = level
+        if err & _ERR_COLL:
+            return _COLLISION
+        return _OK
+
+    def _request(self, cmd):
+        """REQA or WUPA (7-bit short frame). True if at least one card answered."""
+        self._tx[0] = cmd
+        st = self._transceive(1, 7)
+        if st == _COLLISION:
+            return True         # cards of different ATQA answered: anticollision sorts them
+        return st == _OK and self._rx_len == 2 and self._rx_bits == 0
+
+    def _anticollision(self, sel):
+        """Resolve one cascade level into self._cl (4 UID bytes + BCC); False on failure."""
+        cl = self._cl
+        tx = self._tx
+        rx = self._rx
+        known = 0                           # UID bits of this level we already know
+        for _ in range(34):                 # at most one step per UID bit, plus the last
+            nbytes = known >> 3
+            nbits = known & 7
+            tx[0] = sel
+            tx[1] = ((2 + nbytes) << 4) | nbits     # NVB: bytes and bits we send
+            nsend = nbytes + (1 if nbits else 0)
+            for i in range(nsend):
+                tx[2 + i] = cl[i]
+            st = self._transceive(2 + nsend, nbits, nbits)
+            if st == _TIMEOUT or st == _ERROR:
+                return False
+            # The first received byte shares its low `nbits` bits with our last sent byte.
+            for i in range(self._rx_len):
+                j = nbytes + i
+                if j > 4:
+                    break
+                if i == 0 and nbits:
+                    low = (1 << nbits) - 1
+                    cl[j] = (cl[j] & low) | (rx[0] & ~low & 0xFF)
+                else:
+                    cl[j] = rx[i]
+            if st == _COLLISION:
+                coll = self._read(_CollReg)
+                if coll & _COLL_POS_NOT_VALID:
+                    self.errors += 1
+                    return False
+                pos = (coll & _COLL_POS_MASK) or 32     # 1-based, counted from RxAlign's byte
+                bit = (nbytes << 3) + pos - 1           # UID bit index within this level
+                if bit < known or bit > 31:
+                    self.errors += 1
+                    return False
+                # Keep the bits before the collision and follow the cards that sent a 1.
+                j = bit >> 3
+                cl[j] = (cl[j] & ((1 << (bit & 7)) - 1)) | (1 << (bit & 7))
+                known = bit + 1
+                continue
+            if nbytes + self._rx_len != 5 or self._rx_bits != 0:
+                self.errors += 1
+                return False
+            if cl[0] ^ cl[1] ^ cl[2] ^ cl[3] ^ cl[4]:
+                self.errors += 1                        # BCC mismatch: misread
+                return False
+            return True
+        return False
+
+    def _select(self, sel):
+        """SELECT the card whose level UID is in self._cl; its SAK, or -1."""
+        tx = self._tx
+        tx[0] = sel
+        tx[1] = _NVB_SELECT
+        for i in range(5):
+            tx[2 + i] = self._cl[i]
+        if not self._calc_crc(tx, 7, tx, 7):
+            return -1
+        st = self._transceive(9)
+        if st != _OK or self._rx_len != 3 or not self._crc_ok(3):
+            if st != _TIMEOUT:
+                self.errors += 1
+            return -1
+        return self._rx[0]
+
+    def _halt(self):
+        """HLTA: the selected card goes to HALT. A card never answers it; silence is success."""
+        tx = self._tx
+        for i in range(4):
+            tx[i] = self._hlta[i]
+        self._transceive(4)
+
+    def _activate(self, uid):
+        """Full anticollision + SELECT of one card; writes its UID into `uid`, returns length."""
+        n = 0
+        for sel in (_SEL_CL1, _SEL_CL2, _SEL_CL3):
+            if not self._anticollision(sel):
+                return 0
+            sak = self._select(sel)
+            if sak < 0:
+                return 0
+            cl = self._cl
+            if sak & _SAK_CASCADE:
+                if cl[0] != _CASCADE_TAG:
+                    self.errors += 1
+                    return 0
+                for i in range(1, 4):
+                    uid[n] = cl[i]
+                    n += 1
+                continue
+            for i in range(4):
+                uid[n] = cl[i]
+                n += 1
+            return n
+        return 0
+
+    def _select_known(self, uid):
+        """WUPA, then SELECT the card `uid` directly (no anticollision needed). True if active."""
+        if not self._request(_WUPA):
+            return False
+        n = len(uid)
+        if n == 4:
+            levels = 1
+        elif n == 7:
+            levels = 2
+        elif n == 10:
+            levels = 3
+        else:
+            return False
+        cl = self._cl
+        k = 0
+        for level in range(levels):
+            sel = (_SEL_CL1, _SEL_CL2, _SEL_CL3)[level]
+            if level < levels - 1:
+                cl[0] = _CASCADE_TAG
+                cl[1] = uid[k]
+                cl[2] = uid[k + 1]
+                cl[3] = uid[k + 2]
+                k += 3
+            else:
+                for i in range(4):
+                    cl[i] = uid[k + i]
+            cl[4] = cl[0] ^ cl[1] ^ cl[2] ^ cl[3]
+            sak = self._select(sel)
+            if sak < 0 or bool(sak & _SAK_CASCADE) != (level < levels - 1):
+                return False
+        return True
+
+    def _read_pages(self, page):
+        """NTAG READ of 4 pages from `page` on the selected card; 16 bytes or None."""
+        tx = self._tx
+        tx[0] = _NTAG_READ
+        tx[1] = page
+        if not self._calc_crc(tx, 2, tx, 2):
+            return None
+        st = self._transceive(4, 0, 0, self.read_timeout_us)
+        if st != _OK or self._rx_len != 18 or not self._crc_ok(18):
+            if st != _TIMEOUT:
+                self.errors += 1     # includes a 4-bit NAK
+            return None
+        return bytes(self._rx[0:16])
+
+    # -- public polling API ------------------------------------------------------------
+
+    def inventory(self, max_tags=4, identities=None):
+        """UIDs (bytes) of up to max_tags cards in the field, each selected once and halted.
+
+        Switches the field on (waiting field_settle_us unless it was already on) and off
+        again afterwards. If `identities` is a dict, the identity pages of each card not
+        yet in it are read while the card is selected: identities[uid] = 16 bytes or None.
+        """
+        was_on = self._antenna_on
+        if not was_on:
+            self.antenna(True)
+            sleep_us(self.field_settle_us)
+        found = []
+        uid = self._uid
+        cmd = _WUPA                 # first round also wakes cards halted by an earlier read
+        failures = 0
+        try:
+            retry = False
+            while len(found) < max_tags and failures <= self.max_retries:
+                if not self._request(cmd):
+                    # A card left READY by a failed round drops to IDLE on this request
+                    # without answering (ISO/IEC 14443-3): ask once more before giving up.
+                    if not retry or not self._request(cmd):
+                        break
+                cmd = _REQA         # from now on, cards we halted stay silent
+                retry = False
+                n = self._activate(uid)
+                if n == 0:
+                    failures += 1
+                    retry = True
+                    if self.suspect:
+                        break
+                    continue
+                tag = bytes(uid[0:n])
+                if tag in found:
+                    failures += 1   # it answered again: its HLTA was lost
+                    retry = True
+                else:
+                    found.append(tag)
+                if identities is not None and tag not in identities:
+                    identities[tag] = self._read_pages(IDENTITY_FIRST_PAGE)
+                self._halt()
+        finally:
+            self.antenna(False)
+        return found
+
+    def read_identity(self, uid):
+        """The 16 bytes of pages 4..7 of card `uid` (NTAG READ), or None if it did not answer.
+
+        Wakes the card with WUPA, selects it by its UID, reads, halts it, and leaves the
+        field as it found it.
+        """
+        was_on = self._antenna_on
+        if not was_on:
+            self.antenna(True)
+            sleep_us(self.field_settle_us)
+        try:
+            if not self._select_known(uid):
+                return None
+            data = self._read_pages(IDENTITY_FIRST_PAGE)
+            self._halt()
+            return data
+        finally:
+            if not was_on:
+                self.antenna(False)

@@ -1,0 +1,300 @@
+"""The MFRC522 driver against the register-level emulator (CPython).
+
+What a tile must see: the card and pawns on a cell (several tags in one
+field, resolved through real bit collisions), 4- and 7-byte UIDs, a card
+lifted, a misread that must not become a wrong UID, and a hung reader that
+comes back by itself.
+"""
+
+import pytest
+
+from firmware.drivers.mfrc522 import MFRC522, identity_record, parse_identity
+from firmware.sim.mfrc522_emu import (
+    Mfrc522Emulator, NtagCard, SimPin, SimSPI, crc_a, ACTIVE, HALT, IDLE,
+)
+
+CARD = bytes.fromhex("04112233445566")       # NTAG21x: 7-byte UID, NXP prefix 0x04
+PAWN_RED = bytes.fromhex("04112233445567")   # differs from CARD only in the last bit
+PAWN_BLUE = bytes.fromhex("04A1B2C3D4E5F6")
+OLD_TAG = bytes.fromhex("DEADBEEF")          # a 4-byte UID (MIFARE Classic style)
+TEN = bytes.fromhex("049123334455670102A3")  # a 10-byte UID (cascade level 3)
+
+
+class Reader:
+    """One emulated reader on its own bus, with the driver tuned to not sleep."""
+
+    def __init__(self, version=0x92, rst=True):
+        self.spi = SimSPI()
+        self.cs = SimPin(value=1)
+        self.rst = SimPin(value=1) if rst else None
+        self.emu = Mfrc522Emulator(version)
+        self.spi.attach(self.cs, self.emu)
+        if self.rst is not None:
+            self.emu.attach_rst(self.rst)
+        self.drv = MFRC522(self.spi, self.cs, self.rst)
+        self.drv.field_settle_us = 0
+        self.drv.reset_ms = 0
+
+    def transactions_of(self, fn, *args):
+        before = self.emu.transactions
+        result = fn(*args)
+        return result, self.emu.transactions - before
+
+
+@pytest.fixture
+def reader():
+    r = Reader()
+    r.drv.init()
+    return r
+
+
+def test_crc_a_of_hlta_is_the_iso_example():
+    # ISO/IEC 14443-3 annex: HLTA is sent as 50 00 57 CD.
+    assert crc_a(b"\x50\x00") == 0xCD57
+
+
+def test_init_accepts_nxp_versions_and_configures_the_timer(reader):
+    assert reader.drv.version() == 0x92
+    assert reader.drv.health()
+    # TAuto with prescaler 67: the timer starts by itself at the end of each transmission.
+    assert reader.emu.regs[0x2A] == 0x80 and reader.emu.regs[0x2B] == 67
+
+
+@pytest.mark.parametrize("version", [0x91, 0x92, 0x88, 0x12])
+def test_init_accepts_known_chip_versions(version):
+    r = Reader(version)
+    r.drv.init()
+    assert r.drv.version() == version
+
+
+@pytest.mark.parametrize("version", [0x00, 0xFF, 0x17])
+def test_init_raises_oserror_with_the_version_seen(version):
+    r = Reader(version)
+    with pytest.raises(OSError) as err:
+        r.drv.init()
+    assert "0x%02x" % version in str(err.value)
+
+
+def test_no_card_gives_empty_inventory_in_few_spi_transactions(reader):
+    tags, spent = reader.transactions_of(reader.drv.inventory)
+    assert tags == []
+    # Field on, one WUPA whose answer never comes (the chip timer ends it), field off.
+    assert spent <= 48
+    assert reader.emu.rf_frames == 1   # only the WUPA went on air
+    assert not reader.emu.antenna_on
+
+
+def test_no_card_poll_cost_comes_from_the_chip_timer(reader):
+    # A longer request timeout must cost proportionally more polls: the wait ends on TimerIRq.
+    _, short = reader.transactions_of(reader.drv.inventory)
+    reader.drv.request_timeout_us = 3000
+    _, long_ = reader.transactions_of(reader.drv.inventory)
+    assert long_ > short + 30
+
+
+def test_single_7_byte_card(reader):
+    reader.emu.place(NtagCard(CARD))
+    assert reader.drv.inventory() == [CARD]
+    assert reader.drv.errors == 0
+
+
+def test_single_4_byte_card(reader):
+    reader.emu.place(NtagCard(OLD_TAG))
+    assert reader.drv.inventory() == [OLD_TAG]
+
+
+def test_10_byte_uid_uses_three_cascade_levels(reader):
+    reader.emu.place(NtagCard(TEN))
+    assert reader.drv.inventory() == [TEN]
+
+
+def test_card_and_pawns_in_one_field_are_all_found(reader):
+    for uid in (CARD, PAWN_RED, PAWN_BLUE, OLD_TAG):
+        reader.emu.place(NtagCard(uid))
+    found = reader.drv.inventory(4)
+    assert sorted(found) == sorted([CARD, PAWN_RED, PAWN_BLUE, OLD_TAG])
+    assert reader.drv.errors == 0
+
+
+def test_uids_differing_in_one_bit_collide_at_that_bit(reader):
+    # CARD and PAWN_RED share cascade level 1 and differ in the last UID bit: the
+    # collision is at bit 24 of level 2 (byte 3, bit 0), reported 1-based as 25.
+    reader.emu.place(NtagCard(CARD))
+    reader.emu.place(NtagCard(PAWN_RED))
+    seen = []
+    real_read = reader.drv._read
+
+    def spy(reg):
+        v = real_read(reg)
+        if reg == 0x0E:
+            seen.append(v)
+        return v
+
+    reader.drv._read = spy
+    assert sorted(reader.drv.inventory()) == sorted([CARD, PAWN_RED])
+    assert seen and seen[0] & 0x1F == 25
+
+
+def test_max_tags_limits_the_inventory(reader):
+    for uid in (CARD, PAWN_RED, PAWN_BLUE):
+        reader.emu.place(NtagCard(uid))
+    assert len(reader.drv.inventory(2)) == 2
+
+
+def test_each_found_card_is_halted_and_the_field_goes_off(reader):
+    cards = [reader.emu.place(NtagCard(u)) for u in (CARD, PAWN_BLUE)]
+    reader.drv.antenna(True)            # keep the field so the card states survive
+    reader.drv._antenna_on = True
+    reader.drv.inventory()
+    assert not reader.emu.antenna_on
+    # Field off resets every card; inside the poll each one went to HALT after its SELECT.
+    assert all(c.state == IDLE for c in cards)
+
+
+def test_halted_cards_stay_silent_to_reqa(reader):
+    card = reader.emu.place(NtagCard(CARD))
+    drv = reader.drv
+    drv.antenna(True)
+    assert drv._request(0x52)           # WUPA
+    assert drv._activate(drv._uid) == 7
+    assert card.state == ACTIVE
+    drv._halt()
+    assert card.state == HALT
+    assert not drv._request(0x26)       # REQA: HALT cards do not answer
+    assert drv._request(0x52)           # WUPA wakes them
+
+
+def test_lifted_card_disappears_from_next_inventory(reader):
+    reader.emu.place(NtagCard(CARD))
+    reader.emu.place(NtagCard(PAWN_BLUE))
+    assert len(reader.drv.inventory()) == 2
+    assert reader.emu.lift(PAWN_BLUE)
+    assert reader.drv.inventory() == [CARD]
+
+
+def test_card_lifted_mid_anticollision_is_not_reported(reader):
+    reader.emu.place(NtagCard(CARD))
+    reader.emu.lift_during(CARD, 2)     # answers WUPA and the first anticollision, then gone
+    assert reader.drv.inventory() == []
+    assert reader.emu.cards == []
+
+
+def test_card_lifted_mid_read_gives_no_identity(reader):
+    reader.emu.place(NtagCard(CARD, identity_record(b"sb:wolf")))
+    reader.emu.lift_during(CARD, 3)     # WUPA, SELECT CL1, SELECT CL2; gone before READ
+    assert reader.drv.read_identity(CARD) is None
+
+
+def test_crc_misread_on_select_never_yields_a_wrong_uid(reader):
+    reader.emu.place(NtagCard(CARD))
+    reader.emu.misread(1, command=0x93)
+    found = reader.drv.inventory()
+    # The flipped bit is caught (BCC or CRC_A) and the round is retried.
+    assert found == [CARD]
+    assert reader.drv.errors >= 1
+
+
+def test_parity_error_flagged_by_the_chip_is_retried(reader):
+    reader.emu.place(NtagCard(OLD_TAG))
+    reader.emu.misread(1, parity=True, command=0x93)
+    assert reader.drv.inventory() == [OLD_TAG]
+    assert reader.drv.errors == 1
+
+
+def test_persistent_misreads_give_up_without_wrong_uids(reader):
+    reader.emu.place(NtagCard(CARD))
+    reader.emu.misread(100, command=0x93)
+    assert reader.drv.inventory() == []
+    assert reader.drv.errors >= 2
+
+
+def test_identity_read_from_user_pages(reader):
+    reader.emu.place(NtagCard(CARD, identity_record(b"sb:dragon")))
+    raw = reader.drv.read_identity(CARD)
+    assert len(raw) == 16 and raw[:2] == b"FT"
+    assert parse_identity(raw) == b"sb:dragon"
+    assert not reader.emu.antenna_on
+
+
+def test_identity_read_selects_the_right_card_among_several(reader):
+    reader.emu.place(NtagCard(CARD, identity_record(b"sb:dragon")))
+    reader.emu.place(NtagCard(PAWN_RED, identity_record(b"pawn:red")))
+    assert parse_identity(reader.drv.read_identity(PAWN_RED)) == b"pawn:red"
+    assert parse_identity(reader.drv.read_identity(CARD)) == b"sb:dragon"
+
+
+def test_identity_of_absent_card_is_none(reader):
+    assert reader.drv.read_identity(CARD) is None
+
+
+def test_identity_crc_misread_is_none_not_garbage(reader):
+    reader.emu.place(NtagCard(CARD, identity_record(b"sb:dragon")))
+    reader.emu.misread(1, command=0x30)
+    assert reader.drv.read_identity(CARD) is None
+    assert parse_identity(reader.drv.read_identity(CARD)) == b"sb:dragon"
+
+
+def test_unenrolled_card_has_no_identity(reader):
+    reader.emu.place(NtagCard(CARD))
+    raw = reader.drv.read_identity(CARD)
+    assert raw == bytes(16)
+    assert parse_identity(raw) is None
+
+
+def test_inventory_reads_identities_of_new_cards_while_selected(reader):
+    reader.emu.place(NtagCard(CARD, identity_record(b"sb:dragon")))
+    reader.emu.place(NtagCard(PAWN_BLUE, identity_record(b"pawn:blue")))
+    ids = {}
+    found = reader.drv.inventory(4, ids)
+    assert sorted(found) == sorted(ids)
+    assert parse_identity(ids[CARD]) == b"sb:dragon"
+    assert parse_identity(ids[PAWN_BLUE]) == b"pawn:blue"
+
+
+def test_identity_record_rejects_long_ids():
+    with pytest.raises(ValueError):
+        identity_record(b"x" * 13)
+
+
+@pytest.mark.parametrize("value", [0x00, 0xFF])
+def test_hung_chip_is_noticed_and_reinitialised_by_health(reader, value):
+    reader.emu.place(NtagCard(CARD))
+    reader.emu.hang(value)
+    tags, spent = reader.transactions_of(reader.drv.inventory)
+    assert tags == []
+    assert spent < 400                  # the count backstop ends a wait on a dead timer
+    assert not reader.drv.health() is False
+    assert reader.drv.reinits == 1
+    assert reader.drv.inventory() == [CARD]
+
+
+def test_hung_chip_that_ignores_soft_reset_is_cured_by_rst(reader):
+    reader.emu.place(NtagCard(CARD))
+    reader.emu.hang(0x00, soft_reset_cures=False)
+    assert reader.drv.health()
+    assert reader.drv.reinits == 2      # soft reset tried first, then the RST line
+    assert reader.drv.inventory() == [CARD]
+
+
+def test_hung_chip_without_rst_line_reports_unhealthy():
+    r = Reader(rst=False)
+    r.drv.init()
+    r.emu.hang(0xFF, soft_reset_cures=False)
+    assert not r.drv.health()
+    assert r.drv.errors >= 1
+
+
+def test_chip_reset_behind_our_back_is_reconfigured(reader):
+    reader.emu.place(NtagCard(CARD))
+    # A shared RST pulse from another reader's recovery wipes our timer set-up.
+    reader.rst(0)
+    reader.rst(1)
+    assert reader.drv.version() == 0x92
+    assert reader.drv.health()
+    assert reader.drv.reinits == 1
+    assert reader.drv.inventory() == [CARD]
+
+
+def test_healthy_chip_is_left_alone(reader):
+    assert reader.drv.health()
+    assert reader.drv.reinits == 0 and reader.drv.errors == 0
