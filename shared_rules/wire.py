@@ -68,7 +68,8 @@ TYPE_NAMES = {
 
 # Messages the receiver acknowledges with ACK; the sender resends them until it is.
 # Each carries full state (or is deduplicated by seq), so a repeat is harmless.
-ACKED = (TAG, GESTURE, DICE, SNAPSHOT, LED_SCENE, LED_BRIGHTNESS, SET_CONFIG, REBOOT)
+# Requests (HELLO_REQUEST, SNAPSHOT_REQUEST) are not acked: their answer is the ack.
+ACKED = (TAG, GESTURE, DICE, LED_SCENE, LED_BRIGHTNESS, SET_CONFIG, REBOOT)
 
 # ACK status codes.
 ACK_OK = 0
@@ -85,18 +86,10 @@ HOLD = 3
 GESTURE_NAMES = {TAP: "tap", DOUBLE_TAP: "double", HOLD: "hold"}
 GESTURE_CODES = {"tap": TAP, "double": DOUBLE_TAP, "hold": HOLD}
 
-# LED effects (firmware/effects.py renders them).
-EFFECT_OFF = 0
-EFFECT_SOLID = 1
-EFFECT_BLINK = 2
-EFFECT_PULSE = 3
-EFFECT_CHASE = 4
-EFFECT_EDGES = 5
-EFFECT_NAMES = {EFFECT_OFF: "off", EFFECT_SOLID: "solid", EFFECT_BLINK: "blink",
-                EFFECT_PULSE: "pulse", EFFECT_CHASE: "chase", EFFECT_EDGES: "edges"}
-EFFECT_CODES = {"off": EFFECT_OFF, "solid": EFFECT_SOLID, "blink": EFFECT_BLINK,
-                "pulse": EFFECT_PULSE, "chase": EFFECT_CHASE, "edges": EFFECT_EDGES}
-SEGMENTS_PER_CELL = 4
+# LED scene of one cell: 4 segments (N, E, S, W) x 6 bytes (effect, r, g, b, a, b),
+# as firmware/effects.py defines and renders it. The codec carries it opaque.
+SCENE_BYTES = 24
+MAX_SCENE_CELLS = 8
 
 # Log levels.
 LOG_LEVELS = {0: "debug", 1: "info", 2: "warning", 3: "error"}
@@ -480,27 +473,15 @@ def heartbeat(uptime_ms):
 
 
 def led_scene(cells):
-    """LED_SCENE: the full scene of each addressed cell.
-
-    ``cells`` is a list of (cell, effect, period_ms, colors) where ``colors``
-    holds one (r, g, b) per edge segment (4), in order N, E, S, W.
-    """
+    """LED_SCENE: the full scene of each addressed cell: a list of (cell, 24 scene bytes)."""
     cells = list(cells)
+    if len(cells) > MAX_SCENE_CELLS:
+        raise WireError("a scene of %d cells exceeds %d per frame" % (len(cells), MAX_SCENE_CELLS))
     out = bytes((len(cells),))
-    for cell, effect, period_ms, colors in cells:
-        if effect not in EFFECT_NAMES:
-            raise WireError("effect %r is not one of %s" % (effect, sorted(EFFECT_NAMES)))
-        if len(colors) != SEGMENTS_PER_CELL:
-            raise WireError("cell %r needs %d segment colours, got %d"
-                            % (cell, SEGMENTS_PER_CELL, len(colors)))
-        if not (0 <= period_ms <= 0xFFFF):
-            raise WireError("period_ms %r is out of range 0..65535" % (period_ms,))
-        out += bytes((_check_u8(cell, "cell"), effect)) + _u16(period_ms)
-        for rgb in colors:
-            out += bytes((_check_u8(rgb[0], "red"), _check_u8(rgb[1], "green"),
-                          _check_u8(rgb[2], "blue")))
-    if len(out) > MAX_PAYLOAD:
-        raise WireError("a scene of %d cells does not fit one frame" % len(cells))
+    for cell, scene in cells:
+        if len(scene) != SCENE_BYTES:
+            raise WireError("cell %r scene is %d bytes, not %d" % (cell, len(scene), SCENE_BYTES))
+        out += bytes((_check_u8(cell, "cell"),)) + bytes(scene)
     return out
 
 
@@ -606,18 +587,13 @@ def _parse_payload(t, r, m):
     elif t == HEARTBEAT:
         m["uptime_ms"] = r.u32("uptime")
     elif t == LED_SCENE:
+        n = r.u8("cell count")
+        if n > MAX_SCENE_CELLS:
+            raise WireError("led_scene: %d cells exceed %d per frame" % (n, MAX_SCENE_CELLS))
         cells = []
-        for _ in range(r.u8("cell count")):
+        for _ in range(n):
             cell = r.u8("cell")
-            effect = r.u8("effect")
-            if effect not in EFFECT_NAMES:
-                raise WireError("led_scene: cell %d has unknown effect %d" % (cell, effect))
-            period = r.u16("period")
-            colors = []
-            for _ in range(SEGMENTS_PER_CELL):
-                colors.append((r.u8("red"), r.u8("green"), r.u8("blue")))
-            cells.append({"cell": cell, "effect": EFFECT_NAMES[effect], "period_ms": period,
-                          "colors": colors})
+            cells.append({"cell": cell, "scene": r.raw(SCENE_BYTES, "cell scene")})
         m["cells"] = cells
     elif t == LED_BRIGHTNESS:
         m["level"] = r.u8("brightness")

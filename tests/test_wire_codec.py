@@ -96,12 +96,11 @@ def test_hello_round_trip(uid, fw, boot, cells, segs, leds, readers, buttons, po
     assert m["variant"] == "cell" and m["protocol"] == wire.PROTOCOL_VERSION
 
 
-@given(st.lists(st.tuples(u8, st.sampled_from(sorted(wire.EFFECT_NAMES)),
-                          st.integers(0, 0xFFFF), st.tuples(rgb, rgb, rgb, rgb)), max_size=8))
+@given(st.lists(st.tuples(u8, st.binary(min_size=wire.SCENE_BYTES, max_size=wire.SCENE_BYTES)),
+                max_size=wire.MAX_SCENE_CELLS))
 def test_led_scene_round_trip(cells):
     m = wire.parse(wire.Frame(1, wire.LED_SCENE, 2, wire.led_scene(cells)))
-    assert [(c["cell"], wire.EFFECT_CODES[c["effect"]], c["period_ms"], tuple(c["colors"]))
-            for c in m["cells"]] == cells
+    assert [(c["cell"], c["scene"]) for c in m["cells"]] == cells
 
 
 @given(st.integers(0, 0xFFFFFFFF), st.lists(st.tuples(u8, tag_lists), max_size=8),
@@ -141,7 +140,8 @@ def test_small_messages_round_trip():
     (wire.GESTURE, b"\x01\x09", "unknown kind 9"),
     (wire.ACK, b"\x00\x01\x00\x00", "1 unexpected bytes"),
     (0x3F, b"", "unknown message type 0x3f"),
-    (wire.LED_SCENE, b"\x01\x00\x07", "unknown effect 7"),
+    (wire.LED_SCENE, b"\x01\x00\x07", "payload ends inside cell scene"),
+    (wire.LED_SCENE, b"\x09", "9 cells exceed 8"),
 ])
 def test_malformed_payload_is_a_clear_wire_error(t, payload, words):
     with pytest.raises(wire.WireError, match=words):
@@ -156,8 +156,8 @@ def test_other_protocol_version_is_refused_by_name():
 def test_builders_refuse_out_of_range_fields():
     with pytest.raises(wire.WireError, match="5 tags exceed"):
         wire.tag(0, [(b"\x01\x02\x03\x04", None)] * 5)
-    with pytest.raises(wire.WireError, match="needs 4 segment colours"):
-        wire.led_scene([(0, wire.EFFECT_SOLID, 0, [(1, 2, 3)])])
+    with pytest.raises(wire.WireError, match="scene is 3 bytes, not 24"):
+        wire.led_scene([(0, b"abc")])
     with pytest.raises(wire.WireError, match="slot 300"):
         wire.gesture(300, wire.TAP)
 

@@ -18,8 +18,7 @@ frames = [
     wire.encode_frame(wire.TAG, 2, wire.tag(7, [(b"\x04\x11\x22\x33\x44\x55\x66", b"card:17"),
                                                 (b"\x01\x02\x03\x04", None)])),
     wire.encode_frame(wire.LED_SCENE, 65535, wire.led_scene(
-        [(c, wire.EFFECT_EDGES, 1200, [(255, 0, 0), (0, 255, 0), (0, 0, 255), (1, 0, 0)])
-         for c in range(8)])),
+        [(c, bytes(range(c, c + 24))) for c in range(8)])),
     wire.encode_frame(wire.SNAPSHOT, 3, wire.snapshot(123456, [(0, []), (1, [(b"\x00" * 7, None)])],
                       [(0, None), (2, (b"\x09\x08\x07\x06", b"d6:4"))])),
     wire.encode_frame(wire.HEALTH, 4, wire.health(99, [(True, 0, 0)] * 8, 1, 2, 3, 40000, 9)),
