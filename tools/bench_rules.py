@@ -1,0 +1,106 @@
+"""Rules-engine benchmark: applied actions/s, state copies/s, random full games/s.
+
+    python tools/bench_rules.py [GAME]            # CPython
+    micropython tools/bench_rules.py [GAME]       # MicroPython (from the repo root)
+    python tools/bench_rules.py --both [GAME]     # both, as a Markdown table row each
+
+Runs on both interpreters (same file). Actions are recorded first from seeded
+random games, then replayed with apply() alone, so "actions/s" measures the
+engine, not the random player. Prints one JSON object per run.
+"""
+
+import sys
+
+try:
+    from time import ticks_diff, ticks_us
+
+    def now_us():
+        return ticks_us()
+
+    def elapsed_us(t0):
+        return ticks_diff(ticks_us(), t0)
+except ImportError:
+    from time import perf_counter
+
+    def now_us():
+        return int(perf_counter() * 1000000)
+
+    def elapsed_us(t0):
+        return now_us() - t0
+
+if "" not in sys.path:
+    sys.path.insert(0, "")
+if sys.implementation.name != "micropython":
+    import os
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from shared_rules import games, playout  # noqa: E402
+
+OPTIONS = {"storybook": {"max_turns": 200}, "royale": {}}
+
+
+def bench(game, n_games):
+    engine = games.get(game)
+    options = OPTIONS.get(game, {})
+    # Play random games (timed), then replay each one's actions with apply() alone (timed).
+    # One game's actions at a time: MicroPython's heap is small.
+    games_us = apply_us = 0
+    n_actions = 0
+    mid = []
+    for seed in range(n_games):
+        actions = []
+        t0 = now_us()
+        playout.random_game(game, options, seed, on_step=lambda s, a, e: actions.append(a))
+        games_us += elapsed_us(t0)
+        n_actions += len(actions)
+        half = len(actions) // 2
+        state = engine.new_game(options, seed)
+        t0 = now_us()
+        for i in range(len(actions)):
+            engine.apply(state, actions[i])
+            if i == half and len(mid) < 20:
+                mid.append(engine.copy(state))
+        apply_us += elapsed_us(t0)
+    # Copy mid-game states.
+    copies = 0
+    t0 = now_us()
+    for _ in range(100):
+        for state in mid:
+            engine.copy(state)
+            copies += 1
+    copy_us = elapsed_us(t0)
+    return {"interpreter": sys.implementation.name, "game": game, "games": n_games,
+            "actions": n_actions,
+            "random_games_per_s": n_games * 1000000 // max(games_us, 1),
+            "actions_per_s": n_actions * 1000000 // max(apply_us, 1),
+            "copies_per_s": copies * 1000000 // max(copy_us, 1)}
+
+
+def main(argv):
+    both = "--both" in argv
+    args = [a for a in argv if not a.startswith("--")]
+    game = args[0] if args else "storybook"
+    if both:
+        import json
+        import os
+        import subprocess
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        exe = os.path.join(os.path.dirname(sys.executable), "micropython")
+        rows = [bench(game, 200)]
+        proc = subprocess.run([exe, "tools/bench_rules.py", game], cwd=root, capture_output=True,
+                              env=dict(os.environ, MICROPYPATH=root + ":.frozen"))
+        rows.append(json.loads(proc.stdout))
+        print("| interpreter | game | games | actions | actions/s | copies/s | random games/s |")
+        print("|---|---|---|---|---|---|---|")
+        for r in rows:
+            print("| %s | %s | %d | %d | %d | %d | %d |" % (
+                r["interpreter"], r["game"], r["games"], r["actions"], r["actions_per_s"],
+                r["copies_per_s"], r["random_games_per_s"]))
+        return 0
+    from shared_rules import canon
+    print(canon.dumps(bench(game, 200 if sys.implementation.name != "micropython" else 50)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
