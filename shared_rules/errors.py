@@ -18,7 +18,10 @@ class IllegalAction(ValueError):
 
 
 class ScenarioError(ValueError):
-    """A malformed scenario, catalog or saved game. `field` names where, e.g. setup.board[2].cell."""
+    """A malformed scenario, catalog or saved game.
+
+    `field` names where, e.g. setup.board[2].cell.
+    """
 
     def __init__(self, field, message):
         super().__init__("%s: %s" % (field, message))

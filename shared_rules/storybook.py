@@ -72,8 +72,8 @@ SIDES = ("hero", "villain")
 HAND_LIMIT = 5
 AP_PER_TURN = 5
 COST = {"draw": 1, "reveal": 1, "spin": 2, "slide": 2, "play": 3, "hide": 3}
-ACTION_NAMES = {"draw": "Draw", "reveal": "Reveal", "spin": "Spin", "slide": "Slide", "play": "Play",
-                "hide": "Hide"}
+ACTION_NAMES = {"draw": "Draw", "reveal": "Reveal", "spin": "Spin", "slide": "Slide",
+                "play": "Play", "hide": "Hide"}
 
 SEATS_2 = ("villain", "hero")
 SEATS_4 = ("villain_a", "hero_1", "villain_b", "hero_2")
@@ -891,7 +891,8 @@ def apply(state, action):
     dest = _slide_target(s, cell, d)
     del s.board[cell]
     s.board[dest] = (cid, owner, facing, face_up)
-    ev = {"type": "slid", "seat": seat, "from": _cell(cell), "to": _cell(dest), "dir": action["dir"]}
+    ev = {"type": "slid", "seat": seat, "from": _cell(cell), "to": _cell(dest),
+          "dir": action["dir"]}
     if face_up:
         ev["card"] = cid
     return [ev]

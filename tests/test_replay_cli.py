@@ -1,4 +1,7 @@
-"""The scenario runner is a public contract: `fairytable replay`, `python -m shared_rules.replay`."""
+"""The scenario runner is a public contract.
+
+`fairytable replay FILE` and `python -m shared_rules.replay FILE` print the same JSON.
+"""
 
 import json
 import os

