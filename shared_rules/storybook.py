@@ -516,8 +516,11 @@ def _load_position(s, setup):
     for seat in sorted(hands):
         if seat not in s.seats:
             raise ScenarioError("setup.hands." + seat, "no such seat")
+        if s.physical and catalog.is_int(hands[seat]) and 0 <= hands[seat] <= 20:
+            continue  # physical mode: a count of cards not read yet
         if not isinstance(hands[seat], list):
-            raise ScenarioError("setup.hands." + seat, "must be a list of card ids")
+            raise ScenarioError("setup.hands." + seat, "must be a list of card ids" + (
+                " or, in physical mode, a number of cards" if s.physical else ""))
         for j, cid in enumerate(hands[seat]):
             if cid not in cat.cards:
                 raise ScenarioError("setup.hands.%s[%d]" % (seat, j), "unknown card %r" % (cid,))
@@ -529,7 +532,11 @@ def _load_position(s, setup):
         team, ally = s.teams[seat]
         rest = [c for c in cat.deck_for(team, ally, side_of(seat)) if c not in placed]
         _start_deck(s, seat, rest)
-        s.hands[seat] = list(hands.get(seat, []))
+        held = hands.get(seat, [])
+        if catalog.is_int(held):
+            held = [None] * min(held, len(rest))
+            del s.decks[seat][:len(held)]
+        s.hands[seat] = list(held)
     s.phase = "play"
     s.turn = setup.get("turn", s.seats[0])
     if s.turn not in s.seats:
@@ -657,11 +664,11 @@ def _hand_card(s, seat, cid):
     for entry in s.board.values():
         if entry[0] == cid:
             _fail("card_in_play", "%s is already on the table." % _card_name(s, cid))
-    if s.physical and not hand:
-        _fail("hand_empty", "You have no cards in your hand.")
     owner = [x for x in s.seats if cid in s.hands[x] or cid in s.pool.get(x, ())]
     if owner and owner[0] != seat:
         _fail("not_your_card", "%s is not one of your cards." % _card_name(s, cid))
+    if s.physical and None not in hand:
+        _fail("hand_empty", "You have no cards in your hand to place.")
     _fail("not_in_hand", "%s is not in your hand." % _card_name(s, cid))
 
 
@@ -1132,6 +1139,26 @@ def legal_actions(state):
             out.append({"type": "plot_twist", "card": tid})
     out.append({"type": "end_turn"})
     return out
+
+
+def evaluate(state, seat):
+    """How good the position is for `seat` (bots): plot points now, or after the battle that
+    ending this turn would start, plus a little for cards in play and in hand."""
+    s = state
+    side = side_of(seat)
+    if s.status == "finished":
+        return 100000 if s.winner == side else (-100000 if s.winner else 0)
+    trial = s
+    if s.phase == "play" and s.turn == seat:
+        trial = s.copy()
+        _end_turn(trial)
+        if trial.status == "finished":
+            return 100000 if trial.winner == side else (-100000 if trial.winner else 0)
+    points = trial.scores[side] - trial.scores[other_side(side)]
+    mine = 0
+    for entry in trial.board.values():
+        mine += 1 if side_of(entry[1]) == side else -1
+    return points * 100 + mine * 3 + len(trial.hands[seat])
 
 
 def action_space(state):

@@ -1,0 +1,102 @@
+"""Lighting: the game state, its latest events and the table's mismatches as a scene per cell.
+
+A scene is four edge segments (N, E, S, W); a segment is
+(effect, (r, g, b), a, b) with the effect names and parameters of
+firmware/effects.py (the tiles render them). Scenes are computed from data
+only, so the same state always lights the same way, after a restart too.
+"""
+
+OFF = ("off", (0, 0, 0), 0, 0)
+DARK_CELL = (OFF, OFF, OFF, OFF)
+
+SIDE_COLOUR = {"hero": (40, 110, 255), "villain": (255, 40, 30)}
+SIDE_DIM = {"hero": (6, 16, 40), "villain": (40, 6, 5)}
+SWORDS = (255, 150, 0)
+HINT = (0, 40, 10)
+MISMATCH = (255, 0, 0)
+CAPTURED = (255, 0, 200)
+BOT_MOVE = (255, 255, 255)
+PAWN_COLOURS = {"red": (255, 0, 0), "blue": (0, 60, 255), "green": (0, 200, 30),
+                "yellow": (255, 180, 0), "purple": (150, 0, 255), "orange": (255, 80, 0),
+                "white": (200, 200, 200), "black": (30, 30, 60)}
+
+
+def solid(rgb):
+    return ("solid", rgb, 0, 0)
+
+
+def blink(rgb, period_ms=400, duty=50):
+    return ("blink", rgb, max(1, period_ms // 20), duty)
+
+
+def pulse(rgb, period_ms=2000, low=30):
+    return ("pulse", rgb, max(1, period_ms // 20), low)
+
+
+def value(rgb, count, unlit=8):
+    return ("value", rgb, count, unlit)
+
+
+def chase(rgb, period_ms=1000, tail=2):
+    return ("chase", rgb, max(1, period_ms // 20), tail | 0x40)
+
+
+def all_edges(segment):
+    return (segment, segment, segment, segment)
+
+
+# ---------------------------------------------------------------- Storybook Battles
+
+def storybook_scenes(state, events=(), mismatches=(), hints=(), bot_cells=()):
+    """cell -> scene for every cell of the grid.
+
+    - a face-up card: each edge facing a face-up enemy shows its swords (amber),
+      the other edges its shields in the side's colour; numbers of a face-down
+      card are never shown (a dim side colour);
+    - the last battle: the edges that bested blink, an overwhelm blinks fast;
+    - mismatch cells blink red, captured cards still on the table flash magenta;
+    - hint cells (where a card may go) glow; a bot's move for a human to carry
+      out chases in white.
+    """
+    from shared_rules import storybook
+    scenes = {}
+    if state.grid is not None:
+        for c in range(state.grid[0]):
+            for r in range(state.grid[1]):
+                scenes[(c, r)] = DARK_CELL
+    for cell in hints:
+        scenes[cell] = all_edges(pulse(HINT, 2000, 60))
+    board = state.board
+    for cell in sorted(board):
+        cid, seat, facing, face_up = board[cell]
+        side = storybook.side_of(seat)
+        if not face_up:
+            scenes[cell] = all_edges(solid(SIDE_DIM[side]))
+            continue
+        segs = []
+        for d in range(4):
+            swords, shields = storybook._edge(state, board[cell], d)
+            dx, dy = storybook.STEPS[d]
+            other = board.get((cell[0] + dx, cell[1] + dy))
+            if other is not None and other[3] and storybook.side_of(other[1]) != side:
+                segs.append(value(SWORDS, swords))
+            else:
+                segs.append(value(SIDE_COLOUR[side], shields))
+        scenes[cell] = tuple(segs)
+    for ev in events:
+        if ev["type"] in ("bested", "overwhelmed"):
+            by = tuple(ev["by_cell"])
+            if by in board:
+                tx, ty = ev["cell"]
+                d = storybook.STEPS.index((tx - by[0], ty - by[1]))
+                segs = list(scenes[by])
+                fast = ev["type"] == "overwhelmed"
+                segs[d] = blink(SWORDS if not fast else MISMATCH, 250 if fast else 600)
+                scenes[by] = tuple(segs)
+    for cell in bot_cells:
+        scenes[cell] = all_edges(chase(BOT_MOVE, 800))
+    for m in mismatches:
+        colour = CAPTURED if m.code == "captured_on_table" else MISMATCH
+        for cell in m.cells:
+            scenes[cell] = all_edges(blink(colour, 300 if colour is CAPTURED else 500))
+    return scenes

@@ -1,0 +1,61 @@
+"""Bots for empty seats: a random player and a one-move-lookahead greedy player.
+
+A bot is deterministic for a given seed and game state: its random choices
+come from the engine PRNG seeded with the seed and a CRC-32 of the canonical
+state, so a game that is killed and resumed plays on exactly as it would have.
+Pure rules code: runs on CPython and MicroPython.
+
+An engine may offer `evaluate(state, seat) -> int` (higher is better for
+that seat); otherwise the greedy bot compares `result(state)["scores"]`.
+"""
+
+import binascii
+
+from shared_rules import canon
+from shared_rules import prng
+
+KINDS = ("random", "greedy")
+
+
+def _rng(engine, state, seed):
+    text = canon.dumps(engine.to_dict(state))
+    return prng.seed_state((seed * 2654435761 + binascii.crc32(text.encode())) & 0xFFFFFFFF)
+
+
+def my_actions(engine, state, seat):
+    """The legal actions this seat may take now (an hourglass twist may be out of turn)."""
+    return [a for a in engine.legal_actions(state) if engine.actor(state, a) == seat]
+
+
+def evaluate(engine, state, seat):
+    if hasattr(engine, "evaluate"):
+        return engine.evaluate(state, seat)
+    scores = engine.result(state).get("scores") or {}
+    mine = scores.get(seat, 0)
+    others = [scores[k] for k in sorted(scores) if k != seat]
+    return mine - (max(others) if others else 0)
+
+
+def choose(kind, engine, state, seat, seed):
+    """The bot's action for `seat` now, or None if it has nothing to do."""
+    actions = my_actions(engine, state, seat)
+    if not actions:
+        return None
+    rng = _rng(engine, state, seed)
+    if kind == "random":
+        rng, i = prng.below(rng, len(actions))
+        return actions[i]
+    if kind != "greedy":
+        raise ValueError("unknown bot %r (one of %s)" % (kind, ", ".join(KINDS)))
+    best = None
+    best_actions = []
+    for action in actions:
+        trial = engine.copy(state)
+        engine.apply(trial, action)
+        value = evaluate(engine, trial, seat)
+        if best is None or value > best:
+            best, best_actions = value, [action]
+        elif value == best:
+            best_actions.append(action)
+    rng, i = prng.below(rng, len(best_actions))
+    return best_actions[i]
