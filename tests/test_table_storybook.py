@@ -1,4 +1,4 @@
-"""The table interpreter for Storybook Battles: what the sensors see becomes actions or a mismatch."""
+"""The Storybook table interpreter: what the sensors see becomes actions or a mismatch."""
 
 from host.table.storybook_table import StorybookTable
 from shared_rules.engine import Match

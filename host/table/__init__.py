@@ -1,1 +1,1 @@
-"""The table: layout (tile slot <-> cell), tag registry, and the interpreter from sensors to actions."""
+"""The table: layout (tile slot <-> cell), tag registry, sensors-to-actions interpreters."""
