@@ -1,4 +1,8 @@
-"""The LED effects engine: shapes of the effects over time, brightness, the current limit."""
+"""The LED effects engine: shapes of the effects over time, brightness, the current limit.
+
+Plain functions without fixtures: the same module runs under MicroPython
+(tests/mpy_run_tests.py, started by test_mfrc522_micropython.py).
+"""
 
 import pytest
 
@@ -26,12 +30,13 @@ def edge_leds(engine, cell, edge):
     return [led(engine, cell, edge, i) for i in range(engine.leds_per_segment)]
 
 
-def estimated_ma(engine):
-    return sum(engine.buf) * engine.ma_per_led / 765
+def within_budget(engine, budget_ma):
+    """The frame's current estimate (55 mA per 3 * 255 channel units) is <= budget_ma."""
+    return sum(engine.buf) * engine.ma_per_led <= budget_ma * 765
 
 
-@pytest.fixture
-def one_cell():
+def lone_cell():
+    """A one-cell tile with a budget that never limits, to see the effects' shapes."""
     return EffectsEngine(1, leds_per_segment=6, budget_ma=10000)
 
 
@@ -45,14 +50,16 @@ def test_buffer_is_grb_in_cell_edge_led_order():
     assert len(e.buf) == 2 * 4 * 3 * 3
 
 
-def test_scene_bytes_round_trip(one_cell):
+def test_scene_bytes_round_trip():
+    one_cell = lone_cell()
     scene = cell_scene(segment(VALUE, RED, 3), None, segment(BLINK, BLUE, 25, 10), None)
     assert len(scene) == CELL_SCENE_BYTES
     one_cell.set_cell(0, scene)
     assert one_cell.scene(0) == scene
 
 
-def test_bad_scene_length_and_cell_are_refused(one_cell):
+def test_bad_scene_length_and_cell_are_refused():
+    one_cell = lone_cell()
     with pytest.raises(ValueError):
         one_cell.set_cell(0, b"\x01" * 23)
     with pytest.raises(ValueError):
@@ -61,7 +68,8 @@ def test_bad_scene_length_and_cell_are_refused(one_cell):
         one_cell.set_segment(0, 4, SOLID, RED)
 
 
-def test_solid_fills_its_edge_only(one_cell):
+def test_solid_fills_its_edge_only():
+    one_cell = lone_cell()
     one_cell.set_segment(0, EDGE_E, SOLID, GREEN)
     one_cell.render(1234)
     assert edge_leds(one_cell, 0, EDGE_E) == [GREEN] * 6
@@ -69,7 +77,8 @@ def test_solid_fills_its_edge_only(one_cell):
         assert edge_leds(one_cell, 0, edge) == [(0, 0, 0)] * 6
 
 
-def test_blink_is_on_for_its_duty_then_off(one_cell):
+def test_blink_is_on_for_its_duty_then_off():
+    one_cell = lone_cell()
     # period 25 * 20 = 500 ms, 20 % lit: on for t in [0, 100), off for [100, 500)
     one_cell.set_cell(0, uniform_scene(BLINK, RED, 25, 20))
     for t, lit in ((0, True), (99, True), (100, False), (499, False), (500, True), (1099, True), (1100, False)):
@@ -77,7 +86,8 @@ def test_blink_is_on_for_its_duty_then_off(one_cell):
         assert led(one_cell, 0, EDGE_N, 0) == (RED if lit else (0, 0, 0)), t
 
 
-def test_blink_default_is_half_of_a_second(one_cell):
+def test_blink_default_is_half_of_a_second():
+    one_cell = lone_cell()
     one_cell.set_cell(0, uniform_scene(BLINK, RED))
     one_cell.render(499)
     assert led(one_cell, 0, EDGE_W, 5) == RED
@@ -85,7 +95,8 @@ def test_blink_default_is_half_of_a_second(one_cell):
     assert led(one_cell, 0, EDGE_W, 5) == (0, 0, 0)
 
 
-def test_pulse_breathes_between_floor_and_full(one_cell):
+def test_pulse_breathes_between_floor_and_full():
+    one_cell = lone_cell()
     # period 100 * 20 = 2000 ms, floor 64: lowest at t = 0, brightest at t = 1000.
     one_cell.set_cell(0, uniform_scene(PULSE, WHITE, 100, 64))
     levels = []
@@ -99,7 +110,8 @@ def test_pulse_breathes_between_floor_and_full(one_cell):
     assert levels[5] < (levels[0] + levels[10]) // 2        # eased, not linear
 
 
-def test_chase_head_moves_along_the_edge_with_a_fading_tail(one_cell):
+def test_chase_head_moves_along_the_edge_with_a_fading_tail():
+    one_cell = lone_cell()
     # one lap of 6 LEDs in 600 ms: the head is on LED t // 100; tail of 3.
     one_cell.set_segment(0, EDGE_N, CHASE, BLUE, 30, 3)
     one_cell.render(250)
@@ -110,7 +122,8 @@ def test_chase_head_moves_along_the_edge_with_a_fading_tail(one_cell):
     assert blues == [255, 0, 0, 0, 84, 169]       # the tail wraps around
 
 
-def test_chase_backwards(one_cell):
+def test_chase_backwards():
+    one_cell = lone_cell()
     one_cell.set_segment(0, EDGE_N, CHASE, BLUE, 30, 1 | CHASE_REVERSE)
     one_cell.render(0)
     assert [c[2] for c in edge_leds(one_cell, 0, EDGE_N)] == [0, 0, 0, 0, 0, 255]
@@ -118,7 +131,8 @@ def test_chase_backwards(one_cell):
     assert [c[2] for c in edge_leds(one_cell, 0, EDGE_N)] == [0, 0, 0, 0, 255, 0]
 
 
-def test_chase_around_the_cell_visits_each_edge_in_turn(one_cell):
+def test_chase_around_the_cell_visits_each_edge_in_turn():
+    one_cell = lone_cell()
     one_cell.set_cell(0, uniform_scene(CHASE, RED, 120, 1 | CHASE_RING))  # 24 LEDs in 2.4 s
     for edge in (EDGE_N, EDGE_E, EDGE_S, EDGE_W):
         one_cell.render(edge * 600 + 200)
@@ -126,25 +140,29 @@ def test_chase_around_the_cell_visits_each_edge_in_turn(one_cell):
         assert lit == [(edge, 2)]
 
 
-def test_value_lights_count_leds_with_dim_background(one_cell):
+def test_value_lights_count_leds_with_dim_background():
+    one_cell = lone_cell()
     one_cell.set_segment(0, EDGE_S, VALUE, RED, 4, 32)
     one_cell.render(0)
     assert edge_leds(one_cell, 0, EDGE_S) == [RED] * 4 + [(31, 0, 0)] * 2
 
 
-def test_value_zero_shows_only_the_background(one_cell):
+def test_value_zero_shows_only_the_background():
+    one_cell = lone_cell()
     one_cell.set_segment(0, EDGE_S, VALUE, RED, 0, 0)
     one_cell.render(0)
     assert edge_leds(one_cell, 0, EDGE_S) == [(0, 0, 0)] * 6
 
 
-def test_value_above_segment_length_shows_the_excess_in_white(one_cell):
+def test_value_above_segment_length_shows_the_excess_in_white():
+    one_cell = lone_cell()
     one_cell.set_segment(0, EDGE_W, VALUE, BLUE, 8)
     one_cell.render(0)
     assert edge_leds(one_cell, 0, EDGE_W) == [WHITE] * 2 + [BLUE] * 4
 
 
-def test_effects_are_pure_functions_of_time(one_cell):
+def test_effects_are_pure_functions_of_time():
+    one_cell = lone_cell()
     one_cell.set_cell(0, cell_scene(segment(PULSE, RED, 40), segment(CHASE, BLUE, 20, 2),
                                     segment(RAINBOW), segment(BLINK, GREEN, 10)))
     frames = {}
@@ -155,13 +173,15 @@ def test_effects_are_pure_functions_of_time(one_cell):
     assert len(set(frames.values())) == 4
 
 
-def test_unknown_effect_renders_dark(one_cell):
+def test_unknown_effect_renders_dark():
+    one_cell = lone_cell()
     one_cell.set_cell(0, bytes((99, 255, 255, 255, 1, 1)) * 4)
     one_cell.render(0)
     assert sum(one_cell.buf) == 0
 
 
-def test_off_and_clear(one_cell):
+def test_off_and_clear():
+    one_cell = lone_cell()
     one_cell.set_cell(0, uniform_scene(SOLID, WHITE))
     one_cell.clear(0)
     one_cell.render(0)
@@ -171,7 +191,8 @@ def test_off_and_clear(one_cell):
     assert sum(one_cell.buf) == 0
 
 
-def test_brightness_scales_every_channel(one_cell):
+def test_brightness_scales_every_channel():
+    one_cell = lone_cell()
     one_cell.set_cell(0, uniform_scene(SOLID, (200, 100, 40)))
     one_cell.brightness = 127
     one_cell.render(0)
@@ -181,7 +202,8 @@ def test_brightness_scales_every_channel(one_cell):
     assert led(one_cell, 0, EDGE_N, 0) == (0, 0, 0)
 
 
-def test_rainbow_turns_through_the_colour_wheel(one_cell):
+def test_rainbow_turns_through_the_colour_wheel():
+    one_cell = lone_cell()
     one_cell.set_segment(0, EDGE_N, RAINBOW, (0, 0, 0), 50)   # one turn per second
     one_cell.render(0)
     first = led(one_cell, 0, EDGE_N, 0)
@@ -198,24 +220,24 @@ def test_full_white_everywhere_stays_within_the_default_850_ma():
         e.set_cell(c, uniform_scene(SOLID, WHITE))
     e.render(0)
     assert e.limited
-    assert estimated_ma(e) <= 850
+    assert within_budget(e, 850)
     assert e.current_ma <= 850
     assert e.current_ma > 800                      # scaled to the budget, not far below it
     # All LEDs dimmed alike: the picture keeps its proportions.
     assert len(set(e.buf)) == 1
 
 
-@pytest.mark.parametrize("budget", [100, 500, 850, 2000])
-def test_current_limit_holds_for_every_frame_of_every_effect(budget):
-    e = EffectsEngine(8, leds_per_segment=8, budget_ma=budget)
+def test_current_limit_holds_for_every_frame_of_every_effect():
     effects = (SOLID, BLINK, PULSE, CHASE, VALUE, RAINBOW)
-    for c in range(8):
-        e.set_cell(c, cell_scene(*[segment(effects[(c + k) % 6], WHITE, 7 + c, 6)
-                                   for k in range(4)]))
-    for t in range(0, 3000, 37):
-        e.render(t)
-        assert estimated_ma(e) <= budget, t
-        assert e.current_ma <= budget
+    for budget in (100, 500, 850, 2000):
+        e = EffectsEngine(8, leds_per_segment=8, budget_ma=budget)
+        for c in range(8):
+            e.set_cell(c, cell_scene(*[segment(effects[(c + k) % 6], WHITE, 7 + c, 6)
+                                       for k in range(4)]))
+        for t in range(0, 3000, 111):
+            e.render(t)
+            assert within_budget(e, budget), (budget, t)
+            assert e.current_ma <= budget
 
 
 def test_frame_under_budget_is_not_touched():

@@ -1,4 +1,7 @@
-"""The MFRC522 driver against the register-level emulator (CPython).
+"""The MFRC522 driver against the register-level emulator.
+
+Runs under pytest and, unchanged, under MicroPython (tests/mpy_run_tests.py, started
+by test_mfrc522_micropython.py): plain functions, no fixtures.
 
 What a tile must see: the card and pawns on a cell (several tags in one
 field, resolved through real bit collisions), 4- and 7-byte UIDs, a card
@@ -41,9 +44,9 @@ class Reader:
         return result, self.emu.transactions - before
 
 
-@pytest.fixture
-def reader():
-    r = Reader()
+def ready(version=0x92, rst=True):
+    """A reader whose driver has run init()."""
+    r = Reader(version, rst)
     r.drv.init()
     return r
 
@@ -53,29 +56,31 @@ def test_crc_a_of_hlta_is_the_iso_example():
     assert crc_a(b"\x50\x00") == 0xCD57
 
 
-def test_init_accepts_nxp_versions_and_configures_the_timer(reader):
+def test_init_accepts_nxp_versions_and_configures_the_timer():
+    reader = ready()
     assert reader.drv.version() == 0x92
     assert reader.drv.health()
     # TAuto with prescaler 67: the timer starts by itself at the end of each transmission.
     assert reader.emu.regs[0x2A] == 0x80 and reader.emu.regs[0x2B] == 67
 
 
-@pytest.mark.parametrize("version", [0x91, 0x92, 0x88, 0x12])
-def test_init_accepts_known_chip_versions(version):
-    r = Reader(version)
-    r.drv.init()
-    assert r.drv.version() == version
-
-
-@pytest.mark.parametrize("version", [0x00, 0xFF, 0x17])
-def test_init_raises_oserror_with_the_version_seen(version):
-    r = Reader(version)
-    with pytest.raises(OSError) as err:
+def test_init_accepts_known_chip_versions():
+    for version in (0x91, 0x92, 0x88, 0x12):
+        r = Reader(version)
         r.drv.init()
-    assert "0x%02x" % version in str(err.value)
+        assert r.drv.version() == version
 
 
-def test_no_card_gives_empty_inventory_in_few_spi_transactions(reader):
+def test_init_raises_oserror_with_the_version_seen():
+    for version in (0x00, 0xFF, 0x17):
+        r = Reader(version)
+        with pytest.raises(OSError) as err:
+            r.drv.init()
+        assert "0x%02x" % version in str(err.value)
+
+
+def test_no_card_gives_empty_inventory_in_few_spi_transactions():
+    reader = ready()
     tags, spent = reader.transactions_of(reader.drv.inventory)
     assert tags == []
     # Field on, one WUPA whose answer never comes (the chip timer ends it), field off.
@@ -84,7 +89,8 @@ def test_no_card_gives_empty_inventory_in_few_spi_transactions(reader):
     assert not reader.emu.antenna_on
 
 
-def test_no_card_poll_cost_comes_from_the_chip_timer(reader):
+def test_no_card_poll_cost_comes_from_the_chip_timer():
+    reader = ready()
     # A longer request timeout must cost proportionally more polls: the wait ends on TimerIRq.
     _, short = reader.transactions_of(reader.drv.inventory)
     reader.drv.request_timeout_us = 3000
@@ -92,23 +98,27 @@ def test_no_card_poll_cost_comes_from_the_chip_timer(reader):
     assert long_ > short + 30
 
 
-def test_single_7_byte_card(reader):
+def test_single_7_byte_card():
+    reader = ready()
     reader.emu.place(NtagCard(CARD))
     assert reader.drv.inventory() == [CARD]
     assert reader.drv.errors == 0
 
 
-def test_single_4_byte_card(reader):
+def test_single_4_byte_card():
+    reader = ready()
     reader.emu.place(NtagCard(OLD_TAG))
     assert reader.drv.inventory() == [OLD_TAG]
 
 
-def test_10_byte_uid_uses_three_cascade_levels(reader):
+def test_10_byte_uid_uses_three_cascade_levels():
+    reader = ready()
     reader.emu.place(NtagCard(TEN))
     assert reader.drv.inventory() == [TEN]
 
 
-def test_card_and_pawns_in_one_field_are_all_found(reader):
+def test_card_and_pawns_in_one_field_are_all_found():
+    reader = ready()
     for uid in (CARD, PAWN_RED, PAWN_BLUE, OLD_TAG):
         reader.emu.place(NtagCard(uid))
     found = reader.drv.inventory(4)
@@ -116,7 +126,8 @@ def test_card_and_pawns_in_one_field_are_all_found(reader):
     assert reader.drv.errors == 0
 
 
-def test_uids_differing_in_one_bit_collide_at_that_bit(reader):
+def test_uids_differing_in_one_bit_collide_at_that_bit():
+    reader = ready()
     # CARD and PAWN_RED share cascade level 1 and differ in the last UID bit: the
     # collision is at bit 24 of level 2 (byte 3, bit 0), reported 1-based as 25.
     reader.emu.place(NtagCard(CARD))
@@ -135,13 +146,15 @@ def test_uids_differing_in_one_bit_collide_at_that_bit(reader):
     assert seen and seen[0] & 0x1F == 25
 
 
-def test_max_tags_limits_the_inventory(reader):
+def test_max_tags_limits_the_inventory():
+    reader = ready()
     for uid in (CARD, PAWN_RED, PAWN_BLUE):
         reader.emu.place(NtagCard(uid))
     assert len(reader.drv.inventory(2)) == 2
 
 
-def test_each_found_card_is_halted_and_the_field_goes_off(reader):
+def test_each_found_card_is_halted_and_the_field_goes_off():
+    reader = ready()
     cards = [reader.emu.place(NtagCard(u)) for u in (CARD, PAWN_BLUE)]
     reader.drv.antenna(True)            # keep the field so the card states survive
     reader.drv._antenna_on = True
@@ -151,7 +164,8 @@ def test_each_found_card_is_halted_and_the_field_goes_off(reader):
     assert all(c.state == IDLE for c in cards)
 
 
-def test_halted_cards_stay_silent_to_reqa(reader):
+def test_halted_cards_stay_silent_to_reqa():
+    reader = ready()
     card = reader.emu.place(NtagCard(CARD))
     drv = reader.drv
     drv.antenna(True)
@@ -164,7 +178,8 @@ def test_halted_cards_stay_silent_to_reqa(reader):
     assert drv._request(0x52)           # WUPA wakes them
 
 
-def test_lifted_card_disappears_from_next_inventory(reader):
+def test_lifted_card_disappears_from_next_inventory():
+    reader = ready()
     reader.emu.place(NtagCard(CARD))
     reader.emu.place(NtagCard(PAWN_BLUE))
     assert len(reader.drv.inventory()) == 2
@@ -172,20 +187,23 @@ def test_lifted_card_disappears_from_next_inventory(reader):
     assert reader.drv.inventory() == [CARD]
 
 
-def test_card_lifted_mid_anticollision_is_not_reported(reader):
+def test_card_lifted_mid_anticollision_is_not_reported():
+    reader = ready()
     reader.emu.place(NtagCard(CARD))
     reader.emu.lift_during(CARD, 2)     # answers WUPA and the first anticollision, then gone
     assert reader.drv.inventory() == []
     assert reader.emu.cards == []
 
 
-def test_card_lifted_mid_read_gives_no_identity(reader):
+def test_card_lifted_mid_read_gives_no_identity():
+    reader = ready()
     reader.emu.place(NtagCard(CARD, identity_record(b"sb:wolf")))
     reader.emu.lift_during(CARD, 3)     # WUPA, SELECT CL1, SELECT CL2; gone before READ
     assert reader.drv.read_identity(CARD) is None
 
 
-def test_crc_misread_on_select_never_yields_a_wrong_uid(reader):
+def test_crc_misread_on_select_never_yields_a_wrong_uid():
+    reader = ready()
     reader.emu.place(NtagCard(CARD))
     reader.emu.misread(1, command=0x93)
     found = reader.drv.inventory()
@@ -194,21 +212,24 @@ def test_crc_misread_on_select_never_yields_a_wrong_uid(reader):
     assert reader.drv.errors >= 1
 
 
-def test_parity_error_flagged_by_the_chip_is_retried(reader):
+def test_parity_error_flagged_by_the_chip_is_retried():
+    reader = ready()
     reader.emu.place(NtagCard(OLD_TAG))
     reader.emu.misread(1, parity=True, command=0x93)
     assert reader.drv.inventory() == [OLD_TAG]
     assert reader.drv.errors == 1
 
 
-def test_persistent_misreads_give_up_without_wrong_uids(reader):
+def test_persistent_misreads_give_up_without_wrong_uids():
+    reader = ready()
     reader.emu.place(NtagCard(CARD))
     reader.emu.misread(100, command=0x93)
     assert reader.drv.inventory() == []
     assert reader.drv.errors >= 2
 
 
-def test_identity_read_from_user_pages(reader):
+def test_identity_read_from_user_pages():
+    reader = ready()
     reader.emu.place(NtagCard(CARD, identity_record(b"sb:dragon")))
     raw = reader.drv.read_identity(CARD)
     assert len(raw) == 16 and raw[:2] == b"FT"
@@ -216,32 +237,37 @@ def test_identity_read_from_user_pages(reader):
     assert not reader.emu.antenna_on
 
 
-def test_identity_read_selects_the_right_card_among_several(reader):
+def test_identity_read_selects_the_right_card_among_several():
+    reader = ready()
     reader.emu.place(NtagCard(CARD, identity_record(b"sb:dragon")))
     reader.emu.place(NtagCard(PAWN_RED, identity_record(b"pawn:red")))
     assert parse_identity(reader.drv.read_identity(PAWN_RED)) == b"pawn:red"
     assert parse_identity(reader.drv.read_identity(CARD)) == b"sb:dragon"
 
 
-def test_identity_of_absent_card_is_none(reader):
+def test_identity_of_absent_card_is_none():
+    reader = ready()
     assert reader.drv.read_identity(CARD) is None
 
 
-def test_identity_crc_misread_is_none_not_garbage(reader):
+def test_identity_crc_misread_is_none_not_garbage():
+    reader = ready()
     reader.emu.place(NtagCard(CARD, identity_record(b"sb:dragon")))
     reader.emu.misread(1, command=0x30)
     assert reader.drv.read_identity(CARD) is None
     assert parse_identity(reader.drv.read_identity(CARD)) == b"sb:dragon"
 
 
-def test_unenrolled_card_has_no_identity(reader):
+def test_unenrolled_card_has_no_identity():
+    reader = ready()
     reader.emu.place(NtagCard(CARD))
     raw = reader.drv.read_identity(CARD)
     assert raw == bytes(16)
     assert parse_identity(raw) is None
 
 
-def test_inventory_reads_identities_of_new_cards_while_selected(reader):
+def test_inventory_reads_identities_of_new_cards_while_selected():
+    reader = ready()
     reader.emu.place(NtagCard(CARD, identity_record(b"sb:dragon")))
     reader.emu.place(NtagCard(PAWN_BLUE, identity_record(b"pawn:blue")))
     ids = {}
@@ -256,19 +282,21 @@ def test_identity_record_rejects_long_ids():
         identity_record(b"x" * 13)
 
 
-@pytest.mark.parametrize("value", [0x00, 0xFF])
-def test_hung_chip_is_noticed_and_reinitialised_by_health(reader, value):
-    reader.emu.place(NtagCard(CARD))
-    reader.emu.hang(value)
-    tags, spent = reader.transactions_of(reader.drv.inventory)
-    assert tags == []
-    assert spent < 400                  # the count backstop ends a wait on a dead timer
-    assert not reader.drv.health() is False
-    assert reader.drv.reinits == 1
-    assert reader.drv.inventory() == [CARD]
+def test_hung_chip_is_noticed_and_reinitialised_by_health():
+    for value in (0x00, 0xFF):
+        reader = ready()
+        reader.emu.place(NtagCard(CARD))
+        reader.emu.hang(value)
+        tags, spent = reader.transactions_of(reader.drv.inventory)
+        assert tags == []
+        assert spent < 400                  # the count backstop ends a wait on a dead timer
+        assert reader.drv.health()
+        assert reader.drv.reinits == 1
+        assert reader.drv.inventory() == [CARD]
 
 
-def test_hung_chip_that_ignores_soft_reset_is_cured_by_rst(reader):
+def test_hung_chip_that_ignores_soft_reset_is_cured_by_rst():
+    reader = ready()
     reader.emu.place(NtagCard(CARD))
     reader.emu.hang(0x00, soft_reset_cures=False)
     assert reader.drv.health()
@@ -284,7 +312,8 @@ def test_hung_chip_without_rst_line_reports_unhealthy():
     assert r.drv.errors >= 1
 
 
-def test_chip_reset_behind_our_back_is_reconfigured(reader):
+def test_chip_reset_behind_our_back_is_reconfigured():
+    reader = ready()
     reader.emu.place(NtagCard(CARD))
     # A shared RST pulse from another reader's recovery wipes our timer set-up.
     reader.rst(0)
@@ -295,6 +324,7 @@ def test_chip_reset_behind_our_back_is_reconfigured(reader):
     assert reader.drv.inventory() == [CARD]
 
 
-def test_healthy_chip_is_left_alone(reader):
+def test_healthy_chip_is_left_alone():
+    reader = ready()
     assert reader.drv.health()
     assert reader.drv.reinits == 0 and reader.drv.errors == 0
