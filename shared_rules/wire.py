@@ -84,7 +84,6 @@ TAP = 1
 DOUBLE_TAP = 2
 HOLD = 3
 GESTURE_NAMES = {TAP: "tap", DOUBLE_TAP: "double", HOLD: "hold"}
-GESTURE_CODES = {"tap": TAP, "double": DOUBLE_TAP, "hold": HOLD}
 
 # LED scene of one cell: 4 segments (N, E, S, W) x 6 bytes (effect, r, g, b, a, b),
 # as firmware/effects.py defines and renders it. The codec carries it opaque.
@@ -203,10 +202,6 @@ class Frame:
         self.seq = seq
         self.payload = payload
 
-    def __repr__(self):
-        return "Frame(v%d %s seq=%d %d bytes)" % (
-            self.version, TYPE_NAMES.get(self.type, "0x%02x" % self.type), self.seq,
-            len(self.payload))
 
 
 class BadFrame:
@@ -218,8 +213,6 @@ class BadFrame:
         self.reason = reason
         self.size = size
 
-    def __repr__(self):
-        return "BadFrame(%s, %d bytes)" % (self.reason, self.size)
 
 
 def unpack_frame(body):
@@ -627,24 +620,3 @@ def parse(frame):
     if frame.type != LOG:
         r.end()
     return m
-
-
-def describe(msg):
-    """One readable line for a parsed message (sniff, logs)."""
-    keys = sorted(k for k in msg if k not in ("type", "seq"))
-    parts = []
-    for k in keys:
-        parts.append("%s=%s" % (k, _show(msg[k])))
-    return "%s #%d %s" % (msg["type"], msg["seq"], " ".join(parts))
-
-
-def _show(v):
-    if isinstance(v, (bytes, bytearray)):
-        return binascii.hexlify(v).decode()
-    if isinstance(v, list):
-        return "[" + ", ".join(_show(x) for x in v) + "]"
-    if isinstance(v, tuple):
-        return "(" + ",".join(_show(x) for x in v) + ")"
-    if isinstance(v, dict):
-        return "{" + " ".join("%s=%s" % (k, _show(v[k])) for k in sorted(v)) + "}"
-    return str(v)

@@ -163,5 +163,6 @@ def test_builders_refuse_out_of_range_fields():
 
 
 def test_describe_is_one_readable_line():
+    from host.link.sniff import describe
     m = wire.parse(wire.Frame(1, wire.TAG, 12, wire.tag(5, [(b"\x04\xa1\xb2\xc3", None)])))
-    assert wire.describe(m) == "tag #12 slot=5 tags=[{identity=None uid=04a1b2c3}]"
+    assert describe(m) == "tag #12 slot=5 tags=[{identity=None uid=04a1b2c3}]"

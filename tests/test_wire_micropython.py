@@ -27,9 +27,19 @@ frames = [
     wire.encode_frame(wire.GESTURE, 7, wire.gesture(3, wire.DOUBLE_TAP)),
     wire.encode_frame(wire.DICE, 8, wire.dice(2, None)),
 ]
+def show(v):
+    # canonical text: dict order differs between the interpreters
+    if isinstance(v, dict):
+        return "{" + ",".join("%s:%s" % (k, show(v[k])) for k in sorted(v)) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ",".join(show(x) for x in v) + "]"
+    if isinstance(v, bytes):
+        return binascii.hexlify(v).decode()
+    return str(v)
 for f in frames:
     print(binascii.hexlify(f).decode())
-    print(wire.describe(wire.parse(wire.Decoder().feed(f)[0])))
+    m = wire.parse(wire.Decoder().feed(f)[0])
+    print(show(m))
 """
 
 

@@ -1,9 +1,13 @@
-"""The files a tile runs, compiled with mpy-cross into a deployable tree.
+"""The files a tile runs, compiled with mpy-cross into a deployable tree and ROMFS image.
 
 A tile holds `shared_rules/wire.mpy` and the `firmware/` package as .mpy:
-precompiled bytecode needs no compiler RAM at import, which is what lets the
-firmware run in a 64 KB heap. The virtual table runs MicroPython from this
-tree; flashing a Pico copies the same tree with mpremote.
+precompiled bytecode needs no compiler RAM at import. Packed into a ROMFS
+image (MicroPython 1.25+, `mpremote romfs deploy` on a Pico), the bytecode
+runs in place from flash and costs no heap at all; that is what lets the
+firmware run in a 64 KB heap. The virtual table mounts the same image
+(``vfs.VfsRom``) in each tile process. On the unix port the image bytes
+have to live somewhere, so a tile process gets a heap of 64 KB plus the
+image size (see ``launcher``): the firmware still has exactly 64 KB.
 """
 
 import hashlib
@@ -82,3 +86,37 @@ def build(board="sim", dest=None):
     except OSError:  # another process built it first
         shutil.rmtree(tmp, ignore_errors=True)
     return dest
+
+
+def build_romfs(board="sim"):
+    """The ROMFS image (bytes file path) of the compiled tree; built once per content."""
+    tree = build(board)
+    path = tree + ".romfs"
+    if os.path.exists(path):
+        return path
+    import contextlib
+    import io
+
+    from mpremote.romfs import make_romfs
+    with contextlib.redirect_stdout(io.StringIO()):
+        image = make_romfs(tree, mpy_cross=False)
+    tmp = path + ".tmp%d" % os.getpid()
+    with open(tmp, "wb") as f:
+        f.write(image)
+    os.replace(tmp, path)
+    return path
+
+
+def launcher(romfs_path, then):
+    """MicroPython source that mounts the ROMFS image at /rom and runs ``then``."""
+    # readinto a buffer of the exact size: read() would grow (and fragment) the heap.
+    return ("import vfs, sys, os\n"
+            "rom = bytearray(os.stat(%r)[6])\n"
+            "f = open(%r, 'rb')\nf.readinto(rom)\nf.close()\n"
+            "vfs.mount(vfs.VfsRom(rom), '/rom')\nsys.path.insert(0, '/rom')\n"
+            "del f\n%s\n" % (romfs_path, romfs_path, then))
+
+
+def heapsize_for(romfs_path, firmware_heap=64 * 1024):
+    """Heap for a unix-port tile: the firmware's heap plus room for the image bytes."""
+    return firmware_heap + os.path.getsize(romfs_path) + 256

@@ -1,0 +1,133 @@
+"""Raspberry Pi Pico tile board: machine.SPI readers, NeoPixels, pads, USB CDC, watchdog.
+
+Pin map in firmware/pins.py and hardware/. The serial stream
+is the USB CDC console in binary (sys.stdin.buffer / sys.stdout.buffer);
+Ctrl-C is disabled on it, so a 0x03 in a frame cannot interrupt the loop,
+and the REPL never sees the game protocol. Deploy with mpremote, then the
+board's main.py calls ``main()``.
+"""
+
+import sys
+import time
+
+import machine
+import micropython
+import neopixel
+import select
+
+from firmware import config, pins
+from firmware.drivers.mfrc522 import MFRC522
+
+try:
+    import asyncio
+except ImportError:
+    import uasyncio as asyncio
+
+ticks_ms = time.ticks_ms
+ticks_diff = time.ticks_diff
+
+
+class UsbPort:
+    """USB CDC stdin/stdout as a byte port that never blocks the loop."""
+
+    def __init__(self):
+        self.rx = sys.stdin.buffer
+        self.tx = sys.stdout.buffer
+        self.poll_in = select.poll()
+        self.poll_in.register(self.rx, select.POLLIN)
+        self.poll_out = select.poll()
+        self.poll_out.register(self.tx, select.POLLOUT)
+        self.closed = False
+
+    def read(self):
+        out = bytearray()
+        while len(out) < 512 and self.poll_in.poll(0):
+            b = self.rx.read(1)
+            if not b:
+                break
+            out.extend(b)
+        return out
+
+    def write(self, data):
+        if not self.poll_out.poll(0):
+            return False  # no host draining the CDC endpoint: drop
+        try:
+            self.tx.write(data)
+        except OSError:
+            return False
+        return True
+
+
+class Rp2Board:
+    has_watchdog = True
+
+    ticks_ms = staticmethod(ticks_ms)
+    ticks_diff = staticmethod(ticks_diff)
+    sleep_ms = staticmethod(asyncio.sleep_ms)
+
+    def __init__(self, spec, pin_map):
+        self.spec = spec
+        self.pins = pin_map
+        pins = pin_map
+        micropython.kbd_intr(-1)  # 0x03 is data on this stream, not Ctrl-C
+        self.port = UsbPort()
+        self.spi = machine.SPI(pins["spi_id"], baudrate=pins["spi_baud"], polarity=0, phase=0,
+                               sck=machine.Pin(pins["sck"]), mosi=machine.Pin(pins["mosi"]),
+                               miso=machine.Pin(pins["miso"]))
+        self.rst = machine.Pin(pins["reader_rst"], machine.Pin.OUT, value=1)
+        n_leds = spec["cells"] * spec["segments"] * spec["leds_per_segment"]
+        self.strip = neopixel.NeoPixel(machine.Pin(pins["led_data"]), n_leds)
+        pull = machine.Pin.PULL_DOWN if pins["pad_active_high"] else machine.Pin.PULL_UP
+        self.pad_pins = [machine.Pin(p, machine.Pin.IN, pull)
+                         for p in pins["pads"][:spec["buttons"]]]
+        self.pad_level = 1 if pins["pad_active_high"] else 0
+        self.pressed = [False] * len(self.pad_pins)
+        self.wdt = None
+
+    def unique_id(self):
+        return machine.unique_id()
+
+    def boot_id(self):
+        import os
+        return int.from_bytes(os.urandom(4), "big")
+
+    def heap_free(self):
+        import gc
+        return gc.mem_free()
+
+    def readers(self, n):
+        out = []
+        for i in range(n):
+            cs = machine.Pin(self.pins["reader_cs"][i], machine.Pin.OUT, value=1)
+            out.append(MFRC522(self.spi, cs, self.rst))
+        return out
+
+    def pads(self):
+        for i in range(len(self.pad_pins)):
+            self.pressed[i] = self.pad_pins[i].value() == self.pad_level
+        return self.pressed
+
+    def show(self, buf):
+        # NeoPixel keeps its own GRB buffer; copy ours in and clock it out.
+        self.strip.buf[:] = buf
+        self.strip.write()
+
+    def start_watchdog(self, timeout_ms):
+        self.wdt = machine.WDT(timeout=timeout_ms)
+
+    def feed_watchdog(self):
+        if self.wdt is not None:
+            self.wdt.feed()
+
+    def reset(self):
+        machine.reset()
+
+    def service(self, tile, now):
+        pass
+
+
+def main(variant="cell", cells=None):
+    """Run the tile; the board's own main.py calls this (e.g. main("dice"))."""
+    from firmware.main import run
+    spec = config.variant(variant, cells)
+    run(Rp2Board(spec, pins.variant("cells8" if variant == "cell" else "dice3")), spec)

@@ -1,0 +1,365 @@
+"""Simulated tile board: the unix port (or CPython) standing in for a Pico.
+
+- Readers: the real MFRC522 driver on emulated chips (firmware/sim/mfrc522_emu.py),
+  all on one simulated SPI bus, one chip select each.
+- Serial: stdin/stdout, which the virtual table connects to a pseudo-terminal.
+- LEDs: the rendered GRB buffer is kept; the control channel reads it.
+- Pads: pressed/released by the control channel (raw, or scripted tap/double/hold).
+- Watchdog: a software watchdog that ends the process (as a reset would) if not fed.
+- Control channel: a unix socket the virtual table listens on; one JSON object
+  per line each way. Requests carry "op" and an optional "id"; the reply echoes
+  the id. See tools/virtual_table.py for the list of operations.
+
+Runs under MicroPython (tested with a 64 KB heap) and CPython 3.11.
+"""
+
+import json
+import sys
+
+try:
+    import select
+    import socket
+except ImportError:  # pragma: no cover - both exist on the unix port and CPython
+    raise
+
+from firmware import config
+from firmware.drivers.mfrc522 import MFRC522, identity_record
+from firmware.sim.mfrc522_emu import Mfrc522Emulator, NtagCard, SimPin, SimSPI
+
+MICROPYTHON = sys.implementation.name == "micropython"
+
+if MICROPYTHON:
+    import asyncio
+    import gc
+    import os
+    import time
+
+    ticks_ms = time.ticks_ms
+    ticks_diff = time.ticks_diff
+    sleep_ms = asyncio.sleep_ms
+
+    def _urandom32():
+        return int.from_bytes(os.urandom(4), "big")
+
+    def _heap_free():
+        gc.collect()
+        return gc.mem_free()
+else:
+    import asyncio
+    import os
+    import time
+
+    _T0 = time.monotonic_ns()
+
+    def ticks_ms():
+        return (time.monotonic_ns() - _T0) // 1000000
+
+    def ticks_diff(a, b):
+        return a - b
+
+    def sleep_ms(ms):
+        return asyncio.sleep(ms / 1000)
+
+    def _urandom32():
+        return int.from_bytes(os.urandom(4), "big")
+
+    def _heap_free():
+        return 0
+
+
+def _unhex(s):
+    return bytes(int(s[i:i + 2], 16) for i in range(0, len(s), 2))
+
+
+def _hex(b):
+    return "".join("%02x" % x for x in b)
+
+
+class StdioPort:
+    """The serial stream: stdin/stdout in binary, never blocking the loop."""
+
+    def __init__(self):
+        self.poll_in = select.poll()
+        self.poll_out = select.poll()
+        if MICROPYTHON:
+            self.rx = sys.stdin.buffer
+            self.tx = sys.stdout.buffer
+            self.poll_in.register(self.rx, select.POLLIN)
+            self.poll_out.register(self.tx, select.POLLOUT)
+        else:
+            self.poll_in.register(0, select.POLLIN)
+            self.poll_out.register(1, select.POLLOUT)
+        self.closed = False
+
+    def read(self):
+        if MICROPYTHON:
+            # The unix port's read(n) waits for all n bytes: take what poll says is there.
+            out = bytearray()
+            rx = self.rx
+            while len(out) < 512 and self.poll_in.poll(0):
+                b = rx.read(1)
+                if not b:
+                    self.closed = True
+                    break
+                out.extend(b)
+            return out
+        if not self.poll_in.poll(0):
+            return b""
+        data = os.read(0, 4096)
+        if not data:
+            self.closed = True
+        return data
+
+    def write(self, data):
+        if not self.poll_out.poll(0):
+            return False  # nobody drains the line: drop, as USB CDC does with no host
+        try:
+            if MICROPYTHON:
+                self.tx.write(data)
+            else:
+                os.write(1, data)
+        except OSError:
+            return False
+        return True
+
+
+class ControlChannel:
+    """JSON lines over a unix socket to the virtual table."""
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        if MICROPYTHON:
+            # The unix port passes the address buffer as a raw struct sockaddr_un.
+            self.sock.connect(bytes((socket.AF_UNIX, 0)) + path.encode() + b"\x00")
+        else:
+            self.sock.connect(path)
+        self.sock.setblocking(False)
+        self.poll = select.poll()
+        self.poll.register(self.sock, select.POLLIN)
+        self.buf = b""
+
+    def lines(self):
+        out = []
+        while self.poll.poll(0):
+            try:
+                data = self.sock.recv(1024)
+            except OSError:
+                break
+            if not data:
+                raise OSError("control channel closed")
+            self.buf += data
+        while b"\n" in self.buf:
+            i = self.buf.index(b"\n")
+            line = self.buf[:i]
+            self.buf = self.buf[i + 1:]
+            if line:
+                out.append(line)
+        return out
+
+    def send(self, obj):
+        data = (json.dumps(obj) + "\n").encode()
+        self.sock.setblocking(True)
+        try:
+            self.sock.send(data) if MICROPYTHON else self.sock.sendall(data)
+        finally:
+            self.sock.setblocking(False)
+
+
+class SimBoard:
+    """The board backend the main loop drives (see firmware/boards/rp2.py for the real one)."""
+
+    has_watchdog = True
+
+    def __init__(self, uid, control_path=None):
+        self.uid = uid
+        self.port = StdioPort()
+        self.spi = SimSPI()
+        self.emulators = []
+        self.pressed = []
+        self.script = []                # [(at_ms, slot, pressed)] for tap/double/hold
+        self.frame = b""
+        self.frame_no = 0
+        self.watching = False
+        self.wdt_ms = 0
+        self.wdt_fed = 0
+        self.control = ControlChannel(control_path) if control_path else None
+
+    # -- what firmware/main.py uses ---------------------------------------------------
+
+    ticks_ms = staticmethod(ticks_ms)
+    ticks_diff = staticmethod(ticks_diff)
+    sleep_ms = staticmethod(sleep_ms)
+
+    def unique_id(self):
+        return self.uid
+
+    def boot_id(self):
+        return _urandom32()
+
+    def heap_free(self):
+        return _heap_free()
+
+    def readers(self, n):
+        out = []
+        for _ in range(n):
+            emu = Mfrc522Emulator()
+            cs = SimPin()
+            self.spi.attach(cs, emu)
+            self.emulators.append(emu)
+            out.append(MFRC522(self.spi, cs))
+        self.pressed = [False] * n
+        return out
+
+    def pads(self):
+        if self.script:
+            now = ticks_ms()
+            while self.script and ticks_diff(now, self.script[0][0]) >= 0:
+                _, slot, state = self.script.pop(0)
+                self.pressed[slot] = state
+        return self.pressed
+
+    def show(self, buf):
+        if buf != self.frame:
+            self.frame = bytes(buf)
+            self.frame_no += 1
+            if self.watching and self.control is not None:
+                self.control.send({"ev": "leds", "frame": self.frame_no, "hex": _hex(self.frame)})
+
+    def start_watchdog(self, timeout_ms):
+        self.wdt_ms = timeout_ms
+        self.wdt_fed = ticks_ms()
+
+    def feed_watchdog(self):
+        self.wdt_fed = ticks_ms()
+
+    def reset(self):
+        sys.exit(0)  # the virtual table restarts a tile that asked for a reboot
+
+    def service(self, tile, now):
+        """Board chores once per link pass: watchdog expiry and control requests."""
+        if self.wdt_ms and ticks_diff(now, self.wdt_fed) > self.wdt_ms:
+            print("sim watchdog: not fed for %d ms, resetting" % ticks_diff(now, self.wdt_fed),
+                  file=sys.stderr)
+            sys.exit(3)
+        if self.port.closed:
+            sys.exit(0)
+        if self.control is None:
+            return
+        for line in self.control.lines():
+            try:
+                req = json.loads(line)
+                reply = self.handle(tile, req)
+            except Exception as e:  # a bad request must not take the tile down
+                req = req if isinstance(req, dict) else {}
+                reply = {"ok": False, "error": "%s: %s" % (type(e).__name__, e)}
+            if "id" in req:
+                reply["id"] = req["id"]
+            self.control.send(reply)
+
+    # -- control operations -----------------------------------------------------------
+
+    def _card(self, req):
+        identity = req.get("identity")
+        pages = None
+        if identity is not None:
+            pages = identity_record(identity.encode())
+        return NtagCard(_unhex(req["uid"]), pages)
+
+    def _pad_script(self, slot, presses):
+        at = ticks_ms()
+        if self.script:
+            at = self.script[-1][0]
+        for down_ms, up_ms in presses:
+            at += up_ms
+            self.script.append((at, slot, True))
+            at += down_ms
+            self.script.append((at, slot, False))
+
+    def handle(self, tile, req):
+        op = req["op"]
+        if op == "place":
+            self.emulators[req["slot"]].place(self._card(req))
+        elif op == "lift":
+            self.emulators[req["slot"]].lift(_unhex(req["uid"]))
+        elif op == "clear":
+            emu = self.emulators[req["slot"]]
+            for card in list(emu.cards):
+                emu.lift(card.uid)
+        elif op == "die":
+            emu = self.emulators[req["pocket"]]
+            for card in list(emu.cards):
+                emu.lift(card.uid)
+            if req.get("uid"):
+                emu.place(self._card(req))
+        elif op == "press":
+            self.pressed[req["slot"]] = bool(req["down"])
+        elif op == "tap":
+            self._pad_script(req["slot"], ((60, 20),))
+        elif op == "double":
+            self._pad_script(req["slot"], ((60, 20), (60, 120)))
+        elif op == "hold":
+            self._pad_script(req["slot"], ((1200, 20),))
+        elif op == "leds":
+            return {"ok": True, "frame": self.frame_no, "hex": _hex(self.frame)}
+        elif op == "watch":
+            self.watching = bool(req.get("on", True))
+            if self.watching:
+                return {"ok": True, "frame": self.frame_no, "hex": _hex(self.frame)}
+        elif op == "fault":
+            emu = self.emulators[req["slot"]]
+            emu.inject(req["kind"], **(req.get("args") or {}))
+        elif op == "garbage":
+            self.port.write(_unhex(req["hex"]))
+        elif op == "stats":
+            return {"ok": True, "heap_free": _heap_free(), "loop_max_ms": tile.loop_max_ms,
+                    "render_max_ms": tile.render_max_ms, "frames": tile.frames,
+                    "resends": tile.link.resends, "idle": tile.idle,
+                    "uptime_ms": tile.uptime(), "reported": [
+                        [_hex(t[0]) for t in tags] for tags in tile.reported]}
+        elif op == "ping":
+            pass
+        else:
+            return {"ok": False, "error": "unknown op %r" % (op,)}
+        return {"ok": True}
+
+
+def main(argv=None):
+    """Run one simulated tile: ``--uid HEX --control PATH --variant cell --cells N --index I``.
+
+    A crash is reported on stderr (the tile's log), never on the serial stream.
+    """
+    try:
+        _main(argv)
+    except SystemExit:
+        raise
+    except BaseException as e:
+        if MICROPYTHON:
+            sys.print_exception(e, sys.stderr)
+        else:
+            import traceback
+            traceback.print_exc()
+        sys.exit(1)
+
+
+def _main(argv):
+    from firmware.main import Tile
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    opts = {"--uid": "e66141040000aa01", "--control": None, "--variant": "cell",
+            "--cells": None, "--index": "0"}
+    i = 0
+    while i < len(args):
+        if args[i] in opts and i + 1 < len(args):
+            opts[args[i]] = args[i + 1]
+            i += 2
+        else:
+            i += 1
+    cells = int(opts["--cells"]) if opts["--cells"] else None
+    spec = config.variant(opts["--variant"], cells)
+    board = SimBoard(_unhex(opts["--uid"]), opts["--control"])
+    tile = Tile(board, spec)
+    if board.control is not None:
+        board.control.send({"ev": "ready", "index": int(opts["--index"]),
+                            "interpreter": sys.implementation.name, "boot_id": tile.boot_id,
+                            "leds_per_cell": spec["segments"] * spec["leds_per_segment"]})
+    asyncio.run(tile.main())

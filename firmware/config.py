@@ -1,0 +1,44 @@
+"""Tile variants and timings: what a tile has, and how fast it polls, renders and talks.
+
+A tile is built as one of two variants (hardware/ documents both):
+
+- ``cell``: up to 8 cells, each with an MFRC522 reader, 4 LED edge segments
+  and a touch pad.
+- ``dice``: the dice tray, 3 pockets with a reader each (one die per
+  pocket, a tag per face), a lit rim (4 segments) per pocket and a
+  "dice rolled" button. Pin maps of both: firmware/pins.py.
+
+Timings are in milliseconds; hardware/protocol.md explains each.
+"""
+
+FIRMWARE_VERSION = (0, 1, 0)
+
+TIMINGS = {
+    "frame_ms": 33,           # LED frame period (30 fps)
+    "poll_gap_ms": 2,         # pause after a round of all readers
+    "arrive_polls": 1,        # consistent polls before a tag counts as arrived
+    #                           (a UID that passed BCC and CRC_A is not a misread;
+    #                           the common error is a missed read: see gone_polls)
+    "gone_polls": 3,          # consistent polls before a tag counts as gone
+    "field_settle_us": 5000,  # field on -> first WUPA (ISO/IEC 14443-3 allows a card 5 ms)
+    "heartbeat_ms": 1000,     # tile -> host heartbeat period
+    "host_timeout_ms": 3000,  # host silent this long: idle animation, stop resending
+    "resend_ms": 100,         # resend an unacknowledged event after this long
+    "health_period_ms": 5000,  # HEALTH report period and reader VersionReg check
+    "button_ms": 10,          # touch pad sampling period
+    "watchdog_ms": 2000,      # hardware watchdog timeout
+}
+
+
+def variant(name, cells=None):
+    """The description of a tile variant; ``cells`` trims a cell tile (1..8)."""
+    if name == "cell":
+        n = 8 if cells is None else cells
+        if not 1 <= n <= 8:
+            raise ValueError("a cell tile has 1 to 8 cells, not %r" % (n,))
+        return {"variant": "cell", "cells": n, "segments": 4, "leds_per_segment": 6,
+                "readers": n, "buttons": n, "dice_pockets": 0}
+    if name == "dice":
+        return {"variant": "dice", "cells": 3, "segments": 4, "leds_per_segment": 3,
+                "readers": 3, "buttons": 1, "dice_pockets": 3}
+    raise ValueError("unknown tile variant %r (cell or dice)" % (name,))

@@ -1,0 +1,127 @@
+"""The tile's end of the wire: frames in and out, acks, resends, heartbeats.
+
+hardware/protocol.md is the spec. The link owns sequence numbers and the
+resend queue; the main loop hands it events to send and gets back the host
+commands that arrived (acked, and deduplicated by sequence number).
+"""
+
+from shared_rules import wire
+
+_MAX_PENDING = 24  # unacked events kept for resend; oldest dropped beyond this
+_SEEN = 16         # recent host seqs remembered to drop resent duplicates
+
+
+class TileLink:
+    """Frames over a byte port (``read() -> bytes``, ``write(bytes) -> bool``)."""
+
+    def __init__(self, port, timings, ticks_ms, ticks_diff):
+        self.port = port
+        self.timings = timings
+        self.ticks_ms = ticks_ms
+        self.ticks_diff = ticks_diff
+        self.decoder = wire.Decoder()
+        self.seq = 0
+        # seq -> [frame bytes, last sent ms, key]; key lets a newer state of the
+        # same slot replace the older unacked one (TAG and DICE carry full state).
+        self.pending = {}
+        self.seen = []
+        now = ticks_ms()
+        self.last_rx = now
+        self.last_tx = now
+        self.host_heard = False
+        self.resends = 0
+        self.dropped = 0
+        self.tx_failed = 0
+
+    def host_silent(self, now):
+        return (not self.host_heard or
+                self.ticks_diff(now, self.last_rx) > self.timings["host_timeout_ms"])
+
+    def send(self, msg_type, payload, key=None):
+        """Send one message; acked types are kept and resent until the host acks them."""
+        self.seq = (self.seq + 1) & 0xFFFF
+        frame = wire.encode_frame(msg_type, self.seq, payload)
+        now = self.ticks_ms()
+        if msg_type in wire.ACKED:
+            if key is not None:
+                for s in list(self.pending):
+                    if self.pending[s][2] == key:
+                        del self.pending[s]
+            if len(self.pending) >= _MAX_PENDING:
+                oldest = None
+                for s in self.pending:
+                    if oldest is None or self.ticks_diff(self.pending[oldest][1],
+                                                         self.pending[s][1]) > 0:
+                        oldest = s
+                del self.pending[oldest]
+                self.dropped += 1
+            self.pending[self.seq] = [frame, now, key]
+        self._write(frame, now)
+        return self.seq
+
+    def _write(self, frame, now):
+        if self.port.write(frame):
+            self.last_tx = now
+        else:
+            self.tx_failed += 1
+
+    def receive(self):
+        """Read what arrived; return parsed host commands that need handling.
+
+        ACKs and heartbeats are consumed here. A command of an acked type is
+        returned once; the caller acks it with ``ack(seq, status)`` after
+        acting on it. A resent duplicate is acked again here and not
+        returned. Malformed commands are acked with an error status and dropped.
+        """
+        data = self.port.read()
+        if not data:
+            return ()
+        out = []
+        for frame in self.decoder.feed(data):
+            self.last_rx = self.ticks_ms()
+            self.host_heard = True
+            try:
+                msg = wire.parse(frame)
+            except ValueError:
+                status = (wire.ACK_UNKNOWN_TYPE if frame.type not in wire.TYPE_NAMES
+                          else wire.ACK_BAD_PAYLOAD)
+                self._write(wire.encode_frame(wire.ACK, 0, wire.ack(frame.seq, status)),
+                            self.last_rx)
+                continue
+            t = frame.type
+            if t == wire.ACK:
+                self.pending.pop(msg["ack"], None)
+                continue
+            if t == wire.HEARTBEAT:
+                continue
+            if t in wire.ACKED:
+                if frame.seq in self.seen:
+                    self.ack(frame.seq)
+                    continue
+                self.seen.append(frame.seq)
+                if len(self.seen) > _SEEN:
+                    self.seen.pop(0)
+            out.append(msg)
+        return out
+
+    def ack(self, seq, status=wire.ACK_OK):
+        self._write(wire.encode_frame(wire.ACK, 0, wire.ack(seq, status)), self.ticks_ms())
+
+    def forget_pending(self):
+        """The host asked for HELLO: it resyncs by snapshot, old events are moot."""
+        self.pending = {}
+        self.seen = []
+
+    def service(self, now, uptime_ms):
+        """Resend what is unacked, and send a heartbeat when due."""
+        if not self.host_silent(now):
+            resend_ms = self.timings["resend_ms"]
+            for s in self.pending:
+                entry = self.pending[s]
+                if self.ticks_diff(now, entry[1]) >= resend_ms:
+                    entry[1] = now
+                    self.resends += 1
+                    self._write(entry[0], now)
+        if self.ticks_diff(now, self.last_tx) >= self.timings["heartbeat_ms"]:
+            self.seq = (self.seq + 1) & 0xFFFF
+            self._write(wire.encode_frame(wire.HEARTBEAT, self.seq, wire.heartbeat(uptime_ms)), now)

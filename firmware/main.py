@@ -1,0 +1,311 @@
+"""The tile's main loop: poll readers, sense pads, render LEDs, talk to the host.
+
+One asyncio task per job, none blocking longer than one reader poll:
+
+- readers: round robin over the readers; a slot's tag set counts as changed
+  after ``arrive_polls`` (tags added) or ``gone_polls`` (a tag missing)
+  consistent polls, then a TAG (cell tile) or DICE (dice tray) event goes
+  to the host, acked and resent by the link until acknowledged;
+- pads: touch pad samples -> tap, double tap, hold (firmware/gestures.py);
+- render: the LED scene at a fixed frame rate (firmware/effects.py), the idle
+  animation while the host is silent;
+- link: host commands (HELLO request, snapshot, LED scene, brightness,
+  config, reboot), resends and heartbeats; board chores (the sim control
+  channel);
+- watchdog: fed only while every other task is still making progress;
+- health: a HEALTH report and a VersionReg check of each reader.
+
+The board backend (firmware/boards/rp2.py or sim.py) supplies the hardware.
+"""
+
+try:
+    import asyncio
+except ImportError:  # MicroPython before the asyncio rename
+    import uasyncio as asyncio
+
+from firmware import config
+from firmware.drivers.mfrc522 import parse_identity
+from firmware.effects import EffectsEngine
+from firmware.gestures import CellPads
+from firmware.link import TileLink
+from shared_rules import wire
+
+_TASKS = ("readers", "pads", "render", "link")
+
+
+class Tile:
+    """One tile: its readers, pads and LEDs, and its link to the host."""
+
+    def __init__(self, board, spec, timings=None):
+        self.board = board
+        self.spec = spec
+        t = dict(config.TIMINGS)
+        if timings:
+            t.update(timings)
+        self.timings = t
+        self.ticks_ms = board.ticks_ms
+        self.ticks_diff = board.ticks_diff
+        self.boot_ms = board.ticks_ms()
+        self.boot_id = board.boot_id()
+        self.dice = spec["dice_pockets"] > 0
+        n = spec["readers"]
+        self.readers = board.readers(n)
+        for r in self.readers:
+            r.field_settle_us = t["field_settle_us"]
+        self.reader_ok = [False] * n
+        self.reported = [[] for _ in range(n)]   # per slot: [(uid, identity), ...]
+        self.candidate = [None] * n              # sorted uid tuple seen lately
+        self.count = [0] * n
+        self.link = TileLink(board.port, t, board.ticks_ms, board.ticks_diff)
+        cells = spec["cells"]
+        self.effects = EffectsEngine(cells, spec["leds_per_segment"],
+                                     fps=1000 // t["frame_ms"])
+        self.idle = False
+        self.pads = CellPads(spec["buttons"]) if spec["buttons"] else None
+        self.beats = {}
+        self.loop_max_ms = 0
+        self.render_max_ms = 0
+        self.frames = 0
+        self.running = True
+
+    # ------------------------------------------------------------ helpers
+
+    def uptime(self, now=None):
+        return self.ticks_diff(self.ticks_ms() if now is None else now, self.boot_ms) & 0xFFFFFFFF
+
+    def beat(self, name, now):
+        self.beats[name] = now
+
+    def hello(self):
+        s = self.spec
+        flags = wire.CAP_IDENTITY | (wire.CAP_WATCHDOG if self.board.has_watchdog else 0)
+        return wire.hello(self.board.unique_id(), config.FIRMWARE_VERSION, self.boot_id,
+                          s["cells"], s["segments"], s["leds_per_segment"], s["readers"],
+                          s["buttons"], s["dice_pockets"], flags, s["variant"])
+
+    def snapshot(self):
+        slots = []
+        pockets = []
+        for i in range(len(self.reported)):
+            if self.dice:
+                tags = self.reported[i]
+                pockets.append((i, tags[0] if tags else None))
+            else:
+                slots.append((i, self.reported[i]))
+        return wire.snapshot(self.uptime(), slots, pockets)
+
+    def health(self):
+        readers = []
+        for i in range(len(self.readers)):
+            r = self.readers[i]
+            readers.append((self.reader_ok[i], r.errors, r.reinits))
+        d = self.link.decoder
+        return wire.health(self.uptime(), readers, d.crc_errors, d.garbage_bytes,
+                           self.link.resends, self.board.heap_free(), self.loop_max_ms)
+
+    # ------------------------------------------------------------ readers
+
+    def start_readers(self):
+        for i in range(len(self.readers)):
+            try:
+                self.readers[i].init()
+                self.reader_ok[i] = True
+            except OSError as e:
+                self.reader_ok[i] = False
+                self.link.send(wire.LOG, wire.log(3, "reader %d: %s" % (i, e)))
+
+    def poll_reader(self, i):
+        """One inventory of reader ``i``; report the slot when its tags changed for good."""
+        r = self.readers[i]
+        if not self.reader_ok[i]:
+            return
+        try:
+            uids = r.inventory(wire.MAX_TAGS)
+        except OSError:
+            r.errors += 1
+            return
+        seen = tuple(sorted(uids))
+        reported = self.reported[i]
+        if len(seen) == len(reported) and all(x[0] in seen for x in reported):
+            self.candidate[i] = None
+            self.count[i] = 0
+            return
+        if seen == self.candidate[i]:
+            self.count[i] += 1
+        else:
+            self.candidate[i] = seen
+            self.count[i] = 1
+        gone = False
+        for x in reported:
+            if x[0] not in seen:
+                gone = True
+        need = self.timings["gone_polls"] if gone else self.timings["arrive_polls"]
+        if self.count[i] < need:
+            return
+        known = {}
+        for x in reported:
+            known[x[0]] = x[1]
+        tags = []
+        for uid in seen:
+            if uid in known:
+                tags.append((uid, known[uid]))
+            else:
+                identity = None
+                try:
+                    identity = parse_identity(r.read_identity(uid))
+                except OSError:
+                    r.errors += 1
+                tags.append((uid, identity))
+        self.reported[i] = tags
+        self.candidate[i] = None
+        self.count[i] = 0
+        if self.dice:
+            self.link.send(wire.DICE, wire.dice(i, tags[0] if tags else None), i)
+        else:
+            self.link.send(wire.TAG, wire.tag(i, tags), i)
+
+    def check_readers(self):
+        for i in range(len(self.readers)):
+            r = self.readers[i]
+            try:
+                ok = r.health() if self.reader_ok[i] else self._reinit(r)
+            except OSError:
+                ok = False
+            if ok != self.reader_ok[i]:
+                self.link.send(wire.LOG, wire.log(2 if ok else 3, "reader %d %s" % (
+                    i, "back" if ok else "failed")))
+            self.reader_ok[i] = ok
+
+    def _reinit(self, r):
+        r.init()
+        return True
+
+    async def readers_task(self):
+        sleep_ms = self.board.sleep_ms
+        while self.running:
+            for i in range(len(self.readers)):
+                self.poll_reader(i)
+                self.beat("readers", self.ticks_ms())
+                await sleep_ms(0)
+            await sleep_ms(self.timings["poll_gap_ms"])
+
+    # ------------------------------------------------------------ pads
+
+    async def pads_task(self):
+        sleep_ms = self.board.sleep_ms
+        while self.running:
+            now = self.ticks_ms()
+            self.beat("pads", now)
+            if self.pads is not None:
+                pressed = self.board.pads()
+                for cell in range(len(pressed)):
+                    g = self.pads.feed(cell, now, pressed[cell])
+                    if g:
+                        self.link.send(wire.GESTURE, wire.gesture(cell, g))
+            await sleep_ms(self.timings["button_ms"])
+
+    # ------------------------------------------------------------ LEDs
+
+    def set_scene(self, cells):
+        status = wire.ACK_OK
+        for c in cells:
+            try:
+                self.effects.set_cell(c["cell"], c["scene"])
+            except ValueError:
+                status = wire.ACK_UNSUPPORTED
+        return status
+
+    async def render_task(self):
+        sleep_ms = self.board.sleep_ms
+        frame_ms = self.timings["frame_ms"]
+        next_at = self.ticks_ms()
+        while self.running:
+            now = self.ticks_ms()
+            self.beat("render", now)
+            self.idle = self.effects.idle = self.link.host_silent(now)
+            buf = self.effects.render(now)
+            self.board.show(buf)
+            spent = self.ticks_diff(self.ticks_ms(), now)
+            if spent > self.render_max_ms:
+                self.render_max_ms = spent
+            self.frames += 1
+            next_at += frame_ms
+            wait = self.ticks_diff(next_at, self.ticks_ms())
+            if wait < 0:  # late: skip frames rather than fall further behind
+                next_at = self.ticks_ms()
+                wait = 0
+            await sleep_ms(wait)
+
+    # ------------------------------------------------------------ host link
+
+    def handle(self, msg):
+        t = msg["type"]
+        status = wire.ACK_OK
+        if t == "hello_request":
+            self.link.forget_pending()
+            self.link.send(wire.HELLO, self.hello())
+        elif t == "snapshot_request":
+            self.link.send(wire.SNAPSHOT, self.snapshot())
+        elif t == "led_scene":
+            status = self.set_scene(msg["cells"])
+        elif t == "led_brightness":
+            self.effects.brightness = msg["level"]
+        elif t == "set_config":
+            self.timings[msg["key"]] = msg["value"]
+        elif t == "reboot":
+            self.board.reset()
+        else:
+            status = wire.ACK_UNSUPPORTED
+        if msg["type"] in ("led_scene", "led_brightness", "set_config", "reboot"):
+            self.link.ack(msg["seq"], status)
+
+    async def link_task(self):
+        sleep_ms = self.board.sleep_ms
+        while self.running:
+            now = self.ticks_ms()
+            self.beat("link", now)
+            for msg in self.link.receive():
+                self.handle(msg)
+            self.link.service(now, self.uptime(now))
+            self.board.service(self, now)
+            spent = self.ticks_diff(self.ticks_ms(), now)
+            if spent > self.loop_max_ms:
+                self.loop_max_ms = spent
+            await sleep_ms(1)
+
+    async def health_task(self):
+        sleep_ms = self.board.sleep_ms
+        while self.running:
+            await sleep_ms(self.timings["health_period_ms"])
+            self.check_readers()
+            self.link.send(wire.HEALTH, self.health())
+
+    async def watchdog_task(self):
+        sleep_ms = self.board.sleep_ms
+        limit = self.timings["watchdog_ms"] // 2
+        while self.running:
+            now = self.ticks_ms()
+            alive = True
+            for name in _TASKS:
+                last = self.beats.get(name)
+                if last is None or self.ticks_diff(now, last) > limit:
+                    alive = False
+            if alive:
+                self.board.feed_watchdog()
+            await sleep_ms(100)
+
+    async def main(self):
+        self.start_readers()
+        self.link.send(wire.HELLO, self.hello())
+        now = self.ticks_ms()
+        for name in _TASKS:
+            self.beat(name, now)
+        self.board.start_watchdog(self.timings["watchdog_ms"])
+        await asyncio.gather(self.readers_task(), self.pads_task(), self.render_task(),
+                             self.link_task(), self.health_task(), self.watchdog_task())
+
+
+def run(board, spec, timings=None):
+    """Start a tile on ``board`` and run it forever."""
+    tile = Tile(board, spec, timings)
+    asyncio.run(tile.main())

@@ -1,0 +1,42 @@
+"""The host's link to the tiles: serial ports, tile sessions, events in, LED scenes out.
+
+Usage by the table layer (asyncio)::
+
+    from host.link import TableLink
+
+    link = TableLink(ports=["/dev/ttyACM0"], discover=True)
+    await link.start()
+    while True:
+        ev = await link.next_event()          # or: async for ev in link.events()
+        if ev.kind == "tags":                 # the full set of tags now on a slot
+            print(ev.tile, ev.slot, ev.tags)  # tags: ((uid hex, identity or None), ...)
+        elif ev.kind == "gesture":            # "tap", "double", "hold"
+            print(ev.tile, ev.slot, ev.gesture)
+        elif ev.kind == "dice":               # die settled in a pocket, or None
+            print(ev.tile, ev.pocket, ev.die)
+        elif ev.kind in ("online", "offline"):
+            print(ev.tile, ev.kind, ev.detail)
+    link.set_scene(tile_uid, [(cell, "solid", 0, [(255, 0, 0)] * 4)])
+    await link.stop()
+
+- Tiles are named by their unique id (hex of ``machine.unique_id()``),
+  never by port; ``link.tiles[uid]`` is a ``TileState`` with ``online``,
+  ``port``, ``hello`` (capabilities), ``slots``, ``pockets``, ``scene`` and
+  ``health`` (firmware, uptime_ms, readers' ok/errors/re-inits, crc_errors,
+  resends, reboots, reconnects, ...).
+- After every (re)connect and every tile reboot the link asks for a
+  snapshot and emits ``tags``/``dice`` events only for what changed, then
+  sends the tile the whole scene the host last set for it.
+- ``set_scene`` returns at once; the command is resent every 100 ms until
+  the tile acknowledges it.
+- A tile that sends garbage, reboots, or vanishes never raises into the
+  caller: the session counts it, logs it, and reconnects with backoff.
+
+Modules: ``session`` (one port's conversation), ``tiles`` (TableLink,
+TileState, TileEvent), ``sniff`` (the ``fairytable sniff`` command).
+"""
+
+from .session import LinkTimings, PortSession
+from .tiles import PICO_VID, TableLink, TileEvent, TileState
+
+__all__ = ["LinkTimings", "PortSession", "PICO_VID", "TableLink", "TileEvent", "TileState"]

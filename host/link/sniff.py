@@ -1,0 +1,126 @@
+"""`fairytable sniff`: decode a tile link into readable lines.
+
+    fairytable sniff PORT              listen on a live port (read only: sends nothing)
+    fairytable sniff --capture FILE    decode a file of raw bytes captured from a link
+
+One line per frame: offset (capture) or time (live), then the message as
+wire.describe() writes it. Garbage, bad CRCs, malformed payloads and
+unknown types get a line saying what was wrong; nothing in the input can
+make the command crash.
+"""
+
+import argparse
+import sys
+import time
+
+from shared_rules import wire
+
+
+def describe(msg):
+    """One readable line for a parsed message (sniff, logs)."""
+    keys = sorted(k for k in msg if k not in ("type", "seq"))
+    parts = []
+    for k in keys:
+        parts.append("%s=%s" % (k, _show(msg[k])))
+    return "%s #%d %s" % (msg["type"], msg["seq"], " ".join(parts))
+
+
+def _show(v):
+    if isinstance(v, (bytes, bytearray)):
+        return bytes(v).hex()
+    if isinstance(v, list):
+        return "[" + ", ".join(_show(x) for x in v) + "]"
+    if isinstance(v, tuple):
+        return "(" + ",".join(_show(x) for x in v) + ")"
+    if isinstance(v, dict):
+        return "{" + " ".join("%s=%s" % (k, _show(v[k])) for k in sorted(v)) + "}"
+    return str(v)
+
+
+class Sniffer:
+    """Bytes in, readable lines out; counts what it saw."""
+
+    def __init__(self, out):
+        self.out = out
+        self.decoder = wire.Decoder(report=True)
+        self.offset = 0
+        self.frames = 0
+        self.problems = 0
+
+    def feed(self, data, stamp=None):
+        where = stamp if stamp is not None else "@%d" % self.offset
+        self.offset += len(data)
+        for item in self.decoder.feed(data):
+            if isinstance(item, wire.BadFrame):
+                self.problems += 1
+                self.out("%s garbage: %d bytes dropped (%s)" % (where, item.size, item.reason))
+                continue
+            try:
+                msg = wire.parse(item)
+            except wire.WireError as e:
+                self.problems += 1
+                self.out("%s bad message: %s (%r, payload %s)"
+                         % (where, e, item, item.payload.hex()))
+                continue
+            self.frames += 1
+            self.out("%s %s" % (where, describe(msg)))
+
+    def finish(self):
+        tail = len(self.decoder._buf) + self.decoder._overflow
+        if tail:
+            self.problems += 1
+            self.out("@%d garbage: %d bytes at the end without a delimiter"
+                     % (self.offset, tail))
+        self.out("%d frames, %d problems (%d CRC errors, %d bad COBS, %d too short, "
+                 "%d oversize)" % (self.frames, self.problems, self.decoder.crc_errors,
+                                   self.decoder.cobs_errors, self.decoder.short_frames,
+                                   self.decoder.oversize))
+
+
+def sniff_capture(path, out=print):
+    s = Sniffer(out)
+    with open(path, "rb") as f:
+        while True:
+            chunk = f.read(4096)
+            if not chunk:
+                break
+            s.feed(chunk)
+    s.finish()
+    return s
+
+
+def sniff_port(path, out=print, seconds=None):
+    import serial
+    s = Sniffer(out)
+    t0 = time.monotonic()
+    with serial.Serial(path, timeout=0.1) as ser:
+        try:
+            while seconds is None or time.monotonic() - t0 < seconds:
+                data = ser.read(4096)
+                if data:
+                    s.feed(data, "%9.3f" % (time.monotonic() - t0))
+        except KeyboardInterrupt:
+            pass
+    s.finish()
+    return s
+
+
+def main(argv):
+    p = argparse.ArgumentParser(prog="fairytable sniff",
+                                description="decode a tile link into readable lines")
+    p.add_argument("port", nargs="?", help="serial port of a live link, e.g. /dev/ttyACM0")
+    p.add_argument("--capture", metavar="FILE", help="decode a file of raw captured bytes")
+    p.add_argument("--seconds", type=float, help="stop listening to PORT after this long")
+    args = p.parse_args(argv)
+    if bool(args.port) == bool(args.capture):
+        p.error("give either PORT or --capture FILE")
+    try:
+        if args.capture:
+            sniff_capture(args.capture)
+        else:
+            sniff_port(args.port, seconds=args.seconds)
+    except OSError as e:
+        print("fairytable sniff: cannot read %s: %s" % (args.capture or args.port, e),
+              file=sys.stderr)
+        return 1
+    return 0

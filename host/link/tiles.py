@@ -1,0 +1,298 @@
+"""The set of tiles the host talks to: ports, tile identities, events and LED scenes.
+
+See the package docstring (host/link/__init__.py) for how the table layer uses it.
+"""
+
+import asyncio
+import binascii
+import logging
+import time
+
+from shared_rules import wire
+
+from .session import LinkTimings, PortSession
+
+log = logging.getLogger("fairytable.link")
+
+# USB vendor id of the Raspberry Pi Pico (MicroPython's CDC device).
+PICO_VID = 0x2E8A
+
+
+class TileEvent:
+    """Something a tile reported, or a change in its connection.
+
+    kind: "online", "offline", "tags", "gesture", "dice", "health", "log".
+    tile: the tile's unique id (hex). Fields present per kind:
+    tags -> slot, tags (tuple of (uid hex, identity bytes or None), sorted by uid);
+    gesture -> slot, gesture ("tap", "double", "hold"); dice -> pocket, die
+    ((uid hex, identity) or None); online -> detail ("new", "reboot",
+    "reconnect"); offline/log -> detail (a sentence).
+    """
+
+    __slots__ = ("kind", "tile", "slot", "tags", "gesture", "pocket", "die", "detail", "at")
+
+    def __init__(self, kind, tile, slot=None, tags=None, gesture=None, pocket=None, die=None,
+                 detail=None):
+        self.kind = kind
+        self.tile = tile
+        self.slot = slot
+        self.tags = tags
+        self.gesture = gesture
+        self.pocket = pocket
+        self.die = die
+        self.detail = detail
+        self.at = time.monotonic()
+
+    def __repr__(self):
+        fields = [self.kind, self.tile]
+        for name in ("slot", "tags", "gesture", "pocket", "die", "detail"):
+            v = getattr(self, name)
+            if v is not None:
+                fields.append("%s=%r" % (name, v))
+        return "TileEvent(%s)" % " ".join(str(f) for f in fields)
+
+
+class TileState:
+    """What the host knows about one tile, kept across reconnects and reboots."""
+
+    def __init__(self, uid):
+        self.uid = uid
+        self.online = False
+        self.session = None
+        self.port = None
+        self.hello = None
+        self.slots = {}         # slot -> tuple of (uid hex, identity)
+        self.pockets = {}       # pocket -> (uid hex, identity) or None
+        self.scene = {}         # cell -> (effect, period_ms, colors): what the host wants lit
+        self.last_seen = 0.0
+        self.health = {"firmware": None, "uptime_ms": 0, "readers": [], "crc_errors": 0,
+                       "garbage_bytes": 0, "resends": 0, "tile_rx_crc_errors": 0,
+                       "tile_resends": 0, "heap_free": None, "loop_max_ms": None,
+                       "reboots": 0, "reconnects": 0, "protocol_errors": 0}
+
+    @property
+    def cells(self):
+        return self.hello["cells"] if self.hello else 0
+
+    def __repr__(self):
+        return "TileState(%s %s %s)" % (self.uid, "online" if self.online else "offline",
+                                        self.port)
+
+
+def _tags(tags):
+    return tuple(sorted((binascii.hexlify(t["uid"]).decode(), t["identity"]) for t in tags))
+
+
+def _die(die):
+    return None if die is None else (binascii.hexlify(die["uid"]).decode(), die["identity"])
+
+
+class TableLink:
+    """All tile links of a table. See host/link/__init__.py."""
+
+    def __init__(self, ports=(), discover=False, timings=None, rescan_s=2.0):
+        self.ports = list(ports)
+        self.discover = discover
+        self.timings = timings or LinkTimings()
+        self.rescan_s = rescan_s
+        self.tiles = {}         # unique id hex -> TileState
+        self.sessions = {}      # port path -> PortSession
+        self.queue = asyncio.Queue()
+        self._scan_task = None
+
+    # ------------------------------------------------------------ life cycle
+
+    async def start(self):
+        for path in self.ports:
+            self._start_session(path)
+        if self.discover:
+            self._scan_task = asyncio.create_task(self._scan())
+
+    async def stop(self):
+        if self._scan_task is not None:
+            self._scan_task.cancel()
+        for s in list(self.sessions.values()):
+            s.stop()
+        tasks = [s.task for s in self.sessions.values() if s.task is not None]
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self.sessions = {}
+
+    async def __aenter__(self):
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.stop()
+
+    def add_port(self, path):
+        """Talk to one more port (no-op if already open)."""
+        if path not in self.sessions:
+            self._start_session(path)
+
+    def _start_session(self, path):
+        s = PortSession(self, path, self.timings)
+        s.task = asyncio.create_task(s.run())
+        self.sessions[path] = s
+
+    async def _scan(self):
+        from serial.tools import list_ports
+        while True:
+            try:
+                present = set()
+                for p in list_ports.comports():
+                    if p.vid == PICO_VID:
+                        present.add(p.device)
+                        self.add_port(p.device)
+                for path, s in list(self.sessions.items()):
+                    if path not in present and path not in self.ports:
+                        s.stop()
+                        s.task.cancel()
+                        del self.sessions[path]
+            except Exception:
+                log.exception("port scan failed")
+            await asyncio.sleep(self.rescan_s)
+
+    # ------------------------------------------------------------ the table layer's API
+
+    async def next_event(self, timeout=None):
+        """The next TileEvent; asyncio.TimeoutError after ``timeout`` seconds."""
+        if timeout is None:
+            return await self.queue.get()
+        return await asyncio.wait_for(self.queue.get(), timeout)
+
+    async def events(self):
+        """Async iterator over TileEvents, forever."""
+        while True:
+            yield await self.queue.get()
+
+    def set_scene(self, tile_uid, cells):
+        """Light cells of a tile: ``cells`` is a list of (cell, effect, period_ms, colors).
+
+        effect is a name ("off", "solid", "blink", "pulse", "chase", "edges"),
+        colors four (r, g, b) tuples, one per edge segment N, E, S, W. The
+        scene is remembered: it is sent now if the tile is online, resent
+        until acknowledged, and sent again after a reconnect or reboot.
+        Returns the frame's sequence number, or None if the tile is offline.
+        Raises ValueError for an unknown tile, a cell the tile does not
+        have, or a malformed scene.
+        """
+        tile = self.tiles.get(tile_uid)
+        if tile is None:
+            raise ValueError("no tile %s has said hello" % tile_uid)
+        entries = []
+        for cell, effect, period_ms, colors in cells:
+            if not 0 <= cell < tile.cells:
+                raise ValueError("tile %s has %d cells; there is no cell %r"
+                                 % (tile_uid, tile.cells, cell))
+            code = wire.EFFECT_CODES.get(effect)
+            if code is None:
+                raise ValueError("unknown effect %r (one of %s)"
+                                 % (effect, ", ".join(sorted(wire.EFFECT_CODES))))
+            entries.append((cell, code, period_ms, [tuple(c) for c in colors]))
+        payload = wire.led_scene(entries)
+        for cell, code, period_ms, colors in entries:
+            tile.scene[cell] = (code, period_ms, colors)
+        if tile.online and tile.session is not None:
+            return tile.session.send(wire.LED_SCENE, payload,
+                                     key=("scene",) + tuple(e[0] for e in entries))
+        return None
+
+    def set_brightness(self, tile_uid, level):
+        tile = self.tiles[tile_uid]
+        if tile.online and tile.session is not None:
+            return tile.session.send(wire.LED_BRIGHTNESS, wire.led_brightness(level),
+                                     key=("brightness",))
+        return None
+
+    def pending_commands(self, tile_uid):
+        """Sequence numbers of commands sent to a tile and not yet acknowledged."""
+        tile = self.tiles.get(tile_uid)
+        if tile is None or tile.session is None:
+            return []
+        return sorted(tile.session.pending)
+
+    # ------------------------------------------------------------ called by sessions
+
+    def _emit(self, ev):
+        self.queue.put_nowait(ev)
+
+    def _tile_hello(self, session, msg):
+        uid = binascii.hexlify(msg["uid"]).decode()
+        tile = self.tiles.get(uid)
+        detail = "reconnect"
+        if tile is None:
+            tile = self.tiles[uid] = TileState(uid)
+            detail = "new"
+        elif tile.hello is not None and tile.hello["boot_id"] != msg["boot_id"]:
+            detail = "reboot"
+            tile.health["reboots"] += 1
+        if tile.session is not None and tile.session is not session and tile.online:
+            log.warning("tile %s moved from %s to %s", uid, tile.port, session.path)
+        if detail != "new":
+            tile.health["reconnects"] += 1
+        tile.hello = msg
+        tile.session = session
+        tile.port = session.path
+        tile.online = True
+        tile.last_seen = time.monotonic()
+        tile.health["firmware"] = "%d.%d.%d" % msg["firmware"]
+        self._emit(TileEvent("online", uid, detail=detail))
+        return tile
+
+    def _tile_resend_scene(self, tile, session):
+        cells = sorted(tile.scene)
+        for i in range(0, len(cells), 8):
+            chunk = [(c,) + tile.scene[c] for c in cells[i:i + 8]]
+            session.send(wire.LED_SCENE, wire.led_scene(chunk),
+                         key=("scene",) + tuple(c[0] for c in chunk))
+
+    def _tile_offline(self, tile, why):
+        if tile.online:
+            tile.online = False
+            self._emit(TileEvent("offline", tile.uid, detail=why))
+
+    def _tile_snapshot(self, tile, msg):
+        tile.health["uptime_ms"] = msg["uptime_ms"]
+        for s in msg["slots"]:
+            self._tile_tags(tile, s["slot"], s["tags"])
+        for p in msg["pockets"]:
+            self._tile_dice(tile, p["pocket"], p["die"])
+
+    def _tile_tags(self, tile, slot, tags):
+        tags = _tags(tags)
+        if tile.slots.get(slot, ()) != tags:
+            tile.slots[slot] = tags
+            self._emit(TileEvent("tags", tile.uid, slot=slot, tags=tags))
+
+    def _tile_gesture(self, tile, slot, gesture):
+        self._emit(TileEvent("gesture", tile.uid, slot=slot, gesture=gesture))
+
+    def _tile_dice(self, tile, pocket, die):
+        die = _die(die)
+        if pocket not in tile.pockets or tile.pockets[pocket] != die:
+            tile.pockets[pocket] = die
+            self._emit(TileEvent("dice", tile.uid, pocket=pocket, die=die))
+
+    def _tile_health(self, tile, msg):
+        h = tile.health
+        h["uptime_ms"] = msg["uptime_ms"]
+        h["readers"] = msg["readers"]
+        h["tile_rx_crc_errors"] = msg["rx_crc_errors"]
+        h["tile_resends"] = msg["resends"]
+        h["heap_free"] = msg["heap_free"]
+        h["loop_max_ms"] = msg["loop_max_ms"]
+        self._emit(TileEvent("health", tile.uid, detail=dict(h)))
+
+    def _tile_log(self, tile, level, text):
+        uid = tile.uid if tile is not None else None
+        log.log(logging.WARNING if level in ("warning", "error") else logging.INFO,
+                "tile %s: %s", uid, text)
+        self._emit(TileEvent("log", uid, detail="%s: %s" % (level, text)))
+
+    def _protocol_error(self, session, frame, error):
+        tile = session.tile
+        if tile is not None:
+            tile.health["protocol_errors"] += 1
+        log.warning("%s: dropped %r: %s", session.path, frame, error)

@@ -1,0 +1,401 @@
+"""The virtual table: real tile firmware in processes on pseudo-terminals.
+
+Each tile is a process running the real firmware (firmware/main.py) with
+the sim board backend (firmware/boards/sim.py): under ``micropython`` with
+a 64 KB heap for the firmware, running the mpy-cross compiled tile image
+from a ROMFS mount as a Pico does (tools/tile_image.py), or, where no
+``micropython`` is installed (a Raspberry Pi), under CPython from the
+sources, which the table says when it starts.
+
+Serial: each tile gets its own pseudo-terminal. The tile process has the
+pty's master side as its stdin/stdout; the slave side is the tile's
+"serial port" (``tile.port``, e.g. /dev/pts/7), which the host opens with
+pyserial exactly as it opens /dev/ttyACM0. (Only the slave side of a pty
+has a path, so it is the host's end.) The table keeps both ends open, so a
+killed tile looks to the host like a board that went quiet, and a
+restarted one like a board that rebooted.
+
+Control: each tile connects back to a unix socket of the table; JSON lines.
+``VirtualTile`` wraps the operations:
+
+    place(slot, uid_hex, identity=None)   lift(slot, uid_hex)   clear(slot)
+    tap(slot)  double(slot)  hold(slot)   press(slot, down)
+    set_die(pocket, uid_hex=None, identity=None)
+    leds() -> bytes (GRB)  watch_leds(callback(frame_no, grb_bytes, t))
+    fault(slot, kind, **args)   garbage(raw_bytes)   stats() -> dict
+    kill()   restart()   wait_ready()
+
+CLI: ``python -m tools.virtual_table --tiles 7 --cells 7`` starts a table,
+prints each tile's port and unique id, and runs until Ctrl-C.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tty
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def find_micropython():
+    here = os.path.join(os.path.dirname(sys.executable), "micropython")
+    if os.path.exists(here):
+        return here
+    return shutil.which("micropython")
+
+
+def _parse_size(text):
+    text = str(text).lower()
+    if text.endswith("k"):
+        return int(text[:-1]) * 1024
+    if text.endswith("m"):
+        return int(text[:-1]) * 1024 * 1024
+    return int(text)
+
+
+class ControlError(RuntimeError):
+    """A control request the tile refused or did not answer."""
+
+
+class VirtualTile:
+    """One tile process, its pty and its control connection."""
+
+    def __init__(self, table, index, uid_hex, variant, cells):
+        self.table = table
+        self.index = index
+        self.uid = uid_hex
+        self.variant = variant
+        self.cells = cells
+        self.master, self.slave = os.openpty()
+        # Raw line discipline: the slave is a byte pipe, no echo, no CR/LF games.
+        tty.setraw(self.slave)
+        tty.setraw(self.master)
+        self.port = os.ttyname(self.slave)
+        self.proc = None
+        self.conn = None
+        self.lock = threading.Lock()
+        self.replies = {}
+        self.reply_cv = threading.Condition()
+        self.next_id = 0
+        self.ready = threading.Event()
+        self.ready_info = None
+        self.frame = b""
+        self.frame_no = 0
+        self.led_callbacks = []
+        self.stderr_path = os.path.join(table.workdir, "tile%d.log" % index)
+        self.starts = 0
+
+    # ------------------------------------------------------------ process
+
+    def start(self):
+        self.ready.clear()
+        self.conn = None
+        self.starts += 1
+        args = ["--uid", self.uid, "--control", self.table.control_path, "--variant",
+                self.variant, "--cells", str(self.cells), "--index", str(self.index)]
+        code = "from firmware.boards import sim\nsim.main()\n"
+        env = dict(os.environ)
+        if self.table.micropython:
+            from tools import tile_image
+            heap = tile_image.heapsize_for(self.table.romfs, self.table.heap_bytes)
+            cmd = [self.table.micropython, "-X", "heapsize=%d" % heap,
+                   "-c", tile_image.launcher(self.table.romfs, code)] + args
+            env["MICROPYPATH"] = ".frozen"
+            cwd = self.table.workdir
+        else:
+            cmd = [sys.executable, "-c", code] + args
+            env["PYTHONPATH"] = REPO
+            cwd = REPO
+        with open(self.stderr_path, "ab") as err:
+            self.proc = subprocess.Popen(cmd, stdin=self.master, stdout=self.master,
+                                         stderr=err, cwd=cwd, env=env,
+                                         start_new_session=True)
+
+    def wait_ready(self, timeout=20.0):
+        deadline = time.monotonic() + timeout
+        while not self.ready.wait(0.05):
+            if time.monotonic() > deadline or (self.proc is not None
+                                               and self.proc.poll() is not None):
+                break
+        if not self.ready.is_set():
+            raise ControlError("tile %d did not start (%s); its log:\n%s"
+                               % (self.index, "exited" if not self.alive() else "timeout",
+                                  self.log_tail()))
+        return self.ready_info
+
+    def log_tail(self, n=2000):
+        try:
+            with open(self.stderr_path, "rb") as f:
+                return f.read()[-n:].decode(errors="replace")
+        except OSError:
+            return ""
+
+    def kill(self):
+        """Cut the tile's power: the process dies, its pty stays."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.conn = None
+        self.ready.clear()
+
+    def restart(self, wait=True):
+        self.kill()
+        self.start()
+        if wait:
+            self.wait_ready()
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    # ------------------------------------------------------------ control channel
+
+    def _attach(self, conn, hello):
+        self.conn = conn
+        self.ready_info = hello
+        self.ready.set()
+
+    def _on_line(self, obj):
+        if "ev" in obj:
+            if obj["ev"] == "leds":
+                frame = bytes.fromhex(obj["hex"])
+                t = time.perf_counter()
+                self.frame = frame
+                self.frame_no = obj["frame"]
+                for cb in list(self.led_callbacks):
+                    cb(obj["frame"], frame, t)
+            return
+        with self.reply_cv:
+            self.replies[obj.get("id")] = obj
+            self.reply_cv.notify_all()
+
+    def request(self, op, timeout=10.0, **fields):
+        """Send one control request and wait for its reply (a dict)."""
+        with self.lock:
+            self.next_id += 1
+            rid = self.next_id
+        fields["op"] = op
+        fields["id"] = rid
+        conn = self.conn
+        if conn is None:
+            raise ControlError("tile %d is not running" % self.index)
+        data = (json.dumps(fields) + "\n").encode()
+        with self.lock:
+            conn.sendall(data)
+        deadline = time.monotonic() + timeout
+        with self.reply_cv:
+            while rid not in self.replies:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise ControlError("tile %d did not answer %r" % (self.index, op))
+                self.reply_cv.wait(left)
+            reply = self.replies.pop(rid)
+        if not reply.get("ok"):
+            raise ControlError("tile %d refused %r: %s" % (self.index, op, reply.get("error")))
+        return reply
+
+    def send_nowait(self, op, **fields):
+        """Send a control request without waiting for the reply (for benchmarks)."""
+        fields["op"] = op
+        with self.lock:
+            self.conn.sendall((json.dumps(fields) + "\n").encode())
+
+    # ------------------------------------------------------------ operations
+
+    def place(self, slot, uid_hex, identity=None):
+        return self.request("place", slot=slot, uid=uid_hex, identity=identity)
+
+    def lift(self, slot, uid_hex):
+        return self.request("lift", slot=slot, uid=uid_hex)
+
+    def clear(self, slot):
+        return self.request("clear", slot=slot)
+
+    def tap(self, slot):
+        return self.request("tap", slot=slot)
+
+    def double(self, slot):
+        return self.request("double", slot=slot)
+
+    def hold(self, slot):
+        return self.request("hold", slot=slot)
+
+    def press(self, slot, down):
+        return self.request("press", slot=slot, down=bool(down))
+
+    def set_die(self, pocket, uid_hex=None, identity=None):
+        return self.request("die", pocket=pocket, uid=uid_hex, identity=identity)
+
+    def leds(self):
+        return bytes.fromhex(self.request("leds")["hex"])
+
+    def watch_leds(self, callback=None, on=True):
+        if callback is not None:
+            self.led_callbacks.append(callback)
+        reply = self.request("watch", on=on)
+        if on:
+            self.frame = bytes.fromhex(reply["hex"])
+            self.frame_no = reply["frame"]
+        return self.frame
+
+    def fault(self, slot, kind, **args):
+        return self.request("fault", slot=slot, kind=kind, args=args)
+
+    def garbage(self, data):
+        return self.request("garbage", hex=bytes(data).hex())
+
+    def stats(self):
+        return self.request("stats")
+
+    def cell_pixels(self, cell, frame=None):
+        """The GRB bytes of one cell's LEDs in a frame (default: the latest)."""
+        n = 4 * self.ready_info["leds_per_cell"] * 3 if self.ready_info else 60
+        frame = self.frame if frame is None else frame
+        return frame[cell * n:(cell + 1) * n]
+
+
+class VirtualTable:
+    """N virtual tiles; use as a context manager or call start()/stop()."""
+
+    def __init__(self, tiles=7, cells=7, variant="cell", heapsize="96k", interpreter="auto",
+                 uid_base=0xE661410400000000, quiet=False):
+        self.n = tiles
+        self.cells = cells
+        self.variant = variant
+        self.heapsize = heapsize
+        self.quiet = quiet
+        self.workdir = tempfile.mkdtemp(prefix="fairytable-vtable-")
+        self.control_path = os.path.join(self.workdir, "control.sock")
+        if interpreter == "auto":
+            self.micropython = find_micropython()
+        elif interpreter == "micropython":
+            self.micropython = find_micropython()
+            if self.micropython is None:
+                raise RuntimeError("micropython is not installed")
+        else:
+            self.micropython = None
+        self.romfs = None
+        self.heap_bytes = _parse_size(heapsize)
+        self.tiles = [VirtualTile(self, i, "%016x" % (uid_base + i + 1), variant, cells)
+                      for i in range(tiles)]
+        self.server = None
+        self.threads = []
+        self.stopping = False
+
+    @property
+    def interpreter(self):
+        return "micropython" if self.micropython else "cpython"
+
+    def start(self, wait=True):
+        if self.micropython:
+            from tools import tile_image
+            self.romfs = tile_image.build_romfs("sim")
+        elif not self.quiet:
+            print("virtual table: micropython is not installed; running the tile firmware "
+                  "under CPython (%s) with the sim backend" % sys.version.split()[0])
+        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.server.bind(self.control_path)
+        self.server.listen(64)
+        t = threading.Thread(target=self._accept, daemon=True)
+        t.start()
+        self.threads.append(t)
+        for tile in self.tiles:
+            tile.start()
+        if wait:
+            for tile in self.tiles:
+                tile.wait_ready()
+        return self
+
+    def _accept(self):
+        while not self.stopping:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            t = threading.Thread(target=self._serve, args=(conn,), daemon=True)
+            t.start()
+
+    def _serve(self, conn):
+        buf = b""
+        tile = None
+        try:
+            while not self.stopping:
+                data = conn.recv(65536)
+                if not data:
+                    return
+                buf += data
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    try:
+                        obj = json.loads(line)
+                    except ValueError:
+                        continue
+                    if tile is None:
+                        if obj.get("ev") == "ready":
+                            tile = self.tiles[obj["index"]]
+                            tile._attach(conn, obj)
+                        continue
+                    tile._on_line(obj)
+        except OSError:
+            return
+        finally:
+            try:
+                conn.close()
+            except OSError:
+                pass
+
+    def stop(self):
+        self.stopping = True
+        for tile in self.tiles:
+            tile.kill()
+        if self.server is not None:
+            self.server.close()
+        for tile in self.tiles:
+            for fd in (tile.master, tile.slave):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def ports(self):
+        return [t.port for t in self.tiles]
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="virtual_table", description=__doc__.split("\n")[0])
+    p.add_argument("--tiles", type=int, default=7)
+    p.add_argument("--cells", type=int, default=7)
+    p.add_argument("--variant", default="cell", choices=("cell", "dice"))
+    p.add_argument("--cpython", action="store_true", help="run the firmware under CPython")
+    args = p.parse_args(argv)
+    table = VirtualTable(args.tiles, args.cells, args.variant,
+                         interpreter="cpython" if args.cpython else "auto")
+    table.start()
+    print("virtual table: %d tiles under %s" % (args.tiles, table.interpreter))
+    for t in table.tiles:
+        print("tile %d  uid %s  port %s" % (t.index, t.uid, t.port))
+    try:
+        signal.pause()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        table.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
