@@ -76,6 +76,7 @@ _VersionReg = const(0x37)
 # Commands (CommandReg bits 3..0)
 _CMD_IDLE = const(0x00)
 _CMD_CALCCRC = const(0x03)
+_CMD_TRANSMIT = const(0x04)
 _CMD_TRANSCEIVE = const(0x0C)
 _CMD_SOFTRESET = const(0x0F)
 _POWERDOWN = const(0x10)
@@ -189,6 +190,8 @@ class MFRC522:
         self._cl = bytearray(5)             # UID bytes of one cascade level + BCC
         self._uid = bytearray(10)
         self._hlta = bytearray(4)
+        self._status = bytearray(4)         # burst read of ErrorReg, FIFOLevelReg, ControlReg
+        self._crc = bytearray(3)            # burst read of CRCResultRegL, CRCResultRegH
         cs(1)
 
     # -- register access ---------------------------------------------------------------
@@ -211,6 +214,15 @@ class MFRC522:
         self.cs(0)
         try:
             self.spi.write(buf)
+        finally:
+            self.cs(1)
+
+    def _read_burst(self, regs):
+        """Read several registers in one transaction: regs holds the read address bytes
+        followed by a 0; the values replace them, shifted one place (value i at regs[i+1])."""
+        self.cs(0)
+        try:
+            self.spi.write_readinto(regs, regs)
         finally:
             self.cs(1)
 
@@ -347,7 +359,7 @@ class MFRC522:
 
     def _calc_crc(self, data, n, out, at):
         """CRC_A of data[:n] by the chip's coprocessor, written LSB first to out[at:at+2]."""
-        self._write(_CommandReg, _CMD_IDLE)
+        # Every exchange leaves the chip idle, so no Idle command is needed first.
         self._write(_DivIrqReg, _CRC_IRQ)
         self._write(_FIFOLevelReg, _FLUSH_FIFO)
         self._write_fifo(data, n)
@@ -356,8 +368,13 @@ class MFRC522:
         self._write(_CommandReg, _CMD_IDLE)
         if not ok:
             return False
-        out[at] = self._read(_CRCResultRegL)
-        out[at + 1] = self._read(_CRCResultRegH)
+        crc = self._crc
+        crc[0] = 0x80 | (_CRCResultRegL << 1)
+        crc[1] = 0x80 | (_CRCResultRegH << 1)
+        crc[2] = 0
+        self._read_burst(crc)
+        out[at] = crc[1]
+        out[at + 1] = crc[2]
         return True
 
     def _crc_ok(self, n):
@@ -373,7 +390,6 @@ class MFRC522:
         Returns _OK, _TIMEOUT, _COLLISION or _ERROR; self._rx_len / _rx_bits say what came.
         """
         self._set_timeout(timeout_us or self.request_timeout_us)
-        self._write(_CommandReg, _CMD_IDLE)
         self._write(_ComIrqReg, _IRQ_CLEAR_ALL)
         self._write(_FIFOLevelReg, _FLUSH_FIFO)
         self._write_fifo(self._tx, n)
@@ -389,14 +405,20 @@ class MFRC522:
             return _ERROR
         if not irq & (_RX_IRQ | _IDLE_IRQ):
             return _TIMEOUT
-        err = self._read(_ErrorReg)
+        st = self._status
+        st[0] = 0x80 | (_ErrorReg << 1)
+        st[1] = 0x80 | (_FIFOLevelReg << 1)
+        st[2] = 0x80 | (_ControlReg << 1)
+        st[3] = 0
+        self._read_burst(st)
+        err = st[1]
         if err & (_ERR_BUFFER_OVFL | _ERR_PARITY | _ERR_PROTOCOL):
             self.errors += 1
             return _ERROR
-        level = self._read(_FIFOLevelReg) & 0x7F
+        level = st[2] & 0x7F
         if level > len(self._rx):
             level = len(self._rx)
-        self._rx_bits = self._read(_ControlReg) & 0x07
+        self._rx_bits = st[3] & 0x07
         self._read_fifo(level)
         self._rx_len = level
         if err & _ERR_COLL:
@@ -479,11 +501,14 @@ class MFRC522:
         return self._rx[0]
 
     def _halt(self):
-        """HLTA: the selected card goes to HALT. A card never answers it; silence is success."""
-        tx = self._tx
-        for i in range(4):
-            tx[i] = self._hlta[i]
-        self._transceive(4)
+        """HLTA: the selected card goes to HALT. A card never answers it, so the frame goes
+        out with the Transmit command and nothing waits for an answer."""
+        self._write(_ComIrqReg, _IRQ_CLEAR_ALL)
+        self._write(_FIFOLevelReg, _FLUSH_FIFO)
+        self._write_fifo(self._hlta, 4)
+        self._write(_BitFramingReg, 0)
+        self._write(_CommandReg, _CMD_TRANSMIT)
+        self._wait_irq(_ComIrqReg, _IDLE_IRQ | _TX_IRQ, 1000)
 
     def _activate(self, uid):
         """Full anticollision + SELECT of one card; writes its UID into `uid`, returns length."""

@@ -635,9 +635,6 @@ class Mfrc522Emulator:
         self.rf_frames += 1
         tx_end = self.now_us + _airtime_us(nbits)
         r[ComIrqReg] |= TX_IRQ
-        if not receive:
-            self._finish()
-            return
         answers = []
         if self.antenna_on:
             for c in list(self.cards):
@@ -649,6 +646,9 @@ class Mfrc522Emulator:
                         if c.leave_after == 0:
                             self.cards.remove(c)
                             c.power_off()
+        if not receive:
+            self._finish()      # Transmit: the cards heard it; nobody listens for answers
+            return
         if r[TModeReg] & 0x80:
             self._start_timer(tx_end)
         if not answers:
