@@ -67,6 +67,8 @@ class Tile:
         self.render_max_ms = 0
         self.frames = 0
         self.running = True
+        self.polled = False                      # a first round of every reader is done
+        self.snapshot_wanted = False
 
     # ------------------------------------------------------------ helpers
 
@@ -187,6 +189,11 @@ class Tile:
                 self.poll_reader(i)
                 self.beat("readers", self.ticks_ms())
                 await sleep_ms(0)
+            if not self.polled:
+                self.polled = True
+                if self.snapshot_wanted:
+                    self.snapshot_wanted = False
+                    self.link.send(wire.SNAPSHOT, self.snapshot())
             await sleep_ms(self.timings["poll_gap_ms"])
 
     # ------------------------------------------------------------ pads
@@ -245,7 +252,11 @@ class Tile:
             self.link.forget_pending()
             self.link.send(wire.HELLO, self.hello())
         elif t == "snapshot_request":
-            self.link.send(wire.SNAPSHOT, self.snapshot())
+            # Before the first round of polls the tile does not know what lies on it yet.
+            if self.polled:
+                self.link.send(wire.SNAPSHOT, self.snapshot())
+            else:
+                self.snapshot_wanted = True
         elif t == "led_scene":
             status = self.set_scene(msg["cells"])
         elif t == "led_brightness":

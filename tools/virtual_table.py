@@ -22,7 +22,7 @@ Control: each tile connects back to a unix socket of the table; JSON lines.
     tap(slot)  double(slot)  hold(slot)   press(slot, down)
     set_die(pocket, uid_hex=None, identity=None)
     leds() -> bytes (GRB)  watch_leds(callback(frame_no, grb_bytes, t))
-    fault(slot, kind, **args)   garbage(raw_bytes)   stats() -> dict
+    fault(slot, kind, **args)   garbage(raw_bytes)   deaf(ms)   stats() -> dict
     kill()   restart()   wait_ready()
 
 CLI: ``python -m tools.virtual_table --tiles 7 --cells 7`` starts a table,
@@ -91,6 +91,8 @@ class VirtualTile:
         self.frame_no = 0
         self.led_callbacks = []
         self.stderr_path = os.path.join(table.workdir, "tile%d.log" % index)
+        # What lies on the tile: it stays there while the tile is off, like real cards.
+        self.cards = {}         # slot -> {uid hex: identity}
         self.starts = 0
 
     # ------------------------------------------------------------ process
@@ -147,10 +149,25 @@ class VirtualTile:
         self.ready.clear()
 
     def restart(self, wait=True):
+        """Power-cycle the tile; the cards on it are still there when it is back."""
         self.kill()
         self.start()
         if wait:
             self.wait_ready()
+            self.power_on()
+
+    def power_on(self):
+        """Put back the cards lying on the tile, then let its firmware start."""
+        self._replace_cards()
+        self.request("start")
+
+    def _replace_cards(self):
+        for slot in sorted(self.cards):
+            for uid, identity in sorted(self.cards[slot].items()):
+                if self.variant == "dice":
+                    self.request("die", pocket=slot, uid=uid, identity=identity)
+                else:
+                    self.request("place", slot=slot, uid=uid, identity=identity)
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
@@ -210,13 +227,19 @@ class VirtualTile:
     # ------------------------------------------------------------ operations
 
     def place(self, slot, uid_hex, identity=None):
-        return self.request("place", slot=slot, uid=uid_hex, identity=identity)
+        self.cards.setdefault(slot, {})[uid_hex] = identity
+        if self.alive():
+            return self.request("place", slot=slot, uid=uid_hex, identity=identity)
 
     def lift(self, slot, uid_hex):
-        return self.request("lift", slot=slot, uid=uid_hex)
+        self.cards.get(slot, {}).pop(uid_hex, None)
+        if self.alive():
+            return self.request("lift", slot=slot, uid=uid_hex)
 
     def clear(self, slot):
-        return self.request("clear", slot=slot)
+        self.cards.pop(slot, None)
+        if self.alive():
+            return self.request("clear", slot=slot)
 
     def tap(self, slot):
         return self.request("tap", slot=slot)
@@ -231,7 +254,9 @@ class VirtualTile:
         return self.request("press", slot=slot, down=bool(down))
 
     def set_die(self, pocket, uid_hex=None, identity=None):
-        return self.request("die", pocket=pocket, uid=uid_hex, identity=identity)
+        self.cards[pocket] = {uid_hex: identity} if uid_hex else {}
+        if self.alive():
+            return self.request("die", pocket=pocket, uid=uid_hex, identity=identity)
 
     def leds(self):
         return bytes.fromhex(self.request("leds")["hex"])
@@ -251,12 +276,16 @@ class VirtualTile:
     def garbage(self, data):
         return self.request("garbage", hex=bytes(data).hex())
 
+    def deaf(self, ms):
+        """The tile drops everything the host sends for ``ms`` (a noisy line)."""
+        return self.request("deaf", ms=ms)
+
     def stats(self):
         return self.request("stats")
 
     def cell_pixels(self, cell, frame=None):
         """The GRB bytes of one cell's LEDs in a frame (default: the latest)."""
-        n = 4 * self.ready_info["leds_per_cell"] * 3 if self.ready_info else 60
+        n = self.ready_info["leds_per_cell"] * 3
         frame = self.frame if frame is None else frame
         return frame[cell * n:(cell + 1) * n]
 
@@ -311,6 +340,7 @@ class VirtualTable:
         if wait:
             for tile in self.tiles:
                 tile.wait_ready()
+                tile.power_on()
         return self
 
     def _accept(self):

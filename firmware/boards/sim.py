@@ -13,6 +13,7 @@
 Runs under MicroPython (tested with a 64 KB heap) and CPython 3.11.
 """
 
+import binascii
 import json
 import sys
 
@@ -72,7 +73,7 @@ def _unhex(s):
 
 
 def _hex(b):
-    return "".join("%02x" % x for x in b)
+    return binascii.hexlify(b).decode()
 
 
 class StdioPort:
@@ -90,8 +91,17 @@ class StdioPort:
             self.poll_in.register(0, select.POLLIN)
             self.poll_out.register(1, select.POLLOUT)
         self.closed = False
+        self.deaf_until = None      # control "deaf": drop what arrives, like a noisy line
 
     def read(self):
+        data = self._read()
+        if self.deaf_until is not None:
+            if ticks_diff(ticks_ms(), self.deaf_until) < 0:
+                return b""
+            self.deaf_until = None
+        return data
+
+    def _read(self):
         if MICROPYTHON:
             # The unix port's read(n) waits for all n bytes: take what poll says is there.
             out = bytearray()
@@ -147,6 +157,9 @@ class ControlChannel:
                 break
             if not data:
                 raise OSError("control channel closed")
+            if len(self.buf) + len(data) > 2048:  # no request is this long: drop the line
+                self.buf = b""
+                continue
             self.buf += data
         while b"\n" in self.buf:
             i = self.buf.index(b"\n")
@@ -157,10 +170,18 @@ class ControlChannel:
         return out
 
     def send(self, obj):
-        data = (json.dumps(obj) + "\n").encode()
+        self.write((json.dumps(obj) + "\n").encode())
+
+    def write(self, data):
         self.sock.setblocking(True)
         try:
-            self.sock.send(data) if MICROPYTHON else self.sock.sendall(data)
+            if MICROPYTHON:
+                view = memoryview(data)
+                while view:
+                    n = self.sock.send(view)
+                    view = view[n:]
+            else:
+                self.sock.sendall(data)
         finally:
             self.sock.setblocking(False)
 
@@ -223,7 +244,11 @@ class SimBoard:
             self.frame = bytes(buf)
             self.frame_no += 1
             if self.watching and self.control is not None:
-                self.control.send({"ev": "leds", "frame": self.frame_no, "hex": _hex(self.frame)})
+                # Written in pieces: one JSON string of the whole frame would not fit the heap.
+                c = self.control
+                c.write(b'{"ev": "leds", "frame": %d, "hex": "' % self.frame_no)
+                c.write(binascii.hexlify(self.frame))
+                c.write(b'"}\n')
 
     def start_watchdog(self, timeout_ms):
         self.wdt_ms = timeout_ms
@@ -256,12 +281,29 @@ class SimBoard:
                 reply["id"] = req["id"]
             self.control.send(reply)
 
+    def wait_for_start(self, tile):
+        """Before power-on: the table puts the cards that lie on the tile, then says start."""
+        poll = select.poll()
+        poll.register(self.control.sock, select.POLLIN)
+        while True:
+            poll.poll(1000)
+            for line in self.control.lines():
+                req = json.loads(line)
+                if req.get("op") == "start":
+                    self.control.send({"ok": True, "id": req.get("id")})
+                    return
+                reply = self.handle(tile, req)
+                reply["id"] = req.get("id")
+                self.control.send(reply)
+
     # -- control operations -----------------------------------------------------------
 
     def _card(self, req):
         identity = req.get("identity")
         pages = None
-        if identity is not None:
+        if req.get("identity_hex") is not None:  # binary identities (enrollment's MAC'd ids)
+            pages = identity_record(_unhex(req["identity_hex"]))
+        elif identity is not None:
             pages = identity_record(identity.encode())
         return NtagCard(_unhex(req["uid"]), pages)
 
@@ -306,8 +348,13 @@ class SimBoard:
             if self.watching:
                 return {"ok": True, "frame": self.frame_no, "hex": _hex(self.frame)}
         elif op == "fault":
-            emu = self.emulators[req["slot"]]
-            emu.inject(req["kind"], **(req.get("args") or {}))
+            # The emulator's fault injections: misread, lift_during, hang.
+            kind = req["kind"]
+            if kind not in ("misread", "lift_during", "hang"):
+                return {"ok": False, "error": "unknown fault %r" % (kind,)}
+            getattr(self.emulators[req["slot"]], kind)(**(req.get("args") or {}))
+        elif op == "deaf":
+            self.port.deaf_until = ticks_ms() + req["ms"]
         elif op == "garbage":
             self.port.write(_unhex(req["hex"]))
         elif op == "stats":
@@ -362,4 +409,5 @@ def _main(argv):
         board.control.send({"ev": "ready", "index": int(opts["--index"]),
                             "interpreter": sys.implementation.name, "boot_id": tile.boot_id,
                             "leds_per_cell": spec["segments"] * spec["leds_per_segment"]})
+        board.wait_for_start(tile)
     asyncio.run(tile.main())

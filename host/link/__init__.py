@@ -16,7 +16,8 @@ Usage by the table layer (asyncio)::
             print(ev.tile, ev.pocket, ev.die)
         elif ev.kind in ("online", "offline"):
             print(ev.tile, ev.kind, ev.detail)
-    link.set_scene(tile_uid, [(cell, "solid", 0, [(255, 0, 0)] * 4)])
+    from firmware.effects import SOLID, uniform_scene
+    link.set_scene(tile_uid, [(cell, uniform_scene(SOLID, (255, 0, 0)))])
     await link.stop()
 
 - Tiles are named by their unique id (hex of ``machine.unique_id()``),

@@ -63,7 +63,7 @@ class TileState:
         self.hello = None
         self.slots = {}         # slot -> tuple of (uid hex, identity)
         self.pockets = {}       # pocket -> (uid hex, identity) or None
-        self.scene = {}         # cell -> (effect, period_ms, colors): what the host wants lit
+        self.scene = {}         # cell -> 24 scene bytes: what the host wants lit
         self.last_seen = 0.0
         self.health = {"firmware": None, "uptime_ms": 0, "readers": [], "crc_errors": 0,
                        "garbage_bytes": 0, "resends": 0, "tile_rx_crc_errors": 0,
@@ -168,32 +168,29 @@ class TableLink:
             yield await self.queue.get()
 
     def set_scene(self, tile_uid, cells):
-        """Light cells of a tile: ``cells`` is a list of (cell, effect, period_ms, colors).
+        """Light cells of a tile: ``cells`` is a list of (cell, scene) pairs.
 
-        effect is a name ("off", "solid", "blink", "pulse", "chase", "edges"),
-        colors four (r, g, b) tuples, one per edge segment N, E, S, W. The
-        scene is remembered: it is sent now if the tile is online, resent
-        until acknowledged, and sent again after a reconnect or reboot.
-        Returns the frame's sequence number, or None if the tile is offline.
-        Raises ValueError for an unknown tile, a cell the tile does not
-        have, or a malformed scene.
+        A scene is the 24 bytes firmware/effects.py defines (4 edge segments
+        N, E, S, W of 6 bytes: effect, r, g, b, a, b); build it with
+        ``firmware.effects.cell_scene``/``segment``/``uniform_scene``. The
+        scene is remembered: sent now if the tile is online, resent until
+        acknowledged, and sent again after a reconnect or reboot. Returns
+        the frame's sequence number, or None if the tile is offline (it
+        gets the scene when it comes back). Raises ValueError for an
+        unknown tile, a cell the tile does not have, or a malformed scene.
         """
         tile = self.tiles.get(tile_uid)
         if tile is None:
             raise ValueError("no tile %s has said hello" % tile_uid)
         entries = []
-        for cell, effect, period_ms, colors in cells:
+        for cell, scene in cells:
             if not 0 <= cell < tile.cells:
                 raise ValueError("tile %s has %d cells; there is no cell %r"
                                  % (tile_uid, tile.cells, cell))
-            code = wire.EFFECT_CODES.get(effect)
-            if code is None:
-                raise ValueError("unknown effect %r (one of %s)"
-                                 % (effect, ", ".join(sorted(wire.EFFECT_CODES))))
-            entries.append((cell, code, period_ms, [tuple(c) for c in colors]))
+            entries.append((cell, bytes(scene)))
         payload = wire.led_scene(entries)
-        for cell, code, period_ms, colors in entries:
-            tile.scene[cell] = (code, period_ms, colors)
+        for cell, scene in entries:
+            tile.scene[cell] = scene
         if tile.online and tile.session is not None:
             return tile.session.send(wire.LED_SCENE, payload,
                                      key=("scene",) + tuple(e[0] for e in entries))
@@ -221,6 +218,9 @@ class TableLink:
     def _tile_hello(self, session, msg):
         uid = binascii.hexlify(msg["uid"]).decode()
         tile = self.tiles.get(uid)
+        if (tile is not None and tile.online and tile.session is session and tile.hello
+                and tile.hello["boot_id"] == msg["boot_id"]):
+            return tile  # the same boot answering again (e.g. its boot HELLO, then ours)
         detail = "reconnect"
         if tile is None:
             tile = self.tiles[uid] = TileState(uid)
@@ -243,8 +243,8 @@ class TableLink:
 
     def _tile_resend_scene(self, tile, session):
         cells = sorted(tile.scene)
-        for i in range(0, len(cells), 8):
-            chunk = [(c,) + tile.scene[c] for c in cells[i:i + 8]]
+        for i in range(0, len(cells), wire.MAX_SCENE_CELLS):
+            chunk = [(c, tile.scene[c]) for c in cells[i:i + wire.MAX_SCENE_CELLS]]
             session.send(wire.LED_SCENE, wire.led_scene(chunk),
                          key=("scene",) + tuple(c[0] for c in chunk))
 

@@ -1,0 +1,170 @@
+"""The host link against the virtual table: real firmware under MicroPython on real ptys.
+
+Each tile is a `micropython` process running firmware/main.py with the sim
+board; the host opens each tile's pseudo-terminal with pyserial, as it
+opens /dev/ttyACM0 on a Pi.
+"""
+
+import asyncio
+
+import pytest
+from mpy import requires_micropython
+from vtable_helpers import dark, drain, lit_red, red_scene, wait_event, wait_for
+
+from host.link import TableLink
+from shared_rules import wire
+from tools.virtual_table import VirtualTable
+
+pytestmark = requires_micropython
+
+
+@pytest.fixture(scope="module")
+def table():
+    vt = VirtualTable(tiles=2, cells=7)
+    vt.start()
+    assert vt.interpreter == "micropython"
+    yield vt
+    vt.stop()
+
+
+def run(table, scenario):
+    async def main():
+        link = TableLink(ports=table.ports())
+        await link.start()
+        try:
+            uids = {t.uid for t in table.tiles}
+            online = set()
+            while online != uids:
+                ev = await wait_event(link, lambda e: e.kind == "online")
+                online.add(ev.tile)
+            await scenario(link)
+        finally:
+            await link.stop()
+    asyncio.run(main())
+
+
+def test_tiles_are_identified_by_unique_id_from_hello(table):
+    async def scenario(link):
+        for tile in table.tiles:
+            state = link.tiles[tile.uid]
+            assert state.port == tile.port
+            assert state.hello["cells"] == 7 and state.hello["readers"] == 7
+            assert state.hello["segments"] == 4 and state.hello["variant"] == "cell"
+            assert state.health["firmware"] == "0.1.0"
+        assert sorted(link.tiles) == sorted(t.uid for t in table.tiles)
+    run(table, scenario)
+
+
+def test_card_placed_on_a_cell_reaches_the_host_with_its_identity(table):
+    tile = table.tiles[1]
+
+    async def scenario(link):
+        await asyncio.to_thread(tile.place, 4, "04a1b2c3d4e5f6", "card:17")
+        ev = await wait_event(link, lambda e: e.kind == "tags" and e.slot == 4)
+        assert ev.tile == tile.uid
+        assert ev.tags == (("04a1b2c3d4e5f6", b"card:17"),)
+        # a pawn joins the card: the event carries the full set
+        await asyncio.to_thread(tile.place, 4, "01020304")
+        ev = await wait_event(link, lambda e: e.kind == "tags" and e.slot == 4)
+        assert ev.tags == (("01020304", None), ("04a1b2c3d4e5f6", b"card:17"))
+        await asyncio.to_thread(tile.clear, 4)
+        ev = await wait_event(link, lambda e: e.kind == "tags" and e.slot == 4)
+        assert ev.tags == ()
+    run(table, scenario)
+
+
+def test_led_scene_from_host_shows_in_the_tile_led_buffer(table):
+    tile = table.tiles[0]
+
+    async def scenario(link):
+        tile.watch_leds()
+        link.set_scene(tile.uid, [(2, red_scene())])
+        await wait_for(lambda: lit_red(tile.cell_pixels(2)), what="cell 2 lit red")
+        assert dark(tile.cell_pixels(3))
+        await wait_for(lambda: not link.pending_commands(tile.uid), what="scene acked")
+    run(table, scenario)
+
+
+@pytest.mark.parametrize("gesture", ["tap", "double", "hold"])
+def test_pad_gestures_reach_the_host(table, gesture):
+    tile = table.tiles[0]
+
+    async def scenario(link):
+        await asyncio.to_thread(getattr(tile, gesture), 5)
+        ev = await wait_event(link, lambda e: e.kind == "gesture")
+        assert (ev.tile, ev.slot, ev.gesture) == (tile.uid, 5, gesture)
+    run(table, scenario)
+
+
+def test_killed_tile_goes_offline_and_resyncs_by_snapshot_after_restart(table):
+    tile = table.tiles[1]
+
+    async def scenario(link):
+        await asyncio.to_thread(tile.place, 0, "04000000000001")
+        await wait_event(link, lambda e: e.kind == "tags" and e.slot == 0 and e.tile == tile.uid)
+        link.set_scene(tile.uid, [(6, red_scene())])
+        await wait_for(lambda: not link.pending_commands(tile.uid), what="scene acked")
+        tile.kill()
+        ev = await wait_event(link, lambda e: e.kind == "offline")
+        assert ev.tile == tile.uid
+        assert not link.tiles[tile.uid].online
+        # While the tile is off, the card is swapped on the table.
+        tile.lift(0, "04000000000001")
+        tile.place(0, "04000000000002")
+        await asyncio.to_thread(tile.restart)
+        ev = await wait_event(link, lambda e: e.kind == "online" and e.tile == tile.uid)
+        assert ev.detail == "reboot"
+        ev = await wait_event(link, lambda e: e.kind == "tags" and e.tile == tile.uid)
+        assert (ev.slot, ev.tags) == (0, (("04000000000002", None),))
+        # The host sends the scene it had set before the reboot.
+        tile.watch_leds()
+        await wait_for(lambda: lit_red(tile.cell_pixels(6)), what="scene restored")
+        assert link.tiles[tile.uid].health["reboots"] >= 1
+        await asyncio.to_thread(tile.clear, 0)
+    run(table, scenario)
+
+
+def test_tile_sending_garbage_does_not_stop_the_host(table):
+    tile, other = table.tiles
+
+    async def scenario(link):
+        crc_before = link.tiles[tile.uid].health["garbage_bytes"]
+        bad_crc = bytearray(wire.encode_frame(wire.TAG, 999, wire.tag(1, [])))
+        bad_crc[3] ^= 0x40
+        unknown_type = wire.encode_frame(0x3E, 1000, b"\x01\x02")
+        bad_payload = wire.encode_frame(wire.TAG, 1001, b"\x01\x09")
+        for blob in (bytes(range(256)) * 2, b"\x00" + bytes(bad_crc) + unknown_type + bad_payload,
+                     b"\xff" * 600, b"\xfe" * 300 + b"\x00"):
+            await asyncio.to_thread(tile.garbage, blob)
+        await asyncio.to_thread(tile.place, 3, "04deadbeef0001")
+        ev = await wait_event(link, lambda e: e.kind == "tags" and e.tile == tile.uid)
+        assert (ev.slot, ev.tags) == (3, (("04deadbeef0001", None),))
+        health = link.tiles[tile.uid].health
+        assert health["garbage_bytes"] > crc_before
+        assert health["protocol_errors"] >= 2
+        assert link.tiles[tile.uid].online and link.tiles[other.uid].online
+        # the other tile is served as before
+        await asyncio.to_thread(other.tap, 1)
+        ev = await wait_event(link, lambda e: e.kind == "gesture")
+        assert ev.tile == other.uid
+        await asyncio.to_thread(tile.clear, 3)
+    run(table, scenario)
+
+
+def test_unacknowledged_command_is_resent_until_acknowledged(table):
+    tile = table.tiles[0]
+
+    async def scenario(link):
+        await drain(link)
+        tile.watch_leds()
+        link.set_scene(tile.uid, [(1, red_scene())])
+        await wait_for(lambda: lit_red(tile.cell_pixels(1)), what="cell 1 lit")
+        resends_before = link.tiles[tile.uid].health["resends"]
+        # The tile's line goes deaf: the next scene is lost until a resend gets through.
+        await asyncio.to_thread(tile.deaf, 400)
+        seq = link.set_scene(tile.uid, [(1, bytes(wire.SCENE_BYTES))])
+        assert seq in link.pending_commands(tile.uid)
+        await wait_for(lambda: dark(tile.cell_pixels(1)), what="cell 1 dark again")
+        await wait_for(lambda: seq not in link.pending_commands(tile.uid), what="ack")
+        assert link.tiles[tile.uid].health["resends"] > resends_before
+    run(table, scenario)
