@@ -1,0 +1,68 @@
+"""Battle Royale against the conformance kit: random games to the end, every contract check."""
+
+import pytest
+
+from conformance import check_random_games
+from shared_rules import canon, playout, royale
+from shared_rules.engine import Match
+
+VARIANTS = {
+    "default": {},
+    "duel_3_actions_sips": {"players": 2, "actions_per_turn": 3, "resurrection": "sips"},
+    "six_players_no_end_b": {"players": 6, "end_b": False},
+}
+
+
+@pytest.mark.parametrize("variant,games", [("default", 40), ("duel_3_actions_sips", 30),
+                                           ("six_players_no_end_b", 15)])
+def test_random_games_end_and_replay(variant, games):
+    finished = check_random_games("royale", VARIANTS[variant], range(games), max_actions=20000)
+    assert finished == games
+
+
+@pytest.mark.parametrize("variant,seed", [("default", 5), ("six_players_no_end_b", 28)])
+def test_every_step_keeps_the_contract(variant, seed):
+    # Per step: save/load, copy, undo, rejected actions, completeness of legal_actions, no leak.
+    # The seeds are short games (600-800 actions) to keep CI time low.
+    assert check_random_games("royale", VARIANTS[variant], [seed], deep=True) == 1
+
+
+def test_random_games_reach_both_endings_and_every_kind_of_event():
+    seen = set()
+    reasons = set()
+    for seed in range(25):
+        match = Match("royale", {}, seed)
+        rng = 12345 + seed
+        while royale.status(match.state) == "ongoing":
+            rng, action = playout.choose(rng, match.legal_actions())
+            for ev in match.apply(action):
+                seen.add(ev["type"])
+        reasons.add(match.state.end_reason)
+        # The end state shows everything: no secrets are left.
+        assert royale.secrets(match.state, None) == set()
+    assert reasons == {"all_cards_won", "card_lead"}
+    for kind in ("card_won", "attack_failed", "player_died", "duel_round", "duel_won",
+                 "resurrected", "values_reduced", "card_taken", "swapped", "last_card",
+                 "curse_equipped", "game_over"):
+        assert kind in seen, kind
+
+
+def test_views_never_show_a_face_down_card_or_its_value():
+    s = royale.new_game({"players": 3}, 11)
+    for seat in [None] + royale.seats(s):
+        text = canon.dumps(royale.view(s, seat))
+        for cid in s.map:
+            assert '"%s"' % cid not in text
+        assert all(set(entry) == {"cell"} for entry in royale.view(s, seat)["map"])
+        assert "rng" not in text
+
+
+def test_undo_is_refused_after_dice_and_allowed_after_a_move():
+    match = Match("royale", {"players": 2}, 3, {
+        "players": [{"id": "red", "cell": [0, 0]}, {"id": "blue", "cell": [0, 3]}]})
+    match.apply({"type": "move", "to": [0, 1]})
+    assert match.can_undo()
+    match.undo()
+    assert match.state.players["red"].cell == royale.INDEX[(0, 0)]
+    match.apply({"type": "attack_card", "dice": [6, 6, 6]})
+    assert not match.can_undo()
