@@ -95,7 +95,7 @@ class EffectsEngine:
     budget_ma = 850
     ma_per_led = 55         # one WS2812 at full white (all three channels at 255)
     idle_period_ms = 6000   # the idle rainbow: one turn of the colour wheel
-    idle_level = 96         # and its level (0..255), calm enough to leave on
+    idle_level = 56         # and its level (0..255): calm, and 192 LEDs stay under 850 mA
 
     def __init__(self, cells, leds_per_segment=6, fps=None, brightness=255, budget_ma=None):
         if cells < 1 or leds_per_segment < 1:
