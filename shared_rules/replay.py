@@ -12,12 +12,14 @@ action that caused it). Exit status 0; 2 with "error" on an illegal action
 file (the error names the field).
 """
 
+import gc
 import sys
 
 from shared_rules import canon
 from shared_rules import games
 from shared_rules.errors import IllegalAction, ScenarioError
 
+_SMALL_HEAP = sys.implementation.name == "micropython"
 _TOP_FIELDS = ("game", "seed", "options", "cards", "setup", "actions")
 
 
@@ -55,6 +57,11 @@ def run(doc):
         return 2, {"error": e.as_dict()}
     events = []
     for i, action in enumerate(doc.get("actions") or []):
+        if i % 64 == 63 and _SMALL_HEAP:
+            # MicroPython's GC does not move objects: without a collection now and then the
+            # events of a long game spread over the whole heap and the growing list finds no
+            # room (a 2,000-action Battle Royale game fails in the default 2 MB heap).
+            gc.collect()
         try:
             new_events = engine.apply(state, action)
         except IllegalAction as e:
