@@ -756,14 +756,13 @@ def validate(state, action):
 
 
 def apply(state, action):
-    """Apply a legal action and return its events; IllegalAction leaves the state unchanged."""
-    work = state.copy()
-    events = _apply(work, action)
-    for key in ("rng", "phase", "order", "groups", "turn", "players", "map", "values",
-                "reduced", "actions_left", "moves_used", "acted", "swapped", "duel_won",
-                "status", "winner", "end_reason"):
-        setattr(state, key, getattr(work, key))
-    return events
+    """Apply a legal action and return its events; IllegalAction leaves the state unchanged.
+
+    Every check runs before the first change (the one exception, a duel whose outcome a bad
+    "take" contradicts, puts the PRNG back), so no copy is made: MicroPython's small heap
+    fragments under a copy per action.
+    """
+    return _apply(state, action)
 
 
 def actor(state, action):
@@ -1045,6 +1044,15 @@ def _duel_die(v, two, who):
 
 
 def _attack_player(s, p, action, events):
+    rng = s.rng
+    try:
+        _duel(s, p, action, events)
+    except IllegalAction:
+        s.rng = rng  # the dice were rolled before "take" could be checked against the loser
+        raise
+
+
+def _duel(s, p, action, events):
     _needs_alive(p)
     _needs_action(s)
     target = action.get("target")

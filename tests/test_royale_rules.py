@@ -728,3 +728,13 @@ def test_unknown_actions_and_fields_are_refused_in_words():
     refused(s, {"type": "move", "to": [0, 1], "speed": 2}, "bad_field")
     refused(s, "move", "bad_action")
     refused(s, {"type": "move", "to": "north"}, "off_map")
+
+
+def test_a_bad_take_with_rolled_dice_changes_nothing_not_even_the_dice():
+    # The engine rolls the duel before it knows the loser; a "take" that is not the loser's
+    # card is refused and the PRNG is put back, so the same action rolls the same dice later.
+    s = duel(blue_cards=("H4",))
+    refused(s, {"type": "attack_player", "target": "blue", "take": "ZZ"}, "bad_take")
+    first = royale.apply(royale.copy(s), {"type": "attack_player", "target": "blue"})
+    again = royale.apply(royale.copy(s), {"type": "attack_player", "target": "blue"})
+    assert first == again
