@@ -123,6 +123,19 @@ Rules as implemented, with the decisions where the book is unclear:
   this turn, then may attack the card with an action left.
 Undo: an action that rolled dice or showed a card cannot be undone.
 
+Options: {"players": 2..8 (default 3, or the setup's count), "actions_per_turn":
+1..6 (2), "resurrection": "action_only" (default) | "sips", "end_b": true |
+false (true)}. Setup (every field optional): {"map": [{"cell": [x, y],
+"card": ID, "value": 2..14 (default: the catalog's)}] (without it the PRNG
+deals 25 cards of the deck), "players": [{"id", "cell", "alive": true,
+"active": [IDs], "reserve": [IDs]}] in turn order (without them the game
+starts with the order roll), "turn": ID, "actions_left": n, "reduced":
+false}. The scenario runner's output ("result") is the referee's record in
+the same form: "map" with each card and the value it counts now, "players"
+with their active and set-aside cards, "scores", "turn", "status",
+"winner", "end_reason", "phase", "order", "actions_left", "reduced"; what a
+seat may see is `view(state, seat)`.
+
 The catalog (shared_rules/data/royale_cards.json) is a standard 52-card deck:
 ids are the suit letter and the rank ("S2", "H10", "DJ", "CA"); 2-10 are
 worth their number, J 11, Q 12, K 13, A 14. The book names the effects
