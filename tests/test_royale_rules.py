@@ -738,3 +738,50 @@ def test_a_bad_take_with_rolled_dice_changes_nothing_not_even_the_dice():
     first = royale.apply(royale.copy(s), {"type": "attack_player", "target": "blue"})
     again = royale.apply(royale.copy(s), {"type": "attack_player", "target": "blue"})
     assert first == again
+
+
+def test_on_the_physical_table_every_die_comes_from_the_table():
+    # "Dice are explicit chance": with the dice, the stolen card and the fall cell supplied, a
+    # whole game never draws on the engine's PRNG. The "table" here is a fixed dice sequence.
+    faces = [3, 6, 1, 5, 2, 4, 6, 6, 2, 5, 4, 1, 3, 3, 5]
+    k = [0]
+
+    def die():
+        k[0] += 1
+        return faces[k[0] % len(faces)]
+
+    s = royale.new_game({"players": 3}, 21)
+    rng = s.rng
+    royale.apply(s, {"type": "roll_order", "dice": {"red": 2, "blue": 5, "green": 4}})
+    for cell in ([0, 3], [3, 0], [0, -3]):
+        royale.apply(s, {"type": "place", "cell": cell})
+    steps = 0
+    while s.status == "ongoing" and steps < 3000:
+        steps += 1
+        legal = royale.legal_actions(s)
+        kinds = [a["type"] for a in legal]
+        me = s.players[royale.current(s)]
+        if "attack_card" in kinds:
+            action = {"type": "attack_card", "dice": [die(), die(), die()]}
+        elif "resurrect" in kinds:
+            action = {"type": "resurrect"}
+        elif "attack_player" in kinds and steps % 3 == 0:
+            target = s.players[[a for a in legal if a["type"] == "attack_player"][0]["target"]]
+            mine = [6, 6] if me.held() == 0 else 6
+            theirs = [1, 2] if target.held() == 0 else 1
+            action = {"type": "attack_player", "target": target.id,
+                      "dice": [[mine, theirs]] * royale.rounds_to_beat(s, target),
+                      "fall_to": royale.cell_xy(royale.NEIGHBOURS[target.cell][-1])}
+            if target.active:
+                bd = [c for c in target.active if s.cards[c]["effect"]["black_death"]]
+                action["take"] = bd[0] if bd else target.active[-1]
+        else:
+            # Walk toward the nearest card; end the turn when there is nothing left to do.
+            cards = [i for i in range(len(s.map)) if s.map[i] is not None]
+            moves = sorted([a for a in legal if a["type"] == "move"], key=lambda a: (min(
+                [royale.DIST[royale.INDEX[(a["to"][0], a["to"][1])]][c] for c in cards]),
+                a["to"]))
+            action = moves[0] if moves else legal[-1]
+        royale.apply(s, action)
+    assert s.status == "finished"
+    assert s.rng == rng
