@@ -15,7 +15,8 @@ import pytest
 
 from mpy import REPO, micropython_path, requires_micropython, run_micropython_code
 
-PORTABLE_MODULES = ["test_mfrc522_driver", "test_effects_engine", "test_gestures_pad"]
+PORTABLE_MODULES = ["test_mfrc522_driver", "test_mfrc522_emulator", "test_effects_engine",
+                    "test_gestures_pad"]
 MY_FIRMWARE = ["firmware/__init__.py", "firmware/drivers/__init__.py",
                "firmware/drivers/mfrc522.py", "firmware/sim/__init__.py",
                "firmware/sim/mfrc522_emu.py", "firmware/effects.py", "firmware/gestures.py",
