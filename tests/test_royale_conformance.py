@@ -66,3 +66,72 @@ def test_undo_is_refused_after_dice_and_allowed_after_a_move():
     assert match.state.players["red"].cell == royale.INDEX[(0, 0)]
     match.apply({"type": "attack_card", "dice": [6, 6, 6]})
     assert not match.can_undo()
+
+
+# ---------------------------------------------------------------- bad input, fuzzed
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from shared_rules.errors import IllegalAction, ScenarioError  # noqa: E402
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 20) | st.sampled_from(
+        ["red", "blue", "H3", "SA", "C9", "", "x"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["type", "to", "dice", "target", "take", "fall_to", "active",
+                         "reserve", "cell", "set_aside", "red"]), inner, max_size=4),
+    max_leaves=12)
+_actions = st.fixed_dictionaries(
+    {"type": st.sampled_from(sorted(royale.ACTION_FIELDS) + ["fly"])},
+    optional={"to": _json, "dice": _json, "target": _json, "take": _json,
+              "fall_to": _json, "active": _json, "reserve": _json, "cell": _json,
+              "set_aside": _json})
+
+
+def _midgame():
+    # A position with a duel, a card underfoot, set-aside cards and a dead player.
+    return royale.new_game({}, 3, {
+        "map": [{"cell": [0, 0], "card": "C9"}, {"cell": [1, 0], "card": "SK"}],
+        "players": [{"id": "red", "cell": [0, 0], "active": ["H3", "SA", "DJ"],
+                     "reserve": ["C5"]},
+                    {"id": "blue", "cell": [0, 0], "active": ["HQ"]},
+                    {"id": "green", "cell": [1, 0], "alive": False}]})
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(_actions, _json))
+def test_validate_never_raises_and_a_refused_action_changes_nothing(action):
+    state = _midgame()
+    before = canon.dumps(royale.to_dict(state))
+    problem = royale.validate(state, action)
+    assert problem is None or isinstance(problem, IllegalAction)
+    assert canon.dumps(royale.to_dict(state)) == before
+    if problem is not None:
+        assert problem.message.endswith(".")
+        try:
+            royale.apply(state, action)
+        except IllegalAction as e:
+            assert e.code == problem.code
+        else:
+            raise AssertionError("apply accepted what validate refused: %r" % (action,))
+        assert canon.dumps(royale.to_dict(state)) == before
+    else:
+        royale.apply(state, action)
+
+
+def test_a_damaged_save_is_refused_in_words():
+    data = royale.to_dict(_midgame())
+    del data["players"]
+    try:
+        royale.from_dict(data)
+    except ScenarioError as e:
+        assert e.field == "state"
+    else:
+        raise AssertionError("a save without players was accepted")
+    try:
+        royale.from_dict({"game": "storybook"})
+    except ScenarioError as e:
+        assert "Battle Royale" in e.message
+    else:
+        raise AssertionError("a Storybook save was accepted")
