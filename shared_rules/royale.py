@@ -760,7 +760,10 @@ def _needs_action(s):
 # ---------------------------------------------------------------- apply
 
 def validate(state, action):
-    """The problem with `action` now (an IllegalAction), or None. Never raises."""
+    """The problem with `action` now (an IllegalAction), or None. Never raises.
+
+    It applies the action to a copy, so validate and apply cannot disagree.
+    """
     try:
         _apply(state.copy(), action)
     except IllegalAction as e:

