@@ -16,29 +16,13 @@ Applied actions/s and copies/s for every engine are in tools/bench_rules.py.
 
 import sys
 
-try:
-    from time import ticks_diff, ticks_us
-
-    def now_us():
-        return ticks_us()
-
-    def elapsed_us(t0):
-        return ticks_diff(ticks_us(), t0)
-except ImportError:
-    from time import perf_counter
-
-    def now_us():
-        return int(perf_counter() * 1000000)
-
-    def elapsed_us(t0):
-        return now_us() - t0
-
 if "" not in sys.path:
     sys.path.insert(0, "")
 if sys.implementation.name != "micropython":
     import os
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from tools.bench_rules import elapsed_us, now_us  # noqa: E402
 from shared_rules import playout, prng, royale  # noqa: E402
 
 
