@@ -145,7 +145,7 @@ Death) but not which card has which; our sample deck, editable as data:
   the easiest cards are the trap. 2 of spades and 2 of clubs: -1 to the dice
   sum; 2 of hearts and 2 of diamonds: shield -1 (your opponents need one
   round fewer to beat you).
-- the four 7s: +1 movement ("seven-league boots"), cheap to win (58%).
+- the four 7s: +1 movement ("seven-league boots"), easy to win (92%).
 - the four Jacks: +1 to the dice sum.
 - the four Queens: shield +1.
 - King of spades and King of clubs: +1 to the dice sum; King of hearts and
@@ -154,8 +154,9 @@ Death) but not which card has which; our sample deck, editable as data:
   +2 movement; Ace of spades is Black Death: a curse (-1 to the dice sum)
   that passes to whoever beats its holder in a duel, and is worth 14.
 - every other card has no effect.
-The strong effects sit on the cards that are hard to win (an 11 needs a
-sum of 11: 50%; a 14: 19% plus triples), so a lucky attack is rewarded.
+The strong effects sit on the cards that are hard to win (with no bonus, and
+counting triples: a Jack 51%, a Queen 39%, a King 28%, an Ace 18%), so a
+lucky attack is rewarded.
 A card definition: {"id", "name", "value": 2..14, "suit"?, "rank"?, "text"?,
 "effect"?: {"dice_bonus": -3..3, "movement": 0..3, "shield": -2..3,
 "curse": bool, "black_death": bool}}; a card without "effect" has none.

@@ -128,3 +128,21 @@ def test_the_shipped_file_is_validated_with_the_same_checks():
             del catalog._cache["royale_cards.json"]
         else:
             catalog._cache["royale_cards.json"] = original
+
+
+def test_the_odds_the_docstring_gives():
+    # The module docstring explains the deck by the odds of winning each rank with 3 dice.
+    def odds(value):
+        wins = 0
+        for a in range(1, 7):
+            for b in range(1, 7):
+                for c in range(1, 7):
+                    if a + b + c >= value or a == b == c:
+                        wins += 1
+        return (wins * 100 + 108) // 216
+
+    assert [odds(v) for v in (2, 7, 11, 12, 13, 14)] == [100, 92, 51, 39, 28, 18]
+    doc = getattr(royale, "__doc__", None)  # MicroPython drops docstrings
+    if doc is not None:
+        for text in ("(92%)", "a Jack 51%, a Queen 39%, a King 28%, an Ace 18%"):
+            assert text in " ".join(doc.split())
