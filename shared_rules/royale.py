@@ -1303,7 +1303,10 @@ def view(state, seat=None):
     for pid in (s.order if s.order else s.seats):
         p = s.players[pid]
         row = {"id": pid, "cell": cell_xy(p.cell) if p.cell >= 0 else None, "alive": p.alive,
-               "active": list(p.active), "cards": p.held()}
+               "active": list(p.active), "cards": p.held(),
+               # What the active (public) cards add up to, for the table's display.
+               "dice_bonus": _effect(s, p, "dice_bonus"), "movement": _effect(s, p, "movement"),
+               "rounds_to_beat": rounds_to_beat(s, p)}
         if over or pid == seat:
             row["reserve"] = list(p.reserve)
             row["score"] = score(s, p)

@@ -785,3 +785,10 @@ def test_on_the_physical_table_every_die_comes_from_the_table():
         royale.apply(s, action)
     assert s.status == "finished"
     assert s.rng == rng
+
+
+def test_the_view_sums_up_each_players_public_cards():
+    s = position([player("red", (0, 0), ["CA", "HQ", "S7"], ["SJ"]), player("blue", (0, 3))])
+    red = [p for p in royale.view(s, "blue")["players"] if p["id"] == "red"][0]
+    # The set-aside Jack (+1) does not count, and blue does not learn of it.
+    assert (red["dice_bonus"], red["movement"], red["rounds_to_beat"]) == (2, 1, 4)
