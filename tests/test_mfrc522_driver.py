@@ -328,3 +328,34 @@ def test_healthy_chip_is_left_alone():
     reader = ready()
     assert reader.drv.health()
     assert reader.drv.reinits == 0 and reader.drv.errors == 0
+
+
+def test_field_settle_wait_only_when_the_driver_switches_the_field_on():
+    import firmware.drivers.mfrc522 as driver_module
+    waits = []
+    real_sleep = driver_module.sleep_us
+    driver_module.sleep_us = waits.append
+    try:
+        reader = ready()
+        reader.drv.field_settle_us = 5000
+        reader.emu.place(NtagCard(CARD))
+        assert reader.drv.inventory() == [CARD]
+        assert waits == [5000]
+        # The main loop may switch the field on itself and wait without blocking.
+        reader.drv.antenna(True)
+        assert reader.drv.inventory() == [CARD]
+        assert waits == [5000]
+        assert not reader.emu.antenna_on        # inventory always ends with the field off
+    finally:
+        driver_module.sleep_us = real_sleep
+
+
+def test_identity_read_leaves_the_field_as_it_found_it():
+    reader = ready()
+    reader.emu.place(NtagCard(CARD, identity_record(b"sb:wolf")))
+    reader.drv.antenna(True)
+    assert parse_identity(reader.drv.read_identity(CARD)) == b"sb:wolf"
+    assert reader.emu.antenna_on
+    reader.drv.antenna(False)
+    assert parse_identity(reader.drv.read_identity(CARD)) == b"sb:wolf"
+    assert not reader.emu.antenna_on

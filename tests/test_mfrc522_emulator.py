@@ -9,6 +9,8 @@ from firmware.sim.mfrc522_emu import (
     ACTIVE, HALT, IDLE, READY, Mfrc522Emulator, NtagCard, SimPin, SimSPI, crc_a,
 )
 
+# Register addresses restated from the data sheet, not imported from the emulator, so a
+# wrong address there cannot pass unnoticed here.
 CommandReg = 0x01
 ComIrqReg = 0x04
 DivIrqReg = 0x05

@@ -484,6 +484,18 @@ class MFRC522:
             return True
         return False
 
+    def _exchange_crc(self, n, answer_len, timeout_us=0):
+        """Send self._tx[:n] with CRC_A appended; True if an answer of answer_len bytes
+        with a correct CRC_A came back (in self._rx)."""
+        if not self._calc_crc(self._tx, n, self._tx, n):
+            return False
+        st = self._transceive(n + 2, 0, 0, timeout_us)
+        if st != _OK or self._rx_len != answer_len or not self._crc_ok(answer_len):
+            if st != _TIMEOUT:
+                self.errors += 1     # a misread, or a 4-bit NAK instead of data
+            return False
+        return True
+
     def _select(self, sel):
         """SELECT the card whose level UID is in self._cl; its SAK, or -1."""
         tx = self._tx
@@ -491,12 +503,7 @@ class MFRC522:
         tx[1] = _NVB_SELECT
         for i in range(5):
             tx[2 + i] = self._cl[i]
-        if not self._calc_crc(tx, 7, tx, 7):
-            return -1
-        st = self._transceive(9)
-        if st != _OK or self._rx_len != 3 or not self._crc_ok(3):
-            if st != _TIMEOUT:
-                self.errors += 1
+        if not self._exchange_crc(7, 3):
             return -1
         return self._rx[0]
 
@@ -571,14 +578,22 @@ class MFRC522:
         tx = self._tx
         tx[0] = _NTAG_READ
         tx[1] = page
-        if not self._calc_crc(tx, 2, tx, 2):
-            return None
-        st = self._transceive(4, 0, 0, self.read_timeout_us)
-        if st != _OK or self._rx_len != 18 or not self._crc_ok(18):
-            if st != _TIMEOUT:
-                self.errors += 1     # includes a 4-bit NAK
+        if not self._exchange_crc(2, 18, self.read_timeout_us):
             return None
         return bytes(self._rx[0:16])
+
+    def _field_on(self):
+        """Switch the field on, if it is off, and give the cards time to power up.
+
+        Returns whether it was off. A caller that switched the field on itself
+        (antenna(True)) and waited, e.g. with asyncio.sleep_ms, skips the wait here.
+        """
+        if self._antenna_on:
+            return False
+        self.antenna(True)
+        if self.field_settle_us:
+            sleep_us(self.field_settle_us)
+        return True
 
     # -- public polling API ------------------------------------------------------------
 
@@ -589,10 +604,7 @@ class MFRC522:
         again afterwards. If `identities` is a dict, the identity pages of each card not
         yet in it are read while the card is selected: identities[uid] = 16 bytes or None.
         """
-        was_on = self._antenna_on
-        if not was_on:
-            self.antenna(True)
-            sleep_us(self.field_settle_us)
+        self._field_on()
         found = []
         uid = self._uid
         cmd = _WUPA                 # first round also wakes cards halted by an earlier read
@@ -633,10 +645,7 @@ class MFRC522:
         Wakes the card with WUPA, selects it by its UID, reads, halts it, and leaves the
         field as it found it.
         """
-        was_on = self._antenna_on
-        if not was_on:
-            self.antenna(True)
-            sleep_us(self.field_settle_us)
+        switched_on = self._field_on()
         try:
             if not self._select_known(uid):
                 return None
@@ -644,5 +653,5 @@ class MFRC522:
             self._halt()
             return data
         finally:
-            if not was_on:
+            if switched_on:
                 self.antenna(False)

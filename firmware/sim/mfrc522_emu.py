@@ -162,6 +162,8 @@ class SimSPI:
 
     def __init__(self, id=0, **kwargs):
         self._devices = []
+        self._n_selected = 0
+        self._one = None        # the selected chip when exactly one is
         self.contention = 0     # bytes clocked with more than one chip selected
 
     def init(self, *args, **kwargs):
@@ -173,18 +175,37 @@ class SimSPI:
     def attach(self, cs_pin, emulator):
         """Put `emulator` on this bus behind chip-select `cs_pin` (active low)."""
         self._devices.append((cs_pin, emulator))
-        cs_pin.watch(emulator.cs_changed)
+
+        def cs_changed(level):
+            emulator.cs_changed(level)
+            self._cs_changed(emulator, level)
+
+        cs_pin.watch(cs_changed)
         emulator.cs_changed(cs_pin.value())
+        if cs_pin.value() == 0:
+            self._cs_changed(emulator, 0)
+
+    def _cs_changed(self, emulator, level):
+        if level == 0:
+            self._n_selected += 1
+            self._one = emulator
+            return
+        self._n_selected -= 1
+        self._one = None
+        if self._n_selected == 1:       # after contention: find the one still selected
+            for pin, emu in self._devices:
+                if pin._v == 0:
+                    self._one = emu
 
     def _exchange(self, b):
+        if self._n_selected == 1:
+            return self._one.spi_byte(b)
         out = 0xFF              # MISO idles high with nobody driving it
-        seen = 0
-        for pin, emu in self._devices:
-            if pin._v == 0:
-                out &= emu.spi_byte(b)
-                seen += 1
-        if seen > 1:
+        if self._n_selected:
             self.contention += 1
+            for pin, emu in self._devices:
+                if pin._v == 0:
+                    out &= emu.spi_byte(b)
         return out
 
     def write(self, buf):
@@ -201,6 +222,11 @@ class SimSPI:
             buf[i] = self._exchange(write)
 
     def write_readinto(self, out, inbuf):
+        if self._n_selected == 1:
+            byte = self._one.spi_byte
+            for i in range(len(out)):
+                inbuf[i] = byte(out[i])
+            return
         for i in range(len(out)):
             inbuf[i] = self._exchange(out[i])
 
