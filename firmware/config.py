@@ -26,8 +26,16 @@ TIMINGS = {
     "resend_ms": 100,         # resend an unacknowledged event after this long
     "health_period_ms": 5000,  # HEALTH report period and reader VersionReg check
     "button_ms": 10,          # touch pad sampling period
+    "link_ms": 3,             # serial input polling period (a USB frame is 1 ms)
     "watchdog_ms": 2000,      # hardware watchdog timeout
 }
+
+
+# Readers whose fields may be on at the same time. A cell tile's cells lie in a
+# row (hardware/layouts): cells two apart are 200 mm apart, so no card (88 mm)
+# can lie on both and their fields (40 mm loops) do not reach each other's
+# tags. Both groups share one field-settle wait each; see hardware/protocol.md.
+CELL_POLL_GROUPS = ((0, 2, 4, 6), (1, 3, 5, 7))
 
 
 def variant(name, cells=None):
@@ -37,7 +45,8 @@ def variant(name, cells=None):
         if not 1 <= n <= 8:
             raise ValueError("a cell tile has 1 to 8 cells, not %r" % (n,))
         return {"variant": "cell", "cells": n, "segments": 4, "leds_per_segment": 6,
-                "readers": n, "buttons": n, "dice_pockets": 0}
+                "readers": n, "buttons": n, "dice_pockets": 0,
+                "poll_groups": CELL_POLL_GROUPS}
     if name == "dice":
         return {"variant": "dice", "cells": 3, "segments": 4, "leds_per_segment": 3,
                 "readers": 3, "buttons": 1, "dice_pockets": 3}

@@ -25,12 +25,14 @@ except ImportError:  # MicroPython before the asyncio rename
 
 from firmware import config
 from firmware.drivers.mfrc522 import parse_identity
-from firmware.effects import EffectsEngine
+from firmware.effects import BLINK, CHASE, PULSE, RAINBOW, SEGMENT_BYTES, EffectsEngine
 from firmware.gestures import CellPads
 from firmware.link import TileLink
 from shared_rules import wire
 
 _TASKS = ("readers", "pads", "render", "link")
+_ANIMATED = (BLINK, PULSE, CHASE, RAINBOW)
+_SEGMENT_BYTES = SEGMENT_BYTES
 
 
 class Tile:
@@ -54,6 +56,11 @@ class Tile:
             r.field_settle_us = t["field_settle_us"]
         self.reader_ok = [False] * n
         self.reported = [[] for _ in range(n)]   # per slot: [(uid, identity), ...]
+        self.identities = [{} for _ in range(n)]  # per slot: uid -> identity pages read
+        # Readers whose fields may be on together (far enough apart): they share one
+        # field-settle wait. Default: one field at a time.
+        groups = spec.get("poll_groups") or [[i] for i in range(n)]
+        self.poll_groups = [[i for i in g if i < n] for g in groups]
         self.candidate = [None] * n              # sorted uid tuple seen lately
         self.count = [0] * n
         self.link = TileLink(board.port, t, board.ticks_ms, board.ticks_diff)
@@ -61,6 +68,8 @@ class Tile:
         self.effects = EffectsEngine(cells, spec["leds_per_segment"],
                                      fps=1000 // t["frame_ms"])
         self.idle = False
+        self.scene_changed = True
+        self.animated = False
         self.pads = CellPads(spec["buttons"]) if spec["buttons"] else None
         self.beats = {}
         self.loop_max_ms = 0
@@ -121,8 +130,9 @@ class Tile:
         r = self.readers[i]
         if not self.reader_ok[i]:
             return
+        ids = self.identities[i]
         try:
-            uids = r.inventory(wire.MAX_TAGS)
+            uids = r.inventory(wire.MAX_TAGS, ids)
         except OSError:
             r.errors += 1
             return
@@ -144,20 +154,10 @@ class Tile:
         need = self.timings["gone_polls"] if gone else self.timings["arrive_polls"]
         if self.count[i] < need:
             return
-        known = {}
-        for x in reported:
-            known[x[0]] = x[1]
-        tags = []
-        for uid in seen:
-            if uid in known:
-                tags.append((uid, known[uid]))
-            else:
-                identity = None
-                try:
-                    identity = parse_identity(r.read_identity(uid))
-                except OSError:
-                    r.errors += 1
-                tags.append((uid, identity))
+        for uid in list(ids):
+            if uid not in seen:
+                del ids[uid]    # read a card's identity again when it comes back
+        tags = [(uid, parse_identity(ids.get(uid))) for uid in seen]
         self.reported[i] = tags
         self.candidate[i] = None
         self.count[i] = 0
@@ -185,10 +185,21 @@ class Tile:
     async def readers_task(self):
         sleep_ms = self.board.sleep_ms
         while self.running:
-            for i in range(len(self.readers)):
-                self.poll_reader(i)
-                self.beat("readers", self.ticks_ms())
-                await sleep_ms(0)
+            settle_ms = (self.timings["field_settle_us"] + 999) // 1000
+            for group in self.poll_groups:
+                # Switch on the group's fields and let the cards power up while the
+                # loop serves the host and the LEDs; then read each reader in turn.
+                for i in group:
+                    if self.reader_ok[i]:
+                        try:
+                            self.readers[i].antenna(True)
+                        except OSError:
+                            self.readers[i].errors += 1
+                await sleep_ms(settle_ms)
+                for i in group:
+                    self.poll_reader(i)
+                    self.beat("readers", self.ticks_ms())
+                    await sleep_ms(0)
             if not self.polled:
                 self.polled = True
                 if self.snapshot_wanted:
@@ -220,7 +231,18 @@ class Tile:
                 self.effects.set_cell(c["cell"], c["scene"])
             except ValueError:
                 status = wire.ACK_UNSUPPORTED
+        self.scene_moved()
         return status
+
+    def scene_moved(self):
+        """Note a new scene, and whether any segment of it changes with time."""
+        self.scene_changed = True
+        scenes = self.effects.scenes
+        animated = False
+        for k in range(0, len(scenes), _SEGMENT_BYTES):
+            if scenes[k] in _ANIMATED:
+                animated = True
+        self.animated = animated
 
     async def render_task(self):
         sleep_ms = self.board.sleep_ms
@@ -229,9 +251,14 @@ class Tile:
         while self.running:
             now = self.ticks_ms()
             self.beat("render", now)
-            self.idle = self.effects.idle = self.link.host_silent(now)
-            buf = self.effects.render(now)
-            self.board.show(buf)
+            idle = self.link.host_silent(now)
+            if idle != self.idle:
+                self.idle = self.effects.idle = idle
+                self.scene_changed = True
+            # A still scene (off, solid, value) is rendered once, not every frame.
+            if self.scene_changed or idle or self.animated:
+                self.scene_changed = False
+                self.board.show(self.effects.render(now))
             spent = self.ticks_diff(self.ticks_ms(), now)
             if spent > self.render_max_ms:
                 self.render_max_ms = spent
@@ -261,6 +288,7 @@ class Tile:
             status = self.set_scene(msg["cells"])
         elif t == "led_brightness":
             self.effects.brightness = msg["level"]
+            self.scene_changed = True
         elif t == "set_config":
             self.timings[msg["key"]] = msg["value"]
         elif t == "reboot":
@@ -282,7 +310,7 @@ class Tile:
             spent = self.ticks_diff(self.ticks_ms(), now)
             if spent > self.loop_max_ms:
                 self.loop_max_ms = spent
-            await sleep_ms(1)
+            await sleep_ms(self.timings["link_ms"])
 
     async def health_task(self):
         sleep_ms = self.board.sleep_ms

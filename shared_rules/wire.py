@@ -32,13 +32,19 @@ Layers, each usable alone:
 
 import binascii
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
 PROTOCOL_VERSION = 1
 
 # Largest decoded body (header + payload + CRC) either side will accept.
 MAX_FRAME = 512
-HEADER_LEN = 4
-CRC_LEN = 4
-MAX_PAYLOAD = MAX_FRAME - HEADER_LEN - CRC_LEN
+_HEADER_LEN = const(4)
+_CRC_LEN = const(4)
+MAX_PAYLOAD = MAX_FRAME - _HEADER_LEN - _CRC_LEN
 
 # Message types. Tile -> host are 0x01..0x3f, host -> tile 0x40..0x7f,
 # either direction 0x80.. (see hardware/protocol.md).
@@ -177,17 +183,13 @@ def _u32(v):
     return bytes(((v >> 24) & 0xFF, (v >> 16) & 0xFF, (v >> 8) & 0xFF, v & 0xFF))
 
 
-def crc32(data):
-    return binascii.crc32(data) & 0xFFFFFFFF
-
-
 def encode_frame(msg_type, seq, payload=b"", version=PROTOCOL_VERSION):
     """Build the bytes of one frame, delimiter included."""
     if len(payload) > MAX_PAYLOAD:
         raise WireError("payload of %d bytes exceeds the %d-byte limit"
                         % (len(payload), MAX_PAYLOAD))
     body = bytes((version & 0xFF, msg_type & 0xFF)) + _u16(seq & 0xFFFF) + bytes(payload)
-    body += _u32(crc32(body))
+    body += _u32(binascii.crc32(body))
     return cobs_encode(body) + b"\x00"
 
 
@@ -205,7 +207,11 @@ class Frame:
 
 
 class BadFrame:
-    """Bytes the decoder dropped, reported only with ``Decoder(report=True)``."""
+    """Bytes the decoder dropped, reported only with ``Decoder(report=True)``.
+
+    ``reason`` names the Decoder counter it went to: "crc_errors",
+    "cobs_errors", "short_frames", "oversize" (or "decoder_errors").
+    """
 
     __slots__ = ("reason", "size")
 
@@ -213,18 +219,6 @@ class BadFrame:
         self.reason = reason
         self.size = size
 
-
-
-def unpack_frame(body):
-    """Check a COBS-decoded body; return a Frame or raise WireError."""
-    if len(body) < HEADER_LEN + CRC_LEN:
-        raise WireError("frame of %d bytes is shorter than header and CRC (%d)"
-                        % (len(body), HEADER_LEN + CRC_LEN))
-    want = int.from_bytes(body[-CRC_LEN:], "big")
-    got = crc32(body[:-CRC_LEN])
-    if want != got:
-        raise WireError("CRC mismatch: frame says %08x, bytes give %08x" % (want, got))
-    return Frame(body[0], body[1], (body[2] << 8) | body[3], bytes(body[HEADER_LEN:-CRC_LEN]))
 
 
 class Decoder:
@@ -258,12 +252,18 @@ class Decoder:
         out = []
         try:
             self._feed(data, out)
-        except Exception as e:  # the decoder must never raise; keep what was decoded
+        except Exception:  # the decoder must never raise; keep what was decoded
             self._buf = bytearray()
             self._overflow = 0
             if self.report:
-                out.append(BadFrame("decoder error: %r" % (e,), 0))
+                out.append(BadFrame("decoder_errors", 0))
         return out
+
+    def _drop(self, counter, size, out):
+        setattr(self, counter, getattr(self, counter) + 1)
+        self.garbage_bytes += size
+        if self.report:
+            out.append(BadFrame(counter, size))
 
     def _feed(self, data, out):
         data = bytes(data)
@@ -283,10 +283,7 @@ class Decoder:
                 size = self._overflow + len(self._buf) + (end - start)
                 self._overflow = 0
                 self._buf = bytearray()
-                self.oversize += 1
-                self.garbage_bytes += size
-                if self.report:
-                    out.append(BadFrame("oversize", size))
+                self._drop("oversize", size, out)
             else:
                 self._buf.extend(data[start:end])
                 if self._buf:
@@ -299,27 +296,17 @@ class Decoder:
         try:
             body = cobs_decode(self._buf)
         except WireError:
-            self.cobs_errors += 1
-            self.garbage_bytes += size
-            if self.report:
-                out.append(BadFrame("bad COBS", size))
+            self._drop("cobs_errors", size, out)
             return
-        if len(body) < HEADER_LEN + CRC_LEN:
-            self.short_frames += 1
-            self.garbage_bytes += size
-            if self.report:
-                out.append(BadFrame("too short", size))
+        if len(body) < _HEADER_LEN + _CRC_LEN:
+            self._drop("short_frames", size, out)
             return
-        try:
-            frame = unpack_frame(body)
-        except WireError:
-            self.crc_errors += 1
-            self.garbage_bytes += size
-            if self.report:
-                out.append(BadFrame("bad CRC", size))
+        if int.from_bytes(body[-_CRC_LEN:], "big") != binascii.crc32(body[:-_CRC_LEN]) & 0xFFFFFFFF:
+            self._drop("crc_errors", size, out)
             return
         self.frames += 1
-        out.append(frame)
+        out.append(Frame(body[0], body[1], (body[2] << 8) | body[3],
+                         body[_HEADER_LEN:-_CRC_LEN]))
 
 
 # ---------------------------------------------------------------- payload reader
@@ -332,51 +319,34 @@ class _Reader:
         self.pos = 0
         self.what = what
 
-    def need(self, n, field):
-        if self.pos + n > len(self.data):
+    def raw(self, n, field):
+        p = self.pos
+        if p + n > len(self.data):
             raise WireError("%s: payload ends inside %s (need %d bytes at offset %d, have %d)"
-                            % (self.what, field, n, self.pos, len(self.data)))
+                            % (self.what, field, n, p, len(self.data)))
+        self.pos = p + n
+        return bytes(self.data[p:p + n])
 
     def u8(self, field):
-        self.need(1, field)
-        v = self.data[self.pos]
-        self.pos += 1
-        return v
+        return self.raw(1, field)[0]
 
     def u16(self, field):
-        self.need(2, field)
-        v = (self.data[self.pos] << 8) | self.data[self.pos + 1]
-        self.pos += 2
-        return v
+        return int.from_bytes(self.raw(2, field), "big")
 
     def u32(self, field):
-        self.need(4, field)
-        v = int.from_bytes(self.data[self.pos:self.pos + 4], "big")
-        self.pos += 4
-        return v
-
-    def raw(self, n, field):
-        self.need(n, field)
-        v = bytes(self.data[self.pos:self.pos + n])
-        self.pos += n
-        return v
+        return int.from_bytes(self.raw(4, field), "big")
 
     def blob(self, field, limit):
-        n = self.u8(field + " length")
+        n = self.u8(field)
         if n > limit:
             raise WireError("%s: %s of %d bytes exceeds %d" % (self.what, field, n, limit))
         return self.raw(n, field)
-
-    def end(self):
-        if self.pos != len(self.data):
-            raise WireError("%s: %d unexpected bytes after the last field"
-                            % (self.what, len(self.data) - self.pos))
 
 
 def _blob(data, field, limit):
     data = bytes(data or b"")
     if len(data) > limit:
-        raise WireError("%s of %d bytes exceeds %d" % (field, len(data), limit))
+        raise WireError("%s: %s of %d bytes exceeds %d" % ("builder", field, len(data), limit))
     return bytes((len(data),)) + data
 
 
@@ -405,7 +375,7 @@ def hello(uid, firmware, boot_id, cells, segments, leds_per_segment, readers, bu
 def _tags(tags):
     tags = list(tags)
     if len(tags) > MAX_TAGS:
-        raise WireError("%d tags exceed the %d per slot" % (len(tags), MAX_TAGS))
+        raise WireError("%s: %d tags exceed the %d per slot" % ("tag", len(tags), MAX_TAGS))
     out = bytes((len(tags),))
     for uid, identity in tags:
         out += _blob(uid, "uid", MAX_UID) + _blob(identity, "identity", MAX_IDENTITY)
@@ -419,7 +389,7 @@ def tag(slot, tags):
 
 def gesture(slot, kind):
     if kind not in GESTURE_NAMES:
-        raise WireError("gesture kind %r is not one of %s" % (kind, sorted(GESTURE_NAMES)))
+        raise WireError("gesture: unknown kind %d" % kind)
     return bytes((_check_u8(slot, "slot"), kind))
 
 
@@ -469,7 +439,8 @@ def led_scene(cells):
     """LED_SCENE: the full scene of each addressed cell: a list of (cell, 24 scene bytes)."""
     cells = list(cells)
     if len(cells) > MAX_SCENE_CELLS:
-        raise WireError("a scene of %d cells exceeds %d per frame" % (len(cells), MAX_SCENE_CELLS))
+        raise WireError("%s: %d cells exceed %d per frame" % ("led_scene", len(cells),
+                                                             MAX_SCENE_CELLS))
     out = bytes((len(cells),))
     for cell, scene in cells:
         if len(scene) != SCENE_BYTES:
@@ -489,7 +460,7 @@ def set_config(key, value):
 # ---------------------------------------------------------------- parsers
 
 def _p_tags(r):
-    n = r.u8("tag count")
+    n = r.u8("tags")
     if n > MAX_TAGS:
         raise WireError("%s: %d tags exceed the %d per slot" % (r.what, n, MAX_TAGS))
     tags = []
@@ -501,7 +472,7 @@ def _p_tags(r):
 
 
 def _p_die(r):
-    present = r.u8("pocket state")
+    present = r.u8("die")
     if present == 0:
         return None
     if present != 1:
@@ -521,15 +492,15 @@ def _text(data):
 def _parse_payload(t, r, m):
     if t == HELLO:
         m["uid"] = r.blob("uid", 16)
-        m["protocol"] = r.u8("protocol version")
-        m["firmware"] = (r.u8("firmware major"), r.u8("firmware minor"), r.u8("firmware patch"))
-        m["boot_id"] = r.u32("boot id")
+        m["protocol"] = r.u8("protocol")
+        m["firmware"] = (r.u8("firmware"), r.u8("firmware"), r.u8("firmware"))
+        m["boot_id"] = r.u32("boot_id")
         m["cells"] = r.u8("cells")
         m["segments"] = r.u8("segments")
-        m["leds_per_segment"] = r.u8("leds per segment")
+        m["leds_per_segment"] = r.u8("leds_per_segment")
         m["readers"] = r.u8("readers")
         m["buttons"] = r.u8("buttons")
-        m["dice_pockets"] = r.u8("dice pockets")
+        m["dice_pockets"] = r.u8("dice_pockets")
         m["flags"] = r.u8("flags")
         m["variant"] = _text(r.blob("variant", 16))
     elif t == TAG:
@@ -537,7 +508,7 @@ def _parse_payload(t, r, m):
         m["tags"] = _p_tags(r)
     elif t == GESTURE:
         m["slot"] = r.u8("slot")
-        kind = r.u8("gesture kind")
+        kind = r.u8("gesture")
         if kind not in GESTURE_NAMES:
             raise WireError("gesture: unknown kind %d" % kind)
         m["gesture"] = GESTURE_NAMES[kind]
@@ -545,57 +516,57 @@ def _parse_payload(t, r, m):
         m["pocket"] = r.u8("pocket")
         m["die"] = _p_die(r)
     elif t == SNAPSHOT:
-        m["uptime_ms"] = r.u32("uptime")
+        m["uptime_ms"] = r.u32("uptime_ms")
         slots = []
-        for _ in range(r.u8("slot count")):
+        for _ in range(r.u8("slots")):
             slot = r.u8("slot")
             slots.append({"slot": slot, "tags": _p_tags(r)})
         m["slots"] = slots
         pockets = []
-        for _ in range(r.u8("pocket count")):
+        for _ in range(r.u8("pockets")):
             pocket = r.u8("pocket")
             pockets.append({"pocket": pocket, "die": _p_die(r)})
         m["pockets"] = pockets
     elif t == HEALTH:
-        m["uptime_ms"] = r.u32("uptime")
+        m["uptime_ms"] = r.u32("uptime_ms")
         readers = []
-        for _ in range(r.u8("reader count")):
-            ok = r.u8("reader ok")
-            readers.append({"ok": ok == 1, "errors": r.u16("reader errors"),
-                            "reinits": r.u16("reader re-inits")})
+        for _ in range(r.u8("readers")):
+            ok = r.u8("ok")
+            readers.append({"ok": ok == 1, "errors": r.u16("errors"),
+                            "reinits": r.u16("reinits")})
         m["readers"] = readers
-        m["rx_crc_errors"] = r.u16("rx CRC errors")
-        m["rx_garbage"] = r.u16("rx garbage")
+        m["rx_crc_errors"] = r.u16("rx_crc_errors")
+        m["rx_garbage"] = r.u16("rx_garbage")
         m["resends"] = r.u16("resends")
-        m["heap_free"] = r.u32("heap free")
-        m["loop_max_ms"] = r.u16("loop max")
+        m["heap_free"] = r.u32("heap_free")
+        m["loop_max_ms"] = r.u16("loop_max_ms")
     elif t == LOG:
-        level = r.u8("log level")
+        level = r.u8("level")
         m["level"] = LOG_LEVELS.get(level, str(level))
         m["text"] = _text(r.raw(len(r.data) - r.pos, "text"))
     elif t == ACK:
-        m["ack"] = r.u16("acknowledged seq")
-        status = r.u8("ack status")
+        m["ack"] = r.u16("ack")
+        status = r.u8("status")
         m["status"] = ACK_STATUS_NAMES.get(status, str(status))
     elif t == HEARTBEAT:
-        m["uptime_ms"] = r.u32("uptime")
+        m["uptime_ms"] = r.u32("uptime_ms")
     elif t == LED_SCENE:
-        n = r.u8("cell count")
+        n = r.u8("cells")
         if n > MAX_SCENE_CELLS:
-            raise WireError("led_scene: %d cells exceed %d per frame" % (n, MAX_SCENE_CELLS))
+            raise WireError("%s: %d cells exceed %d per frame" % ("led_scene", n, MAX_SCENE_CELLS))
         cells = []
         for _ in range(n):
             cell = r.u8("cell")
-            cells.append({"cell": cell, "scene": r.raw(SCENE_BYTES, "cell scene")})
+            cells.append({"cell": cell, "scene": r.raw(SCENE_BYTES, "scene")})
         m["cells"] = cells
     elif t == LED_BRIGHTNESS:
-        m["level"] = r.u8("brightness")
+        m["level"] = r.u8("level")
     elif t == SET_CONFIG:
-        key = r.u8("config key")
+        key = r.u8("key")
         if key not in CONFIG_NAMES:
             raise WireError("set_config: unknown key %d" % key)
         m["key"] = CONFIG_NAMES[key]
-        m["value"] = r.u16("config value")
+        m["value"] = r.u16("value")
     elif t in (HELLO_REQUEST, SNAPSHOT_REQUEST, REBOOT):
         pass
     else:
@@ -617,6 +588,7 @@ def parse(frame):
     m = {"type": name, "seq": frame.seq}
     r = _Reader(frame.payload, name)
     _parse_payload(frame.type, r, m)
-    if frame.type != LOG:
-        r.end()
+    if r.pos != len(r.data):
+        raise WireError("%s: %d unexpected bytes after the last field"
+                        % (name, len(r.data) - r.pos))
     return m

@@ -140,7 +140,7 @@ def test_small_messages_round_trip():
     (wire.GESTURE, b"\x01\x09", "unknown kind 9"),
     (wire.ACK, b"\x00\x01\x00\x00", "1 unexpected bytes"),
     (0x3F, b"", "unknown message type 0x3f"),
-    (wire.LED_SCENE, b"\x01\x00\x07", "payload ends inside cell scene"),
+    (wire.LED_SCENE, b"\x01\x00\x07", "payload ends inside scene"),
     (wire.LED_SCENE, b"\x09", "9 cells exceed 8"),
 ])
 def test_malformed_payload_is_a_clear_wire_error(t, payload, words):

@@ -117,6 +117,54 @@ def launcher(romfs_path, then):
             "del f\n%s\n" % (romfs_path, romfs_path, then))
 
 
-def heapsize_for(romfs_path, firmware_heap=64 * 1024):
-    """Heap for a unix-port tile: the firmware's heap plus room for the image bytes."""
-    return firmware_heap + os.path.getsize(romfs_path) + 256
+# Measures what the emulated chips of a sim tile (bus, chip selects, emulators, one
+# card in each field) take from the heap; run once per image and reader count.
+_HARDWARE_PROBE = """
+import gc
+gc.collect()
+before = gc.mem_free()
+from firmware.sim.mfrc522_emu import Mfrc522Emulator, NtagCard, SimPin, SimSPI
+spi = SimSPI()
+chips = []
+for i in range(%d):
+    cs = SimPin()
+    emu = Mfrc522Emulator()
+    spi.attach(cs, emu)
+    emu.place(NtagCard(bytes((4, i, 1, 2, 3, 4, 5))))
+    chips.append((cs, emu))
+gc.collect()
+print("hardware", before - gc.mem_free())
+"""
+
+
+def hardware_bytes(romfs_path, readers):
+    """Heap bytes the emulated readers of a sim tile take (cached next to the image)."""
+    import json
+    cache = romfs_path + ".hardware.json"
+    known = {}
+    if os.path.exists(cache):
+        with open(cache) as f:
+            known = json.load(f)
+    key = str(readers)
+    if key not in known:
+        here = os.path.join(os.path.dirname(sys.executable), "micropython")
+        exe = here if os.path.exists(here) else shutil.which("micropython")
+        proc = subprocess.run([exe, "-X", "heapsize=1m", "-c",
+                               launcher(romfs_path, _HARDWARE_PROBE % readers)],
+                              capture_output=True, text=True, cwd=tempfile.gettempdir())
+        line = [x for x in proc.stdout.splitlines() if x.startswith("hardware ")]
+        if proc.returncode != 0 or not line:
+            raise RuntimeError("could not measure the emulated readers:\n%s%s"
+                               % (proc.stdout, proc.stderr))
+        known[key] = int(line[0].split()[1])
+        with open(cache + ".tmp", "w") as f:
+            json.dump(known, f)
+        os.replace(cache + ".tmp", cache)
+    return known[key]
+
+
+def heapsize_for(romfs_path, firmware_heap=64 * 1024, readers=0):
+    """Heap of a unix-port sim tile: the firmware's own heap, plus the ROMFS image
+    bytes (flash on a Pico), plus the emulated readers (chips on a real tile)."""
+    extra = hardware_bytes(romfs_path, readers) if readers else 0
+    return firmware_heap + os.path.getsize(romfs_path) + extra + 256

@@ -3,7 +3,9 @@
 Each tile is a process running the real firmware (firmware/main.py) with
 the sim board backend (firmware/boards/sim.py): under ``micropython`` with
 a 64 KB heap for the firmware, running the mpy-cross compiled tile image
-from a ROMFS mount as a Pico does (tools/tile_image.py), or, where no
+from a ROMFS mount as a Pico does; the process heap adds the image bytes
+and the emulated reader chips on top of the 64 KB (tools/tile_image.py,
+``heapsize_for``). Or, where no
 ``micropython`` is installed (a Raspberry Pi), under CPython from the
 sources, which the table says when it starts.
 
@@ -107,7 +109,8 @@ class VirtualTile:
         env = dict(os.environ)
         if self.table.micropython:
             from tools import tile_image
-            heap = tile_image.heapsize_for(self.table.romfs, self.table.heap_bytes)
+            readers = 3 if self.variant == "dice" else self.cells
+            heap = tile_image.heapsize_for(self.table.romfs, self.table.heap_bytes, readers)
             cmd = [self.table.micropython, "-X", "heapsize=%d" % heap,
                    "-c", tile_image.launcher(self.table.romfs, code)] + args
             env["MICROPYPATH"] = ".frozen"
@@ -259,15 +262,14 @@ class VirtualTile:
             return self.request("die", pocket=pocket, uid=uid_hex, identity=identity)
 
     def leds(self):
-        return bytes.fromhex(self.request("leds")["hex"])
+        """The tile's LED buffer now (GRB bytes, 3 per LED, cell after cell)."""
+        self.request("leds")
+        return self.frame
 
     def watch_leds(self, callback=None, on=True):
         if callback is not None:
             self.led_callbacks.append(callback)
-        reply = self.request("watch", on=on)
-        if on:
-            self.frame = bytes.fromhex(reply["hex"])
-            self.frame_no = reply["frame"]
+        self.request("watch", on=on)
         return self.frame
 
     def fault(self, slot, kind, **args):
@@ -293,7 +295,7 @@ class VirtualTile:
 class VirtualTable:
     """N virtual tiles; use as a context manager or call start()/stop()."""
 
-    def __init__(self, tiles=7, cells=7, variant="cell", heapsize="96k", interpreter="auto",
+    def __init__(self, tiles=7, cells=7, variant="cell", heapsize="64k", interpreter="auto",
                  uid_base=0xE661410400000000, quiet=False):
         self.n = tiles
         self.cells = cells

@@ -17,11 +17,8 @@ import binascii
 import json
 import sys
 
-try:
-    import select
-    import socket
-except ImportError:  # pragma: no cover - both exist on the unix port and CPython
-    raise
+import select
+import socket
 
 from firmware import config
 from firmware.drivers.mfrc522 import MFRC522, identity_record
@@ -29,8 +26,9 @@ from firmware.sim.mfrc522_emu import Mfrc522Emulator, NtagCard, SimPin, SimSPI
 
 MICROPYTHON = sys.implementation.name == "micropython"
 
+import asyncio
+
 if MICROPYTHON:
-    import asyncio
     import gc
     import os
     import time
@@ -39,37 +37,34 @@ if MICROPYTHON:
     ticks_diff = time.ticks_diff
     sleep_ms = asyncio.sleep_ms
 
-    def _urandom32():
+    def urandom32():
         return int.from_bytes(os.urandom(4), "big")
 
-    def _heap_free():
+    def heap_free():
         gc.collect()
         return gc.mem_free()
+
+    def sock_connect(sock, path):
+        # The unix port passes the address buffer as a raw struct sockaddr_un.
+        sock.connect(bytes((socket.AF_UNIX, 0)) + path.encode() + b"\x00")
+
+    def sock_readinto(sock, buf):
+        return sock.readinto(buf)
+
+    def sock_write(sock, data):
+        view = memoryview(data)
+        while view:
+            view = view[sock.send(view):]
+
+    def print_exception(e):
+        sys.print_exception(e, sys.stderr)
 else:
-    import asyncio
-    import os
-    import time
-
-    _T0 = time.monotonic_ns()
-
-    def ticks_ms():
-        return (time.monotonic_ns() - _T0) // 1000000
-
-    def ticks_diff(a, b):
-        return a - b
-
-    def sleep_ms(ms):
-        return asyncio.sleep(ms / 1000)
-
-    def _urandom32():
-        return int.from_bytes(os.urandom(4), "big")
-
-    def _heap_free():
-        return 0
+    # The same names for CPython, from a module a MicroPython tile never loads.
+    from firmware.boards.cpython import *  # noqa: F401,F403
 
 
 def _unhex(s):
-    return bytes(int(s[i:i + 2], 16) for i in range(0, len(s), 2))
+    return binascii.unhexlify(s)
 
 
 def _hex(b):
@@ -115,7 +110,7 @@ class StdioPort:
             return out
         if not self.poll_in.poll(0):
             return b""
-        data = os.read(0, 4096)
+        data = fd_read(0)
         if not data:
             self.closed = True
         return data
@@ -127,7 +122,7 @@ class StdioPort:
             if MICROPYTHON:
                 self.tx.write(data)
             else:
-                os.write(1, data)
+                fd_write(1, data)
         except OSError:
             return False
         return True
@@ -138,29 +133,27 @@ class ControlChannel:
 
     def __init__(self, path):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        if MICROPYTHON:
-            # The unix port passes the address buffer as a raw struct sockaddr_un.
-            self.sock.connect(bytes((socket.AF_UNIX, 0)) + path.encode() + b"\x00")
-        else:
-            self.sock.connect(path)
+        sock_connect(self.sock, path)
         self.sock.setblocking(False)
         self.poll = select.poll()
         self.poll.register(self.sock, select.POLLIN)
         self.buf = b""
+        self.chunk = bytearray(256)   # preallocated: the heap is small and fragments
 
     def lines(self):
         out = []
+        chunk = self.chunk
         while self.poll.poll(0):
             try:
-                data = self.sock.recv(1024)
+                n = sock_readinto(self.sock, chunk)
             except OSError:
                 break
-            if not data:
+            if not n:
                 raise OSError("control channel closed")
-            if len(self.buf) + len(data) > 2048:  # no request is this long: drop the line
+            if len(self.buf) + n > 2048:  # no request is this long: drop the line
                 self.buf = b""
                 continue
-            self.buf += data
+            self.buf += chunk[:n]
         while b"\n" in self.buf:
             i = self.buf.index(b"\n")
             line = self.buf[:i]
@@ -175,13 +168,7 @@ class ControlChannel:
     def write(self, data):
         self.sock.setblocking(True)
         try:
-            if MICROPYTHON:
-                view = memoryview(data)
-                while view:
-                    n = self.sock.send(view)
-                    view = view[n:]
-            else:
-                self.sock.sendall(data)
+            sock_write(self.sock, data)
         finally:
             self.sock.setblocking(False)
 
@@ -198,7 +185,7 @@ class SimBoard:
         self.emulators = []
         self.pressed = []
         self.script = []                # [(at_ms, slot, pressed)] for tap/double/hold
-        self.frame = b""
+        self.frame = bytearray()
         self.frame_no = 0
         self.watching = False
         self.wdt_ms = 0
@@ -215,10 +202,10 @@ class SimBoard:
         return self.uid
 
     def boot_id(self):
-        return _urandom32()
+        return urandom32()
 
     def heap_free(self):
-        return _heap_free()
+        return heap_free()
 
     def readers(self, n):
         out = []
@@ -241,14 +228,28 @@ class SimBoard:
 
     def show(self, buf):
         if buf != self.frame:
-            self.frame = bytes(buf)
+            if len(self.frame) == len(buf):
+                self.frame[:] = buf   # no new allocation per frame
+            else:
+                self.frame = bytearray(buf)
             self.frame_no += 1
-            if self.watching and self.control is not None:
-                # Written in pieces: one JSON string of the whole frame would not fit the heap.
-                c = self.control
-                c.write(b'{"ev": "leds", "frame": %d, "hex": "' % self.frame_no)
-                c.write(binascii.hexlify(self.frame))
-                c.write(b'"}\n')
+            if self.watching:
+                self.push_frame()
+
+    def push_frame(self):
+        """Send the LED frame to the table, in pieces: as one JSON string it would not fit."""
+        c = self.control
+        if c is None:
+            return
+        try:
+            c.write(b'{"ev": "leds", "frame": %d, "hex": "' % self.frame_no)
+            frame = memoryview(self.frame)
+            for i in range(0, len(frame), 48):  # small pieces: the heap fragments
+                c.write(binascii.hexlify(frame[i:i + 48]))
+            c.write(b'"}\n')
+        except MemoryError:
+            # The table gets a line it cannot parse and skips it; the next frame comes.
+            c.write(b'"}\n')
 
     def start_watchdog(self, timeout_ms):
         self.wdt_ms = timeout_ms
@@ -270,7 +271,13 @@ class SimBoard:
             sys.exit(0)
         if self.control is None:
             return
-        for line in self.control.lines():
+        try:
+            lines = self.control.lines()
+        except MemoryError:
+            # A request we cannot hold is dropped; the firmware carries on.
+            self.control.buf = b""
+            return
+        for line in lines:
             try:
                 req = json.loads(line)
                 reply = self.handle(tile, req)
@@ -342,11 +349,13 @@ class SimBoard:
         elif op == "hold":
             self._pad_script(req["slot"], ((1200, 20),))
         elif op == "leds":
-            return {"ok": True, "frame": self.frame_no, "hex": _hex(self.frame)}
+            self.push_frame()   # arrives before the reply, on the same stream
+            return {"ok": True, "frame": self.frame_no}
         elif op == "watch":
             self.watching = bool(req.get("on", True))
             if self.watching:
-                return {"ok": True, "frame": self.frame_no, "hex": _hex(self.frame)}
+                self.push_frame()
+            return {"ok": True, "frame": self.frame_no}
         elif op == "fault":
             # The emulator's fault injections: misread, lift_during, hang.
             kind = req["kind"]
@@ -358,13 +367,11 @@ class SimBoard:
         elif op == "garbage":
             self.port.write(_unhex(req["hex"]))
         elif op == "stats":
-            return {"ok": True, "heap_free": _heap_free(), "loop_max_ms": tile.loop_max_ms,
+            return {"ok": True, "heap_free": heap_free(), "loop_max_ms": tile.loop_max_ms,
                     "render_max_ms": tile.render_max_ms, "frames": tile.frames,
                     "resends": tile.link.resends, "idle": tile.idle,
                     "uptime_ms": tile.uptime(), "reported": [
                         [_hex(t[0]) for t in tags] for tags in tile.reported]}
-        elif op == "ping":
-            pass
         else:
             return {"ok": False, "error": "unknown op %r" % (op,)}
         return {"ok": True}
@@ -380,11 +387,7 @@ def main(argv=None):
     except SystemExit:
         raise
     except BaseException as e:
-        if MICROPYTHON:
-            sys.print_exception(e, sys.stderr)
-        else:
-            import traceback
-            traceback.print_exc()
+        print_exception(e)
         sys.exit(1)
 
 

@@ -26,7 +26,7 @@ _SEEN = 64  # recent tile seqs remembered to drop resent duplicates
 class LinkTimings:
     """Host-side timings in seconds; hardware/protocol.md explains each."""
 
-    tick_s = 0.005              # session housekeeping period
+    tick_s = 0.02               # session housekeeping period (frames are handled on arrival)
     hello_retry_s = 0.5         # HELLO_REQUEST resend until a HELLO arrives
     snapshot_retry_s = 0.3      # SNAPSHOT_REQUEST resend until a SNAPSHOT arrives
     resend_s = 0.1              # resend an unacknowledged command after this long
@@ -54,7 +54,6 @@ class PortSession:
         self.seen = []
         self.outbuf = bytearray()
         self.failed = None          # exception that ended the port, set by callbacks
-        self.wake = asyncio.Event()
         self.last_rx = 0.0
         self.last_tx = 0.0
         self.hello_at = 0.0
@@ -119,7 +118,6 @@ class PortSession:
 
     def stop(self):
         self.stopping = True
-        self.wake.set()
 
     # ------------------------------------------------------------ bytes
 
@@ -142,7 +140,6 @@ class PortSession:
             asyncio.get_running_loop().remove_reader(self.ser.fileno())
         except (ValueError, OSError, AttributeError):
             pass
-        self.wake.set()
 
     def _write_raw(self, data):
         self.outbuf.extend(data)
@@ -291,8 +288,4 @@ class PortSession:
             if now - self.last_tx >= t.heartbeat_s:
                 self.seq = (self.seq + 1) & 0xFFFF
                 self._write_raw(wire.encode_frame(wire.HEARTBEAT, self.seq, wire.heartbeat(0)))
-            self.wake.clear()
-            try:
-                await asyncio.wait_for(self.wake.wait(), t.tick_s)
-            except asyncio.TimeoutError:
-                pass
+            await asyncio.sleep(t.tick_s)

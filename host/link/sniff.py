@@ -37,6 +37,11 @@ def _show(v):
     return str(v)
 
 
+_REASONS = {"crc_errors": "bad CRC", "cobs_errors": "bad COBS", "short_frames": "too short",
+            "oversize": "no delimiter within the frame size limit",
+            "decoder_errors": "decoder error"}
+
+
 class Sniffer:
     """Bytes in, readable lines out; counts what it saw."""
 
@@ -53,7 +58,8 @@ class Sniffer:
         for item in self.decoder.feed(data):
             if isinstance(item, wire.BadFrame):
                 self.problems += 1
-                self.out("%s garbage: %d bytes dropped (%s)" % (where, item.size, item.reason))
+                self.out("%s garbage: %d bytes dropped (%s)"
+                         % (where, item.size, _REASONS.get(item.reason, item.reason)))
                 continue
             try:
                 msg = wire.parse(item)

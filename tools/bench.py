@@ -1,0 +1,188 @@
+"""`fairytable bench latency`: sensor-to-host and host-to-LED latency on the virtual table.
+
+    fairytable bench latency --cells 49 --events 200 --json
+
+Starts the virtual table (tiles of 7 cells, real firmware under MicroPython
+on pseudo-terminals), connects the host link with pyserial, then measures:
+
+- tag_to_host: from the control request that places a card in a reader's
+  emulated field to the host link decoding the TAG event for that cell;
+- scene_to_led: from the host queueing an LED scene for a cell to the tile's
+  LED buffer (read back over the control channel) showing it.
+
+Events are sequential (one in flight at a time) over random cells; each
+card is lifted again right after its event, so few cards lie on the table
+at once (every card in a field costs the emulated reader a full
+anticollision, which on the virtual table is CPU time shared by 7 tiles).
+An event that does not arrive within ``--timeout`` seconds counts as lost.
+Prints one JSON object (``--json``) or a short table.
+"""
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import threading
+import time
+
+CELLS_PER_TILE = 7
+
+
+def percentile(values, p):
+    """Nearest-rank percentile of a non-empty list (p in 0..100)."""
+    s = sorted(values)
+    k = max(0, min(len(s) - 1, int(round(p / 100.0 * len(s) + 0.5)) - 1))
+    return s[k]
+
+
+class _LedWatch:
+    """Timestamps the first LED frame of a tile in which a cell matches a predicate."""
+
+    def __init__(self, tile):
+        self.tile = tile
+        self.cond = None
+        self.hit = None
+        self.lock = threading.Lock()
+        tile.watch_leds(self._on_frame)
+
+    def arm(self, cell, predicate):
+        with self.lock:
+            self.hit = None
+            self.cond = (cell, predicate)
+
+    def _on_frame(self, frame_no, frame, _t):
+        now = time.monotonic()
+        with self.lock:
+            if self.cond is not None and self.hit is None:
+                cell, pred = self.cond
+                if pred(self.tile.cell_pixels(cell, frame)):
+                    self.hit = now
+
+
+async def _latency(args):
+    from firmware.effects import SOLID, uniform_scene
+    from host.link import TableLink
+    from tools.virtual_table import VirtualTable
+
+    tiles = (args.cells + CELLS_PER_TILE - 1) // CELLS_PER_TILE
+    table = VirtualTable(tiles=tiles, cells=CELLS_PER_TILE, heapsize=args.heap)
+    await asyncio.to_thread(table.start)
+    link = TableLink(ports=table.ports())
+    await link.start()
+    rng = random.Random(args.seed)
+    cells = [(t, c) for t in table.tiles for c in range(CELLS_PER_TILE)][:args.cells]
+    tag_ms, scene_ms = [], []
+    lost = 0
+    try:
+        online = set()
+        deadline = time.monotonic() + 30
+        while len(online) < tiles and time.monotonic() < deadline:
+            ev = await link.next_event(30)
+            if ev.kind == "online":
+                online.add(ev.tile)
+        if len(online) < tiles:
+            raise RuntimeError("only %d of %d tiles came online" % (len(online), tiles))
+        await asyncio.sleep(0.2)
+        # -- tag placed -> TAG event at the host
+        for k in range(args.events):
+            tile, cell = cells[rng.randrange(len(cells))]
+            uid = "04%012x" % (0xB000000000 + k)
+            while not link.queue.empty():
+                link.queue.get_nowait()
+            t0 = time.monotonic()
+            tile.send_nowait("place", slot=cell, uid=uid)
+            got = None
+            end = t0 + args.timeout
+            while got is None and time.monotonic() < end:
+                try:
+                    ev = await link.next_event(max(0.001, end - time.monotonic()))
+                except asyncio.TimeoutError:
+                    break
+                if (ev.kind == "tags" and ev.tile == tile.uid and ev.slot == cell
+                        and any(t[0] == uid for t in ev.tags)):
+                    got = ev.at
+            if got is None:
+                lost += 1
+            else:
+                tag_ms.append((got - t0) * 1000.0)
+            # The player takes the card away again: the table stays as sparse as in play
+            # between moves, and the next event does not wait for this removal.
+            tile.send_nowait("lift", slot=cell, uid=uid)
+        # -- LED scene from the host -> the tile's LED buffer
+        watches = {t.index: _LedWatch(t) for t in table.tiles}
+        lit = {}
+        for k in range(args.events):
+            tile, cell = cells[rng.randrange(len(cells))]
+            w = watches[tile.index]
+            turn_on = not lit.get((tile.index, cell), False)
+            scene = uniform_scene(SOLID, (0, 0, 160 + k % 64)) if turn_on else bytes(24)
+            w.arm(cell, (lambda px: any(px)) if turn_on else (lambda px: not any(px)))
+            t0 = time.monotonic()
+            link.set_scene(tile.uid, [(cell, scene)])
+            end = t0 + args.timeout
+            while w.hit is None and time.monotonic() < end:
+                await asyncio.sleep(0.0005)
+            if w.hit is None:
+                lost += 1
+            else:
+                scene_ms.append((w.hit - t0) * 1000.0)
+                lit[(tile.index, cell)] = turn_on
+        stats = {}
+        for t in table.tiles:
+            try:
+                stats[t.index] = await asyncio.to_thread(t.stats)
+            except Exception:
+                pass
+    except Exception:
+        for t in table.tiles:
+            if not t.alive() or t.log_tail():
+                print("bench: tile %d (%s); its log:\n%s" % (
+                    t.index, "running" if t.alive() else "dead", t.log_tail()), file=sys.stderr)
+        raise
+    finally:
+        await link.stop()
+        await asyncio.to_thread(table.stop)
+    result = {
+        "cells": args.cells,
+        "events": args.events,
+        "lost": lost,
+        "tag_to_host_p50_ms": round(percentile(tag_ms, 50), 2) if tag_ms else None,
+        "tag_to_host_p99_ms": round(percentile(tag_ms, 99), 2) if tag_ms else None,
+        "scene_to_led_p50_ms": round(percentile(scene_ms, 50), 2) if scene_ms else None,
+        "scene_to_led_p99_ms": round(percentile(scene_ms, 99), 2) if scene_ms else None,
+        "tiles": tiles,
+        "interpreter": table.interpreter,
+        "firmware_heap": args.heap,
+        "tile_heap_free_min": min((s.get("heap_free") or 0 for s in stats.values()),
+                                  default=None),
+        "tile_render_max_ms": max((s.get("render_max_ms") or 0 for s in stats.values()),
+                                  default=None),
+    }
+    return result
+
+
+def main(argv):
+    p = argparse.ArgumentParser(prog="fairytable bench", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="bench", required=True)
+    lat = sub.add_parser("latency", help="tag-to-host and scene-to-LED latency")
+    lat.add_argument("--cells", type=int, default=49)
+    lat.add_argument("--events", type=int, default=200)
+    lat.add_argument("--timeout", type=float, default=2.0, help="seconds before an event is lost")
+    lat.add_argument("--seed", type=int, default=1)
+    lat.add_argument("--heap", default="64k", help="firmware heap of each tile")
+    lat.add_argument("--json", action="store_true", help="print one JSON object")
+    args = p.parse_args(argv)
+    if args.cells < 1 or args.events < 1:
+        p.error("--cells and --events must be at least 1")
+    result = asyncio.run(_latency(args))
+    if args.json:
+        print(json.dumps(result, sort_keys=True))
+    else:
+        for k in sorted(result):
+            print("%-22s %s" % (k, result[k]))
+    return 0 if result["lost"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
