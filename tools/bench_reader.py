@@ -1,0 +1,90 @@
+"""Benchmark: what one reader poll costs, in SPI transactions, air time and CPU time.
+
+    python tools/bench_reader.py [polls]
+    micropython tools/bench_reader.py [polls]
+
+Runs the MFRC522 driver against the emulator (firmware/sim/mfrc522_emu.py)
+for an empty cell, one card, a card with its identity read, and a card with
+three pawns (collisions). SPI transactions are counted by the emulator and
+are what a Pico would do too; "chip time" is the emulator's virtual clock
+(40 us per SPI transaction plus the ISO/IEC 14443-3 air time), an estimate
+of the poll's duration on a Pico; CPU time (the fastest batch of 10 polls,
+so other processes' load counts least) is what the emulation costs on this
+machine, i.e. in the virtual table. The field-settle wait is left out
+(`field_settle_us` = 0): add 5 ms per poll on hardware.
+"""
+
+import sys
+
+try:
+    _here = __file__.rsplit("/", 2)[0] if "/" in __file__ else "."
+    if _here.endswith("tools"):
+        _here = _here[:-5] or "."
+    sys.path.insert(0, _here if _here else ".")
+except NameError:
+    pass
+
+from firmware.drivers.mfrc522 import MFRC522, identity_record  # noqa: E402
+from firmware.sim.mfrc522_emu import Mfrc522Emulator, NtagCard, SimPin, SimSPI  # noqa: E402
+
+try:
+    from time import ticks_diff, ticks_us
+except ImportError:  # CPython
+    from time import perf_counter_ns
+
+    def ticks_us():
+        return perf_counter_ns() // 1000
+
+    def ticks_diff(a, b):
+        return a - b
+
+
+def reader_with(uids):
+    spi = SimSPI()
+    cs = SimPin(value=1)
+    emu = Mfrc522Emulator()
+    spi.attach(cs, emu)
+    drv = MFRC522(spi, cs)
+    drv.field_settle_us = 0
+    drv.reset_ms = 0
+    drv.init()
+    for uid in uids:
+        emu.place(NtagCard(uid, identity_record(b"bench")))
+    return drv, emu
+
+
+def measure(name, uids, polls, with_identity):
+    drv, emu = reader_with(uids)
+    t0 = emu.transactions
+    v0 = emu.now_us
+    # The fastest batch of 10 polls: other processes on a shared machine only add time.
+    cpu = None
+    for _ in range(max(1, polls // 10)):
+        c0 = ticks_us()
+        for _ in range(10):
+            ids = {} if with_identity else None
+            found = drv.inventory(4, ids)
+            assert len(found) == len(uids), found
+        dt = ticks_diff(ticks_us(), c0) // 10
+        if cpu is None or dt < cpu:
+            cpu = dt
+    n = max(1, polls // 10) * 10
+    spent = (emu.transactions - t0) // n
+    chip_us = (emu.now_us - v0) // n
+    print("%s: %s: %d SPI transactions, chip time %d.%d ms, CPU %d us per poll (errors %d)"
+          % (sys.implementation.name, name, spent, chip_us // 1000, chip_us % 1000 // 100,
+             cpu, drv.errors))
+
+
+def main(argv):
+    polls = int(argv[1]) if len(argv) > 1 else 200
+    card = bytes.fromhex("04112233445566")
+    pawns = [bytes.fromhex("04112233445567"), bytes.fromhex("04A1B2C3D4E5F6"),
+             bytes.fromhex("DEADBEEF")]
+    measure("empty cell", [], polls, False)
+    measure("one card (7-byte UID)", [card], polls, False)
+    measure("one card + identity read", [card], polls, True)
+    measure("card + 3 pawns (collisions)", [card] + pawns, polls, False)
+
+
+main(sys.argv)
