@@ -6,6 +6,8 @@ firmware/effects.py (the tiles render them). Scenes are computed from data
 only, so the same state always lights the same way, after a restart too.
 """
 
+from firmware import effects
+
 OFF = ("off", (0, 0, 0), 0, 0)
 DARK_CELL = (OFF, OFF, OFF, OFF)
 
@@ -19,6 +21,13 @@ BOT_MOVE = (255, 255, 255)
 PAWN_COLOURS = {"red": (255, 0, 0), "blue": (0, 60, 255), "green": (0, 200, 30),
                 "yellow": (255, 180, 0), "purple": (150, 0, 255), "orange": (255, 80, 0),
                 "white": (200, 200, 200), "black": (30, 30, 60)}
+
+
+def encode(scene):
+    """The 24 bytes the tiles take for a cell (firmware/effects.py's scene format)."""
+    return effects.cell_scene(*[effects.segment(effects.EFFECT_NAMES.index(seg[0]), seg[1],
+                                                min(255, seg[2]), min(255, seg[3]))
+                                for seg in scene])
 
 
 def solid(rgb):

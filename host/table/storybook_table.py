@@ -66,8 +66,17 @@ class StorybookTable:
         self.twist_target = None  # (seat, twist id) waiting for a cell
         self.twist_choice = {}    # seat -> index into its choices during setup
         self.mismatches = []
+        self.to_lift = set()      # (cell, card) that left the game by an action, still seen
 
     # ------------------------------------------------------------ inputs
+
+    def after(self, events):
+        """Note what the last action took off the board without a hand touching it."""
+        for ev in events:
+            if ev["type"] == "returned_to_hand":
+                entry_cell = tuple(ev["cell"])
+                for cid in self.observed.get(entry_cell, []):
+                    self.to_lift.add((entry_cell, cid))
 
     def observe(self, cell, cards, problems=()):
         """The cards now on `cell` (item ids of the storybook catalog) and tag problems."""
@@ -75,6 +84,7 @@ class StorybookTable:
             self.observed[cell] = sorted(cards)
         else:
             self.observed.pop(cell, None)
+        self.to_lift = set(x for x in self.to_lift if x[1] in self.observed.get(x[0], ()))
         if problems:
             self.problems[cell] = list(problems)
         else:
@@ -147,6 +157,9 @@ class StorybookTable:
             self.pending_place = None
             return None
         cell, cid = list(extra.items())[0]
+        if (cell, cid) in self.to_lift:
+            self.mismatches.append(self._unexpected(s, cell, cid))
+            return None
         return self._placement(s, cell, cid, now)
 
     def _unexpected(self, s, cell, cid):
@@ -154,6 +167,9 @@ class StorybookTable:
             if cid in s.captured[side]:
                 return Mismatch("captured_on_table", [cell], "%s was captured: lift it off %r."
                                 % (_name(s, cid), list(cell)))
+        if (cell, cid) in self.to_lift:
+            return Mismatch("returned_to_hand", [cell], "%s went back to the hand: lift it "
+                            "off %r." % (_name(s, cid), list(cell)))
         on_board = [c for c, e in s.board.items() if e[0] == cid]
         if on_board:
             return Mismatch("moved", [cell, on_board[0]], "%s belongs on %r, not %r." % (

@@ -1,0 +1,157 @@
+"""`fairytable run`: the main job. Plays a game on the table, or on the virtual table.
+
+    fairytable run [--game storybook] [--seed N] [--bots N] [--journal PATH]
+                   [--headless] [--json] [--port /dev/ttyACM0 ...] [--layout FILE]
+
+With no --port, no table is configured: the virtual table starts (real tile
+firmware under MicroPython, one pseudo-terminal per tile) and says so. A
+journal with an unfinished game of the same kind resumes it (after a crash
+or a pulled plug) and re-lights the table. --bots N puts bots in the last N
+seats; --headless needs bots in every seat and plays the whole game through
+tags, taps and dice on the virtual table; --json prints one summary object.
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+
+from host.journal import Journal, JournalError
+from host.session import SessionLog, TableSession
+from host.table import layout as layouts
+from host.table import tags
+from shared_rules import games
+from shared_rules.engine import Match
+from shared_rules.errors import ScenarioError
+
+DEFAULT_DIR = os.path.join(os.path.expanduser("~"), ".local", "share", "fairytable")
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="fairytable run", description=__doc__.split("\n\n")[0])
+    p.add_argument("--game", default="storybook", choices=["storybook", "royale"])
+    p.add_argument("--seed", type=int, default=None, help="seed of a new game (default: random)")
+    p.add_argument("--bots", type=int, default=0, help="bots in the last N seats")
+    p.add_argument("--bot-kind", default="greedy", choices=["greedy", "random"])
+    p.add_argument("--journal", default=os.path.join(DEFAULT_DIR, "journal.db"))
+    p.add_argument("--key", default=None, help="installation key file (tag MACs)")
+    p.add_argument("--layout", default=None, help="table layout TOML (default: hardware/layouts)")
+    p.add_argument("--port", action="append", default=[], help="a tile's serial port")
+    p.add_argument("--headless", action="store_true")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--max-actions", type=int, default=None)
+    p.add_argument("--interpreter", default="auto", choices=["auto", "micropython", "cpython"],
+                   help="what runs the virtual tiles")
+    p.add_argument("--new", action="store_true", help="start a new game, even if one can resume")
+    return p.parse_args(argv)
+
+
+def seats_of(game, options):
+    engine = games.get(game)
+    return engine.seats(engine.new_game(options, 0))
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        return asyncio.run(run(args))
+    except (layouts.LayoutError, JournalError, ScenarioError, ValueError) as e:
+        print("fairytable run: %s" % e, file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+async def run(args):
+    if args.game != "storybook":
+        raise ValueError("the table plays Storybook Battles so far; Battle Royale's table "
+                         "interpreter is not built yet (its rules run with `fairytable replay`)")
+    layout = layouts.load(args.layout or layouts.builtin_path(args.game))
+    if layout.game != args.game:
+        raise ValueError("the layout %s is for %s, not %s" % (layout.path, layout.game, args.game))
+    os.makedirs(os.path.dirname(os.path.abspath(args.journal)), exist_ok=True)
+    key_path = args.key or os.environ.get("FAIRYTABLE_KEY") or os.path.join(
+        os.path.dirname(os.path.abspath(args.journal)), "installation.key")
+    registry = tags.Registry(tags.load_key(key_path),
+                             os.path.join(os.path.dirname(os.path.abspath(args.journal)),
+                                          "tags.db"))
+    options = {"mode": "physical"}
+    seat_list = seats_of(args.game, options)
+    if args.bots < 0 or args.bots > len(seat_list):
+        raise ValueError("--bots must be 0 to %d for %s" % (len(seat_list), args.game))
+    if args.headless and args.bots != len(seat_list):
+        raise ValueError("--headless needs a bot in every seat: --bots %d" % len(seat_list))
+    bot_seats = {seat: args.bot_kind for seat in seat_list[len(seat_list) - args.bots:]}
+    log = SessionLog(None if args.json else (lambda line: print(line, flush=True)))
+
+    journal = Journal(args.journal)
+    game_id = None if args.new else journal.latest_unfinished(args.game)
+    if game_id is not None:
+        match, session_info = journal.load(game_id)
+        bot_seats = session_info.get("bots", bot_seats)
+        seed = session_info.get("seed", 0)
+        log.say("resuming game %d from %s (%d actions)" % (game_id, args.journal,
+                                                          len(match.actions)))
+    else:
+        seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
+        match = Match(args.game, options, seed)
+        game_id = journal.start_game(match, {"bots": bot_seats, "seed": seed,
+                                             "layout": layout.path})
+        log.say("new game %d of %s, seed %d" % (game_id, args.game, seed))
+
+    vtable = None
+    if args.port:
+        ports = args.port
+    else:
+        from tools.virtual_table import VirtualTable
+        vtable = VirtualTable(tiles=len(layout.tiles), cells=max(len(t.cells)
+                              for t in layout.tiles), interpreter=args.interpreter, quiet=True)
+        print("no table configured: starting the virtual table (%d tiles, firmware under %s)"
+              % (len(layout.tiles), vtable.interpreter), file=sys.stderr, flush=True)
+        vtable.start()
+        ports = vtable.ports()
+    from host.link import TableLink
+    link = TableLink(ports=ports)
+    try:
+        await link.start()
+        uids = await wait_for_tiles(link, len(layout.tiles),
+                                    [t.uid for t in vtable.tiles] if vtable else None)
+        hands = None
+        if vtable is not None:
+            from host.virtual_hands import VirtualHands
+            hands = VirtualHands(vtable, layout, registry)
+        session = TableSession(match, layout, link, registry, uids, journal, game_id,
+                               bot_seats, seed, hands if args.headless or bot_seats else None,
+                               log, hide_window_ms=900 if args.headless else None)
+        if hands is not None:
+            # A fresh virtual table is empty: the players set out the cards the journal holds.
+            await hands.tidy(match.state, session.table)
+        summary = await session.run(max_actions=args.max_actions)
+    finally:
+        await link.stop()
+        if vtable is not None:
+            vtable.stop()
+        journal.close()
+    summary["seed"] = seed
+    summary["game_id"] = game_id
+    if args.json:
+        print(json.dumps(summary, sort_keys=True))
+    else:
+        print("game %s: %s; scores %s after %d actions" % (
+            summary["status"], "winner " + str(summary["winner"]), summary["scores"],
+            summary["actions"]))
+    return 0
+
+
+async def wait_for_tiles(link, count, order=None, timeout_s=30.0):
+    """Wait until `count` tiles said hello; their uids in layout order."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while sum(1 for t in link.tiles.values() if t.online) < count:
+        left = deadline - loop.time()
+        if left <= 0:
+            raise ValueError("only %d of %d tiles answered; run `fairytable doctor`"
+                             % (sum(1 for t in link.tiles.values() if t.online), count))
+        await asyncio.sleep(0.05)  # events stay queued for the session (snapshots of tags)
+    return list(order) if order else sorted(link.tiles)

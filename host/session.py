@@ -1,0 +1,364 @@
+"""A game bound to the table: tile events in, actions applied and journalled, scenes lit.
+
+One `TableSession` owns one Match. Tile events arrive from the link (tags on
+a slot, gestures, dice), the layout turns tile slots into cells, the tag
+registry turns tags into cards, pawns and die faces, and the game's table
+interpreter turns sensor changes into actions or mismatches. An accepted
+action is journalled before its result is lit. Bots play empty seats: their
+moves are lit for a human to carry out (or carried out by `hands` on the
+virtual table) and applied only once the tiles confirm them.
+"""
+
+import asyncio
+import time
+
+from host import lights
+from host.table.storybook_table import StorybookTable
+from host.table.tags import TagRefused
+from shared_rules import bots
+from shared_rules.engine import Match, UndoRefused
+from shared_rules.errors import IllegalAction
+
+# Actions a bot takes without touching the table (a seat button).
+BUTTON_ACTIONS = ("draw", "end_turn", "choose_plot_twist")
+
+
+def now_ms():
+    return int(time.monotonic() * 1000)
+
+
+class SessionLog:
+    """Where the session says what happens: a list of lines, and optionally a printer."""
+
+    def __init__(self, printer=None):
+        self.lines = []
+        self.printer = printer
+
+    def say(self, text):
+        self.lines.append(text)
+        if self.printer is not None:
+            self.printer(text)
+
+
+class TableSession:
+    idle_tick_s = 0.05
+    bot_patience_ms = 5000   # a bot's move not seen on the table by then is asked again
+    tidy_gap_ms = 500        # let the tiles report before the virtual hands tidy again
+
+    def __init__(self, match, layout, link, registry, tile_uids, journal=None, game_id=None,
+                 seats_bots=None, bot_seed=0, hands=None, log=None, hide_window_ms=None):
+        self.match = match
+        self.layout = layout
+        self.link = link
+        self.registry = registry
+        self.journal = journal
+        self.game_id = game_id
+        self.bots = dict(seats_bots or {})
+        self.bot_seed = bot_seed
+        self.hands = hands
+        self.log = log or SessionLog()
+        self.tile_index = {}  # uid -> layout tile index
+        for index, uid in layout.bind(tile_uids).items():
+            self.tile_index[uid] = index
+        self.uid_of = {index: uid for uid, index in self.tile_index.items()}
+        if match.game != "storybook":
+            raise ValueError("the table plays storybook; %r has no table interpreter yet"
+                             % match.game)
+        self.table = StorybookTable(match)
+        if hide_window_ms is not None:
+            self.table.hide_window_ms = hide_window_ms
+        self.recent_events = []
+        self.sent_scenes = {}     # cell -> scene last sent
+        self.led_scenes_sent = 0
+        self.mismatch_count = 0
+        self.bot_request = None   # the action a bot asked a human to carry out
+        self.bot_request_at = 0
+        self._tidied_at = 0
+        self._hands_task = None
+        self.paused = False
+        self.rejected = []        # (action, reason) shown on the host
+        self.flash = {}           # cell -> until ms: an illegal action's cells
+        self._was_mismatched = False
+
+    # ------------------------------------------------------------ sensors
+
+    def on_event(self, ev):
+        """Handle one TileEvent; returns an action to apply, or None."""
+        index = self.tile_index.get(ev.tile)
+        if ev.kind == "online":
+            if index is None:
+                self.log.say("tile %s is online but not in the layout: ignored" % ev.tile)
+            self.sent_scenes = {c: s for c, s in self.sent_scenes.items()
+                                if index is None or self.layout.slot_of[c][0] != index}
+            return None
+        if ev.kind == "offline":
+            self.log.say("tile %s went offline (%s): the game waits for it" % (ev.tile, ev.detail))
+            return None
+        if index is None:
+            return None
+        if ev.kind == "tags":
+            cell = self.layout.cell_of.get((index, ev.slot))
+            if cell is None:
+                return None
+            cards, problems = [], []
+            for uid_hex, identity in ev.tags:
+                try:
+                    item = self.registry.resolve(bytes.fromhex(uid_hex), identity)
+                except TagRefused as e:
+                    problems.append(e.message)
+                    continue
+                if item.startswith("storybook:"):
+                    cards.append(item.split(":", 1)[1])
+                else:
+                    problems.append("%s is not a Storybook card: take it off." % item)
+            self.table.observe(cell, cards, problems)
+            return self.table.reconcile(now_ms())
+        if ev.kind == "gesture":
+            cell = self.layout.cell_of.get((index, ev.slot))
+            if cell is None:
+                return None
+            action = self.table.gesture(cell, ev.gesture, now_ms())
+            if action is None and self.table.mismatches:
+                self.log.say("%s on %r ignored: the table does not match the game yet"
+                             % (ev.gesture, list(cell)))
+            return action
+        return None
+
+    def button(self, seat, name):
+        """A seat button or a staff control (seat "staff": undo, pause, resume, reset)."""
+        if seat == "staff":
+            return self.staff(name)
+        return self.table.button(seat, name)
+
+    def staff(self, name):
+        if name == "undo":
+            try:
+                action = self.match.undo()
+            except UndoRefused as e:
+                self.log.say("undo refused: " + e.message)
+                return None
+            if self.journal is not None:
+                self.journal.remove_last(self.game_id, len(self.match.actions))
+            self.log.say("staff undid %s" % action["type"])
+            self.table.reconcile(now_ms())
+        elif name in ("pause", "resume"):
+            self.paused = name == "pause"
+            self.log.say("game %s by staff" % ("paused" if self.paused else "resumed"))
+        return None
+
+    # ------------------------------------------------------------ applying
+
+    def apply(self, action):
+        """Apply an action the table showed; returns its events, or None if refused."""
+        if self.paused:
+            self.log.say("paused: %s not applied" % action["type"])
+            return None
+        try:
+            events = self.match.apply(action)
+        except IllegalAction as e:
+            self.rejected.append((action, e.message))
+            self.log.say("not allowed: %s" % e.message)
+            until = now_ms() + 1500
+            if "cell" in action:
+                self.flash[tuple(action["cell"])] = until
+            return None
+        if self.journal is not None:
+            self.journal.append(self.game_id, len(self.match.actions) - 1, action, self.match)
+            if self.match.engine.status(self.match.state) == "finished":
+                self.journal.finish(self.game_id)
+        if self.bot_request is not None and action == self.bot_request:
+            self.bot_request = None
+        self.recent_events = events
+        self.table.after(events)
+        self.log.say(describe(action, events))
+        self.table.reconcile(now_ms())
+        return events
+
+    # ------------------------------------------------------------ lights
+
+    def scenes(self):
+        s = self.match.state
+        hints = ()
+        if not self.table.mismatches and s.phase == "play" and s.ap >= 3 and s.hands[s.turn]:
+            hints = [c for c in self.layout.cells
+                     if c not in s.board and any(n in s.board for n in _neighbours(c))]
+        bot_cells = []
+        if self.bot_request is not None and "cell" in self.bot_request:
+            bot_cells.append(tuple(self.bot_request["cell"]))
+        scenes = lights.storybook_scenes(s, self.recent_events, self.table.mismatches, hints,
+                                         bot_cells)
+        now = now_ms()
+        for cell, until in list(self.flash.items()):
+            if until < now:
+                del self.flash[cell]
+            else:
+                scenes[cell] = lights.all_edges(lights.blink(lights.MISMATCH, 200))
+        return scenes
+
+    def light(self):
+        """Send the scenes that changed, one LED command per tile."""
+        scenes = self.scenes()
+        per_tile = {}
+        for cell in self.layout.cells:
+            scene = scenes.get(cell, lights.DARK_CELL)
+            if self.sent_scenes.get(cell) == scene:
+                continue
+            index, slot = self.layout.slot_of[cell]
+            per_tile.setdefault(index, []).append((slot, scene, cell))
+        for index in sorted(per_tile):
+            uid = self.uid_of.get(index)
+            tile = self.link.tiles.get(uid) if uid else None
+            if tile is None or not tile.online:
+                continue
+            entries = [(slot, lights.encode(scene)) for slot, scene, _ in per_tile[index]]
+            try:
+                self.link.set_scene(uid, entries)
+            except ValueError as e:
+                self.log.say("lighting tile %s failed: %s" % (uid, e))
+                continue
+            self.led_scenes_sent += 1
+            for slot, scene, cell in per_tile[index]:
+                self.sent_scenes[cell] = scene
+
+    # ------------------------------------------------------------ bots
+
+    def bot_seat(self):
+        """The bot that should act now, or None."""
+        s = self.match.state
+        if s.status != "ongoing" or self.table.mismatches or self.table.pending_place:
+            return None
+        seat = s.turn
+        return seat if seat in self.bots else None
+
+    def bot_action(self, seat):
+        kind = self.bots[seat]
+        action = bots.choose(kind, self.match.engine, self.match.state, seat, self.bot_seed)
+        if action is not None and action["type"] in ("play", "hide"):
+            # A card goes down facing its controller: the table never says otherwise.
+            action = {k: v for k, v in action.items() if k != "facing"}
+        return action
+
+    # ------------------------------------------------------------ the loop
+
+    async def run(self, max_actions=None, deadline_s=None):
+        """Play until the game ends (or max_actions, or deadline); returns a summary."""
+        started = time.monotonic()
+        self.table.reconcile(now_ms())
+        self.light()
+        while self.match.engine.status(self.match.state) == "ongoing":
+            if max_actions is not None and len(self.match.actions) >= max_actions:
+                break
+            if deadline_s is not None and time.monotonic() - started > deadline_s:
+                self.log.say("stopped: the game took longer than %d s" % deadline_s)
+                break
+            try:
+                ev = await self.link.next_event(timeout=self.idle_tick_s)
+            except asyncio.TimeoutError:
+                ev = None
+            action = self.on_event(ev) if ev is not None else self.table.tick(now_ms())
+            if action is not None:
+                self._apply_table_action(action)
+            self._count_mismatch()
+            await self._drive_bots()
+            self.light()
+        self.light()
+        return self.summary()
+
+    def _apply_table_action(self, action):
+        if self.bot_request is not None and action != self.bot_request:
+            self.log.say("the table shows %s, but the bot asked for %s: put it back"
+                         % (describe(action, ()), describe(self.bot_request, ())))
+            self.bot_request_at = -self.bot_patience_ms  # tidy up and ask again
+            return
+        self.apply(action)
+
+    def _count_mismatch(self):
+        mismatched = bool(self.table.mismatches)
+        if mismatched and not self._was_mismatched:
+            self.mismatch_count += 1
+            for m in self.table.mismatches:
+                self.log.say("mismatch: " + m.message)
+        self._was_mismatched = mismatched
+
+    async def _drive_bots(self):
+        now = now_ms()
+        if self.bot_request is not None and now - self.bot_request_at > self.bot_patience_ms:
+            # The move was not seen on the table in time: tidy up and ask again.
+            self.log.say("the table did not show the bot's move; asking again")
+            self.bot_request = None
+            await self._tidy(now)
+            return
+        if self.hands is not None and self.table.mismatches and self.bot_request is None \
+                and now - self._tidied_at > self.tidy_gap_ms:
+            # The virtual players tidy up: captured cards lifted off, a dropped card put back.
+            await self._tidy(now)
+            return
+        seat = self.bot_seat()
+        if seat is None or self.bot_request is not None:
+            return
+        action = self.bot_action(seat)
+        if action is None:
+            return
+        if action["type"] in BUTTON_ACTIONS or (action["type"] == "plot_twist"
+                                                and "cell" not in action):
+            self.apply(action)
+            return
+        self.bot_request = action
+        self.bot_request_at = now
+        self.log.say("%s (bot) asks: %s" % (seat, describe(action, ())))
+        if self.hands is not None:
+            self.light()
+            self._hands_task = asyncio.ensure_future(self._perform(action))
+
+    async def _perform(self, action):
+        from host.virtual_hands import HandsSlipped
+        try:
+            await self.hands.perform(self.match.state, action, self)
+        except HandsSlipped as e:
+            self.log.say("the move slipped (%s): it will be asked again" % e)
+
+    async def _tidy(self, now):
+        from host.virtual_hands import HandsSlipped
+        if self.hands is None or (self._hands_task is not None and not self._hands_task.done()):
+            return
+        self._tidied_at = now
+        try:
+            await self.hands.tidy(self.match.state, self.table)
+        except HandsSlipped as e:
+            self.log.say("tidying slipped (%s)" % e)
+
+    def summary(self):
+        s = self.match.state
+        result = self.match.engine.result(s)
+        tiles = {}
+        for uid in sorted(self.link.tiles):
+            tile = self.link.tiles[uid]
+            tiles[uid] = {"online": tile.online, "health": tile.health}
+        return {"game": self.match.game, "winner": result.get("winner"),
+                "scores": result.get("scores"), "turns": getattr(s, "turn_number", None),
+                "actions": len(self.match.actions), "led_scenes_sent": self.led_scenes_sent,
+                "mismatches": self.mismatch_count, "tiles": tiles,
+                "status": result.get("status")}
+
+
+def _neighbours(cell):
+    c, r = cell
+    return ((c, r + 1), (c + 1, r), (c, r - 1), (c - 1, r))
+
+
+def describe(action, events):
+    """One line for the host's log."""
+    parts = [action["type"]]
+    for key in ("card", "cell", "dir"):
+        if key in action:
+            parts.append("%s=%s" % (key, action[key]))
+    for ev in events:
+        if ev["type"] == "captured":
+            parts.append("captured %s (+%d %s)" % (ev["card"], ev["points"], ev["by_side"]))
+        elif ev["type"] == "game_over":
+            parts.append("game over: %s wins" % (ev["winner"] or "nobody"))
+    return " ".join(parts)
+
+
+def new_match(game, seed, options):
+    return Match(game, options, seed)

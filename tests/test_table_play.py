@@ -1,0 +1,86 @@
+"""Whole games on the virtual table: real MicroPython tiles on pseudo-terminals, every action
+going through tags, taps and buttons, the host's journal in SQLite, a kill -9 in the middle."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+from mpy import REPO
+from shared_rules import bots, canon, storybook
+from shared_rules.engine import Match
+
+FAIRYTABLE = os.path.join(os.path.dirname(sys.executable), "fairytable")
+
+
+def engine_only_game(seed):
+    """The same bots playing without a table: what the table game must end as."""
+    match = Match("storybook", {"mode": "physical"}, seed)
+    while storybook.status(match.state) == "ongoing":
+        action = bots.choose("greedy", storybook, match.state, match.state.turn, seed)
+        if action["type"] in ("play", "hide"):
+            action.pop("facing", None)
+        match.apply(action)
+    return match
+
+
+def run_table(journal, seed, extra=()):
+    return subprocess.run([FAIRYTABLE, "run", "--headless", "--bots", "2", "--json",
+                           "--seed", str(seed), "--journal", str(journal)] + list(extra),
+                          capture_output=True, cwd=REPO, timeout=600)
+
+
+def test_a_headless_game_plays_to_the_end_through_the_tiles(tmp_path):
+    journal = tmp_path / "journal.db"
+    proc = run_table(journal, 3, ["--new"])
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    assert b"starting the virtual table" in proc.stderr
+    summary = json.loads(proc.stdout)
+    expected = engine_only_game(3)
+    assert summary["status"] == "finished"
+    assert summary["winner"] == expected.state.winner
+    assert summary["scores"] == expected.state.scores
+    assert summary["actions"] == len(expected.actions)
+    assert summary["turns"] == expected.state.turn_number
+    assert summary["led_scenes_sent"] > summary["actions"]
+    assert len(summary["tiles"]) == 7 and all(t["online"] for t in summary["tiles"].values())
+    # The journal holds exactly the accepted actions, in order.
+    db = sqlite3.connect(str(journal))
+    actions = [json.loads(a) for (a,) in db.execute("SELECT action FROM actions ORDER BY seq")]
+    assert canon.dumps(actions) == canon.dumps(expected.actions)
+    assert db.execute("SELECT finished FROM games").fetchone()[0] == 1
+
+
+def test_kill_9_then_restart_resumes_the_same_game(tmp_path):
+    journal = tmp_path / "journal.db"
+    host = subprocess.Popen([FAIRYTABLE, "run", "--headless", "--bots", "2", "--json",
+                             "--seed", "17", "--journal", str(journal), "--new"],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        seen = 0
+        while seen < 12 and time.monotonic() < deadline and host.poll() is None:
+            time.sleep(0.2)
+            if journal.exists():
+                try:
+                    seen = sqlite3.connect(str(journal)).execute(
+                        "SELECT COUNT(*) FROM actions").fetchone()[0]
+                except sqlite3.OperationalError:
+                    seen = 0
+        assert host.poll() is None, "the game ended before it could be killed"
+    finally:
+        os.killpg(host.pid, signal.SIGKILL)  # the plug is pulled: host and tiles at once
+        host.wait()
+    proc = run_table(journal, 999)  # the seed is the journal's, not this one
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    summary = json.loads(proc.stdout)
+    expected = engine_only_game(17)
+    assert summary["seed"] == 17 and summary["status"] == "finished"
+    assert (summary["winner"], summary["scores"], summary["actions"]) == (
+        expected.state.winner, expected.state.scores, len(expected.actions))
+    db = sqlite3.connect(str(journal))
+    assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1
