@@ -217,7 +217,7 @@ class TableSession:
                 self.log.say("lighting tile %s failed: %s" % (uid, e))
                 continue
             self.led_scenes_sent += 1
-            for slot, scene, cell in per_tile[index]:
+            for _slot, scene, cell in per_tile[index]:
                 self.sent_scenes[cell] = scene
 
     # ------------------------------------------------------------ bots
