@@ -76,6 +76,7 @@ class Tile:
         self.render_max_ms = 0
         self.frames = 0
         self.running = True
+        self.failures = 0
         self.polled = False                      # a first round of every reader is done
         self.snapshot_wanted = False
 
@@ -333,6 +334,20 @@ class Tile:
                 self.board.feed_watchdog()
             await sleep_ms(100)
 
+    async def guarded(self, name, job):
+        """Run a task for good: an exception is reported and the task starts over."""
+        while self.running:
+            try:
+                await job()
+            except Exception as e:  # one bad poll or frame must not stop the tile
+                self.failures += 1
+                self.board.report(name, e)
+                try:
+                    self.link.send(wire.LOG, wire.log(3, "%s: %r" % (name, e)))
+                except Exception:
+                    pass
+                await self.board.sleep_ms(10)
+
     async def main(self):
         self.start_readers()
         self.link.send(wire.HELLO, self.hello())
@@ -340,8 +355,10 @@ class Tile:
         for name in _TASKS:
             self.beat(name, now)
         self.board.start_watchdog(self.timings["watchdog_ms"])
-        await asyncio.gather(self.readers_task(), self.pads_task(), self.render_task(),
-                             self.link_task(), self.health_task(), self.watchdog_task())
+        g = self.guarded
+        await asyncio.gather(g("readers", self.readers_task), g("pads", self.pads_task),
+                             g("render", self.render_task), g("link", self.link_task),
+                             g("health", self.health_task), g("watchdog", self.watchdog_task))
 
 
 def run(board, spec, timings=None):

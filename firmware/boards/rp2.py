@@ -112,6 +112,9 @@ class Rp2Board:
         self.strip.buf[:] = buf
         self.strip.write()
 
+    def report(self, task, e):
+        pass  # stdout is the data stream; the LOG frame the main loop sends says it
+
     def start_watchdog(self, timeout_ms):
         self.wdt = machine.WDT(timeout=timeout_ms)
 

@@ -44,6 +44,8 @@ if MICROPYTHON:
         gc.collect()
         return gc.mem_free()
 
+    gc_collect = gc.collect
+
     def sock_connect(sock, path):
         # The unix port passes the address buffer as a raw struct sockaddr_un.
         sock.connect(bytes((socket.AF_UNIX, 0)) + path.encode() + b"\x00")
@@ -251,6 +253,10 @@ class SimBoard:
             # The table gets a line it cannot parse and skips it; the next frame comes.
             c.write(b'"}\n')
 
+    def report(self, task, e):
+        print("task %s failed:" % task, file=sys.stderr)
+        print_exception(e)
+
     def start_watchdog(self, timeout_ms):
         self.wdt_ms = timeout_ms
         self.wdt_fed = ticks_ms()
@@ -278,15 +284,22 @@ class SimBoard:
             self.control.buf = b""
             return
         for line in lines:
+            req = None
             try:
                 req = json.loads(line)
                 reply = self.handle(tile, req)
+            except MemoryError:
+                reply = {"ok": False, "error": "MemoryError"}
             except Exception as e:  # a bad request must not take the tile down
-                req = req if isinstance(req, dict) else {}
                 reply = {"ok": False, "error": "%s: %s" % (type(e).__name__, e)}
-            if "id" in req:
+            if isinstance(req, dict) and "id" in req:
                 reply["id"] = req["id"]
-            self.control.send(reply)
+            try:
+                self.control.send(reply)
+            except MemoryError:
+                gc_collect()
+                self.control.write(b'{"ok": false, "error": "MemoryError", "id": %d}\n'
+                                   % (req.get("id", 0) if isinstance(req, dict) else 0))
 
     def wait_for_start(self, tile):
         """Before power-on: the table puts the cards that lie on the tile, then says start."""
@@ -370,6 +383,8 @@ class SimBoard:
             return {"ok": True, "heap_free": heap_free(), "loop_max_ms": tile.loop_max_ms,
                     "render_max_ms": tile.render_max_ms, "frames": tile.frames,
                     "resends": tile.link.resends, "idle": tile.idle,
+                    "failures": tile.failures, "tx_failed": tile.link.tx_failed,
+                    "pending": len(tile.link.pending),
                     "uptime_ms": tile.uptime(), "reported": [
                         [_hex(t[0]) for t in tags] for tags in tile.reported]}
         else:
