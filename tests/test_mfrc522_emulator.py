@@ -138,6 +138,15 @@ def test_fifo_overflow_sets_buffer_ovfl_and_flush_clears_it():
     assert not chip.read(ErrorReg) & 0x10
 
 
+def test_mem_command_moves_25_bytes_to_the_internal_buffer_and_back():
+    chip = Chip()
+    chip.write(FIFODataReg, *range(1, 26))
+    chip.write(CommandReg, 0x01)                # Mem: FIFO -> internal buffer
+    assert chip.read(FIFOLevelReg) == 0 and chip.read(ComIrqReg) & 0x10
+    chip.write(CommandReg, 0x01)                # FIFO empty: internal buffer -> FIFO
+    assert chip.read_fifo() == bytes(range(1, 26))
+
+
 def test_irq_register_set_and_clear_by_the_set1_bit():
     chip = Chip()
     chip.write(ComIrqReg, 0x7F)

@@ -160,3 +160,44 @@ def test_eight_readers_on_one_bus_fit_in_a_64k_heap(tmp_path):
     free = int([line for line in out if line.startswith("free")][0].split()[1])
     print("heap free after 8 readers:", free)
     assert free > 4096
+
+
+NO_ALLOCATION = """
+import micropython
+from firmware.effects import (EffectsEngine, cell_scene, segment, SOLID, BLINK, PULSE, CHASE,
+                              VALUE, RAINBOW, CHASE_RING)
+from firmware.gestures import PadGestures
+e = EffectsEngine(8, 6)
+effects = (SOLID, BLINK, PULSE, CHASE, VALUE, RAINBOW)
+for c in range(8):
+    e.set_cell(c, cell_scene(*[segment(effects[(c + k) % 6], (255, 255, 255), 7 + c,
+                                       6 | (CHASE_RING if k else 0)) for k in range(4)]))
+pad = PadGestures()
+e.render(0)
+frames = 0
+gestures = 0
+micropython.heap_lock()     # from here on, any allocation raises MemoryError
+try:
+    for t in range(0, 6000, 33):
+        e.render(t)
+        frames += 1
+        if pad.feed(t, (t // 100) % 3 == 0):
+            gestures += 1
+    e.idle = True
+    for t in range(0, 3000, 33):
+        e.render(t)
+        frames += 1
+finally:
+    micropython.heap_unlock()
+print(frames, gestures, e.limited)
+"""
+
+
+@requires_micropython
+@pytest.mark.micropython
+def test_rendering_and_gestures_allocate_nothing_per_frame():
+    # micropython.heap_lock() turns any allocation into a MemoryError: a frame that
+    # allocated would fail here, not just slow down the Pico with garbage collections.
+    frames, gestures, limited = run_micropython_code(NO_ALLOCATION).split()
+    assert int(frames) == 182 + 91
+    assert int(gestures) > 0
