@@ -127,6 +127,8 @@ async def run(args):
         if hands is not None:
             # A fresh virtual table is empty: the players set out the cards the journal holds.
             await hands.tidy(match.state, session.table)
+        if not args.headless and not args.json:
+            attach_terminal(session, hands)
         summary = await session.run(max_actions=args.max_actions)
     finally:
         await link.stop()
@@ -142,6 +144,59 @@ async def run(args):
             summary["status"], "winner " + str(summary["winner"]), summary["scores"],
             summary["actions"]))
     return 0
+
+
+def attach_terminal(session, hands):
+    """Show the table in the terminal after every change; read typed inputs from stdin."""
+    from host import terminal
+    colour = sys.stdout.isatty()
+
+    def show():
+        print(terminal.render_storybook(session.match.state, session.scenes(),
+                                        session.table.mismatches, colour), flush=True)
+
+    session.on_change = show
+    if sys.stdin is None or sys.stdin.closed or not sys.stdin.isatty():
+        return
+    loop = asyncio.get_running_loop()
+    print("type commands for the virtual table (help lists them)", flush=True)
+
+    def on_line():
+        line = sys.stdin.readline()
+        if not line:
+            loop.remove_reader(sys.stdin.fileno())
+            return
+        if line.strip() == "help":
+            print(terminal.HELP, flush=True)
+            return
+        try:
+            kind, first, rest = terminal.parse_command(line)
+        except ValueError as e:
+            print(e, flush=True)
+            return
+        if kind == "button":
+            action = session.button(first, rest)
+            if action is not None:
+                session._apply_table_action(action)
+            return
+        if hands is None:
+            print("the hands work on the virtual table only: use the real cards", flush=True)
+            return
+        asyncio.ensure_future(typed_hands(hands, first, rest))
+
+    loop.add_reader(sys.stdin.fileno(), on_line)
+
+
+async def typed_hands(hands, op, args):
+    try:
+        if op == "place":
+            await hands.place(args[1], "storybook:" + args[0])
+        elif op == "lift":
+            await hands.lift(args[0])
+        else:
+            await hands.gesture(args[0], op)
+    except Exception as e:  # a typo must not stop the table
+        print("could not %s: %s" % (op, e), flush=True)
 
 
 async def wait_for_tiles(link, count, order=None, timeout_s=30.0):

@@ -75,6 +75,8 @@ class TableSession:
         self.bot_request_at = 0
         self._tidied_at = 0
         self._hands_task = None
+        self.on_change = None     # called when the game or the mismatches change (a view)
+        self._last_mark = None
         self.paused = False
         self.rejected = []        # (action, reason) shown on the host
         self.flash = {}           # cell -> until ms: an illegal action's cells
@@ -261,6 +263,7 @@ class TableSession:
             self._count_mismatch()
             await self._drive_bots()
             self.light()
+            self._notify()
         self.light()
         return self.summary()
 
@@ -271,6 +274,14 @@ class TableSession:
             self.bot_request_at = -self.bot_patience_ms  # tidy up and ask again
             return
         self.apply(action)
+
+    def _notify(self):
+        if self.on_change is None:
+            return
+        mark = (len(self.match.actions), tuple(m.message for m in self.table.mismatches))
+        if mark != self._last_mark:
+            self._last_mark = mark
+            self.on_change()
 
     def _count_mismatch(self):
         mismatched = bool(self.table.mismatches)

@@ -1,0 +1,29 @@
+"""The terminal view and its typed inputs."""
+
+import pytest
+
+from host import lights, terminal
+from shared_rules import storybook
+
+
+def test_the_view_shows_cards_scores_and_hides_face_down_names():
+    s = storybook.new_game({}, 1, {"board": [
+        {"card": "the_cheshire_cat", "cell": [2, 3], "owner": "hero"},
+        {"card": "the_crocodile", "cell": [3, 3], "owner": "villain", "face_up": False}],
+        "turn": "hero", "scores": {"hero": 4, "villain": 2}})
+    text = terminal.render_storybook(s, lights.storybook_scenes(s), colour=False)
+    row3 = [line for line in text.splitlines() if line.startswith("3 ")][0]
+    assert "HCh^" in row3 and "V##v" in row3 and "Cr" not in row3
+    assert "Hero 4  Villain 2" in text and "turn: hero" in text
+
+
+def test_typed_commands_are_parsed_or_refused_in_words():
+    assert terminal.parse_command("place the_dodo 2 3") == ("hands", "place",
+                                                             ("the_dodo", (2, 3)))
+    assert terminal.parse_command("tap 1 1") == ("hands", "tap", ((1, 1),))
+    assert terminal.parse_command("hero end_turn") == ("button", "hero", "end_turn")
+    for bad, words in (("place x 1", "usage"), ("tap a b", "two whole numbers"),
+                       ("fly me to the moon", "unknown command")):
+        with pytest.raises(ValueError) as err:
+            terminal.parse_command(bad)
+        assert words in str(err.value)
