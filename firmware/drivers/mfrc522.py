@@ -11,12 +11,22 @@ firmware/sim/mfrc522_emu.py:
     uids = rdr.inventory(4)         # [b'\\x04\\x11...', ...], antenna off afterwards
     raw = rdr.read_identity(uids[0])   # 16 bytes of pages 4..7, or None
     card = parse_identity(raw)      # the enrolled card id, or None
+    rdr.health()                    # now and then: False if the chip cannot be revived
 
 Timeouts use the chip's timer (TAuto: it starts when transmission ends and
 raises TimerIRq if no answer begins in time), so a poll without a card ends
-after a small, bounded number of SPI transactions. A count-based backstop
-(`max_irq_polls`) stops a wait on a chip whose timer no longer runs (hung);
-such a wait marks the chip suspect and `health()` re-initialises it.
+after a small, bounded number of SPI transactions (37 on an empty cell). A
+count-based backstop (timeout / `min_poll_us` register reads) ends a wait on
+a chip whose timer no longer runs (hung); such a wait counts an error, marks
+the chip `suspect`, and the next `health()` re-initialises it (soft reset,
+then the RST line).
+
+`inventory` switches the field on and waits `field_settle_us` (ISO/IEC
+14443-3 gives a card up to 5 ms) unless the field is already on: an asyncio
+loop can call `antenna(True)`, await the settle time, then `inventory()`,
+which always ends with the field off so neighbouring readers never
+cross-talk. `inventory(4, identities)` also reads the identity pages of new
+cards while each one is selected, saving the separate `read_identity`.
 
 Card identity (written by enrollment): NTAG21x user memory pages 4..7
 (16 bytes, one READ command), laid out as
@@ -49,11 +59,9 @@ except ImportError:  # CPython
 
 # Registers (data sheet section 9.2). Address byte on SPI: bit 7 = read, bits 6..1 = address.
 _CommandReg = const(0x01)
-_ComIEnReg = const(0x02)
 _ComIrqReg = const(0x04)
 _DivIrqReg = const(0x05)
 _ErrorReg = const(0x06)
-_Status2Reg = const(0x08)
 _FIFODataReg = const(0x09)
 _FIFOLevelReg = const(0x0A)
 _ControlReg = const(0x0C)
@@ -86,14 +94,12 @@ _IRQ_CLEAR_ALL = const(0x7F)   # Set1 = 0: writing 1s clears those bits
 _TX_IRQ = const(0x40)
 _RX_IRQ = const(0x20)
 _IDLE_IRQ = const(0x10)
-_ERR_IRQ = const(0x02)
 _TIMER_IRQ = const(0x01)
 _CRC_IRQ = const(0x04)
 
 # ErrorReg bits
 _ERR_BUFFER_OVFL = const(0x10)
 _ERR_COLL = const(0x08)
-_ERR_CRC = const(0x04)
 _ERR_PARITY = const(0x02)
 _ERR_PROTOCOL = const(0x01)
 
