@@ -1,4 +1,4 @@
-"""`fairytable doctor`: find the tiles, check every reader and LED chain, say what is wrong in words.
+"""`fairytable doctor`: find the tiles, check every reader and LED chain, say what is wrong.
 
     fairytable doctor [--port PORT ...] [--virtual] [--layout FILE] [--wait S] [--json]
 
