@@ -64,9 +64,8 @@ def main(argv=None):
 
 
 async def run(args):
-    if args.game != "storybook":
-        raise ValueError("the table plays Storybook Battles so far; Battle Royale's table "
-                         "interpreter is not built yet (its rules run with `fairytable replay`)")
+    from host.table.games import table_game
+    game = table_game(args.game)
     layout = layouts.load(args.layout or layouts.builtin_path(args.game))
     if layout.game != args.game:
         raise ValueError("the layout %s is for %s, not %s" % (layout.path, layout.game, args.game))
@@ -76,7 +75,7 @@ async def run(args):
     registry = tags.Registry(tags.load_key(key_path),
                              os.path.join(os.path.dirname(os.path.abspath(args.journal)),
                                           "tags.db"))
-    options = {"mode": "physical"}
+    options = dict(game.options)
     seat_list = seats_of(args.game, options)
     if args.bots < 0 or args.bots > len(seat_list):
         raise ValueError("--bots must be 0 to %d for %s" % (len(seat_list), args.game))
@@ -119,8 +118,7 @@ async def run(args):
                                     [t.uid for t in vtable.tiles] if vtable else None)
         hands = None
         if vtable is not None:
-            from host.virtual_hands import VirtualHands
-            hands = VirtualHands(vtable, layout, registry)
+            hands = game.hands(vtable, layout, registry)
         session = TableSession(match, layout, link, registry, uids, journal, game_id,
                                bot_seats, seed, hands if args.headless or bot_seats else None,
                                log, hide_window_ms=900 if args.headless else None)
@@ -152,8 +150,8 @@ def attach_terminal(session, hands):
     colour = sys.stdout.isatty()
 
     def show():
-        print(terminal.render_storybook(session.match.state, session.scenes(),
-                                        session.table.mismatches, colour), flush=True)
+        print(session.game.render(session.match.state, session.scenes(),
+                                  session.table.mismatches, colour), flush=True)
 
     session.on_change = show
     if sys.stdin is None or sys.stdin.closed or not sys.stdin.isatty():

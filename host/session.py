@@ -13,15 +13,11 @@ import asyncio
 import time
 
 from host import lights
-from host.table.storybook_table import StorybookTable
+from host.table.games import table_game
 from host.table.tags import TagRefused
 from shared_rules import bots
 from shared_rules.engine import Match, UndoRefused
 from shared_rules.errors import IllegalAction
-
-# Actions a bot takes without touching the table (a seat button).
-BUTTON_ACTIONS = ("draw", "end_turn", "choose_plot_twist")
-
 
 def now_ms():
     return int(time.monotonic() * 1000)
@@ -61,10 +57,8 @@ class TableSession:
         for index, uid in layout.bind(tile_uids).items():
             self.tile_index[uid] = index
         self.uid_of = {index: uid for uid, index in self.tile_index.items()}
-        if match.game != "storybook":
-            raise ValueError("the table plays storybook; %r has no table interpreter yet"
-                             % match.game)
-        self.table = StorybookTable(match)
+        self.game = table_game(match.game)
+        self.table = self.game.interpreter(match)
         if hide_window_ms is not None:
             self.table.hide_window_ms = hide_window_ms
         self.recent_events = []
@@ -102,19 +96,22 @@ class TableSession:
             cell = self.layout.cell_of.get((index, ev.slot))
             if cell is None:
                 return None
-            cards, problems = [], []
+            items, problems = [], []
             for uid_hex, identity in ev.tags:
                 try:
-                    item = self.registry.resolve(bytes.fromhex(uid_hex), identity)
+                    items.append(self.registry.resolve(bytes.fromhex(uid_hex), identity))
                 except TagRefused as e:
                     problems.append(e.message)
-                    continue
-                if item.startswith("storybook:"):
-                    cards.append(item.split(":", 1)[1])
-                else:
-                    problems.append("%s is not a Storybook card: take it off." % item)
-            self.table.observe(cell, cards, problems)
+            self.table.observe_items(cell, items, problems)
             return self.table.reconcile(now_ms())
+        if ev.kind == "dice" and hasattr(self.table, "dice"):
+            item, problem = None, None
+            if ev.die is not None:
+                try:
+                    item = self.registry.resolve(bytes.fromhex(ev.die[0]), ev.die[1])
+                except TagRefused as e:
+                    problem = e.message
+            return self.table.dice(ev.pocket, item, problem, now_ms())
         if ev.kind == "gesture":
             cell = self.layout.cell_of.get((index, ev.slot))
             if cell is None:
@@ -179,16 +176,7 @@ class TableSession:
     # ------------------------------------------------------------ lights
 
     def scenes(self):
-        s = self.match.state
-        hints = ()
-        if not self.table.mismatches and s.phase == "play" and s.ap >= 3 and s.hands[s.turn]:
-            hints = [c for c in self.layout.cells
-                     if c not in s.board and any(n in s.board for n in _neighbours(c))]
-        bot_cells = []
-        if self.bot_request is not None and "cell" in self.bot_request:
-            bot_cells.append(tuple(self.bot_request["cell"]))
-        scenes = lights.storybook_scenes(s, self.recent_events, self.table.mismatches, hints,
-                                         bot_cells)
+        scenes = self.game.scenes(self)
         now = now_ms()
         for cell, until in list(self.flash.items()):
             if until < now:
@@ -227,7 +215,7 @@ class TableSession:
     def bot_seat(self):
         """The bot that should act now, or None."""
         s = self.match.state
-        if s.status != "ongoing" or self.table.mismatches or self.table.pending_place:
+        if s.status != "ongoing" or self.table.mismatches or self.table.busy():
             return None
         seat = s.turn
         return seat if seat in self.bots else None
@@ -235,10 +223,7 @@ class TableSession:
     def bot_action(self, seat):
         kind = self.bots[seat]
         action = bots.choose(kind, self.match.engine, self.match.state, seat, self.bot_seed)
-        if action is not None and action["type"] in ("play", "hide"):
-            # A card goes down facing its controller: the table never says otherwise.
-            action = {k: v for k, v in action.items() if k != "facing"}
-        return action
+        return None if action is None else self.game.normal_bot_action(action)
 
     # ------------------------------------------------------------ the loop
 
@@ -310,8 +295,7 @@ class TableSession:
         action = self.bot_action(seat)
         if action is None:
             return
-        if action["type"] in BUTTON_ACTIONS or (action["type"] == "plot_twist"
-                                                and "cell" not in action):
+        if self.game.is_button_action(action):
             self.apply(action)
             return
         self.bot_request = action
@@ -350,11 +334,6 @@ class TableSession:
                 "actions": len(self.match.actions), "led_scenes_sent": self.led_scenes_sent,
                 "mismatches": self.mismatch_count, "tiles": tiles,
                 "status": result.get("status")}
-
-
-def _neighbours(cell):
-    c, r = cell
-    return ((c, r + 1), (c + 1, r), (c, r - 1), (c - 1, r))
 
 
 def describe(action, events):

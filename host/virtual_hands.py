@@ -73,6 +73,21 @@ class VirtualHands:
         tile, slot = self._tile_slot(cell)
         await self._call({"tap": tile.tap, "double": tile.double, "hold": tile.hold}[kind], slot)
 
+    async def set_die(self, pocket, item):
+        """Put a die in a pocket of the dice tray with `item` ("die:N:F") facing up; None: empty."""
+        tray = self.by_index[self.layout.dice_tile]
+        if item is None:
+            await self._call(lambda: tray.set_die(pocket))
+            return
+        uid = tags.virtual_uid(item)
+        identity = self.registry.identity_for(uid, item)
+        await self._call(lambda: tray.request("die", pocket=pocket, uid=uid.hex(),
+                                              identity_hex=identity.hex()))
+
+
+class StorybookHands(VirtualHands):
+    """Hands that carry out Storybook Battles moves."""
+
     async def perform(self, state, action, session):
         """Carry out a bot's storybook action on the table."""
         kind = action["type"]

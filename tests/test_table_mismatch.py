@@ -7,7 +7,7 @@ from host.link import TableLink
 from host.session import TableSession
 from host.table import layout as layouts
 from host.table import tags
-from host.virtual_hands import VirtualHands
+from host.virtual_hands import StorybookHands
 from shared_rules.engine import Match
 from tools.virtual_table import VirtualTable
 
@@ -45,7 +45,7 @@ async def scenario(tmp_path):
             while sum(t.online for t in link.tiles.values()) < 7:
                 await asyncio.sleep(0.05)
             session = TableSession(match, layout, link, registry, [t.uid for t in vt.tiles])
-            hands = VirtualHands(vt, layout, registry)
+            hands = StorybookHands(vt, layout, registry)
             await hands.tidy(match.state, session.table)
             await until(lambda: set(session.table.observed) == {(2, 3), (3, 3)}, session)
             assert session.table.mismatches == []

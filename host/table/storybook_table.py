@@ -26,28 +26,10 @@ This module is pure: the session feeds it observations and the time, and
 applies the actions it returns.
 """
 
+from host.table.mismatch import Mismatch
 from shared_rules import storybook
 
 DIR_NAMES = storybook.FACINGS
-
-
-class Mismatch:
-    """A disagreement between the table and the game: what, where, and what to do."""
-
-    def __init__(self, code, cells, message):
-        self.code = code
-        self.cells = sorted(cells)
-        self.message = message
-
-    def as_dict(self):
-        return {"code": self.code, "cells": [list(c) for c in self.cells],
-                "message": self.message}
-
-    def __eq__(self, other):
-        return isinstance(other, Mismatch) and self.as_dict() == other.as_dict()
-
-    def __repr__(self):
-        return "Mismatch(%s, %s, %r)" % (self.code, self.cells, self.message)
 
 
 def _name(state, cid):
@@ -89,6 +71,20 @@ class StorybookTable:
             self.problems[cell] = list(problems)
         else:
             self.problems.pop(cell, None)
+
+    def observe_items(self, cell, items, problems=()):
+        """Tags resolved to item names ("storybook:the_dodo", "pawn:red"...) on a cell."""
+        cards, problems = [], list(problems)
+        for item in items:
+            if item.startswith("storybook:"):
+                cards.append(item.split(":", 1)[1])
+            else:
+                problems.append("%s is not a Storybook card: take it off." % item)
+        self.observe(cell, cards, problems)
+
+    def busy(self):
+        """True while a change is under way (a placed card waiting for a possible double tap)."""
+        return self.pending_place is not None
 
     def reconcile(self, now):
         """Compare the table with the game: returns the action the table shows, or None.
@@ -296,3 +292,54 @@ class StorybookTable:
     def expected_board(self):
         """What should be on each cell now (card ids), for the lights and the view."""
         return {cell: entry[0] for cell, entry in self.match.state.board.items()}
+
+
+# ---------------------------------------------------------------- the table game adapter
+
+def scenes(session):
+    """The scene of every cell for a session playing Storybook Battles."""
+    from host import lights
+    s = session.match.state
+    table = session.table
+    hints = ()
+    if not table.mismatches and s.phase == "play" and s.ap >= 3 and s.hands[s.turn]:
+        hints = [c for c in session.layout.cells
+                 if c not in s.board and any(n in s.board for n in storybook._neighbours(c))]
+    bot_cells = []
+    if session.bot_request is not None and "cell" in session.bot_request:
+        bot_cells.append(tuple(session.bot_request["cell"]))
+    return lights.storybook_scenes(s, session.recent_events, table.mismatches, hints, bot_cells)
+
+
+def normal_bot_action(action):
+    """A bot's action as the table will show it (a card goes down facing its controller)."""
+    if action["type"] in ("play", "hide"):
+        return {k: v for k, v in action.items() if k != "facing"}
+    return action
+
+
+def render(state, scene_map, mismatches, colour=True):
+    from host import terminal
+    return terminal.render_storybook(state, scene_map, mismatches, colour)
+
+
+class TableGame:
+    """What the session needs to play Storybook Battles on the table."""
+
+    name = "storybook"
+    options = {"mode": "physical"}
+    button_actions = ("draw", "end_turn", "choose_plot_twist")
+    interpreter = StorybookTable
+    scenes = staticmethod(scenes)
+    render = staticmethod(render)
+    normal_bot_action = staticmethod(normal_bot_action)
+
+    @staticmethod
+    def hands(vtable, layout, registry):
+        from host.virtual_hands import StorybookHands
+        return StorybookHands(vtable, layout, registry)
+
+    @staticmethod
+    def is_button_action(action):
+        return action["type"] in TableGame.button_actions or (
+            action["type"] == "plot_twist" and "cell" not in action)
