@@ -6,7 +6,7 @@ import time
 from firmware.effects import SOLID, uniform_scene
 
 # Generous: these bound a hung test, they are not latency assertions.
-WAIT_S = 15.0
+WAIT_S = 30.0
 
 
 async def wait_event(link, match, timeout=WAIT_S):

@@ -124,7 +124,7 @@ class VirtualTile:
                                          stderr=err, cwd=cwd, env=env,
                                          start_new_session=True)
 
-    def wait_ready(self, timeout=20.0):
+    def wait_ready(self, timeout=60.0):
         deadline = time.monotonic() + timeout
         while not self.ready.wait(0.05):
             if time.monotonic() > deadline or (self.proc is not None
@@ -196,7 +196,7 @@ class VirtualTile:
             self.replies[obj.get("id")] = obj
             self.reply_cv.notify_all()
 
-    def request(self, op, timeout=10.0, **fields):
+    def request(self, op, timeout=30.0, **fields):
         """Send one control request and wait for its reply (a dict)."""
         with self.lock:
             self.next_id += 1
