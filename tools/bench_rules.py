@@ -36,7 +36,17 @@ if sys.implementation.name != "micropython":
 
 from shared_rules import games, playout  # noqa: E402
 
+small_heap = sys.implementation.name == "micropython"
+if small_heap:
+    import gc
+
 OPTIONS = {"storybook": {"max_turns": 200}, "royale": {}}
+
+
+def record(out, action):
+    out.append(action)
+    if small_heap and len(out) % 64 == 0:
+        gc.collect()
 
 
 def bench(game, n_games):
@@ -50,13 +60,15 @@ def bench(game, n_games):
     for seed in range(n_games):
         actions = []
         t0 = now_us()
-        playout.random_game(game, options, seed, on_step=lambda s, a, e, out=actions: out.append(a))
+        playout.random_game(game, options, seed, on_step=lambda s, a, e, out=actions: record(out, a))
         games_us += elapsed_us(t0)
         n_actions += len(actions)
         half = len(actions) // 2
         state = engine.new_game(options, seed)
         t0 = now_us()
         for i in range(len(actions)):
+            if i % 64 == 63 and small_heap:
+                gc.collect()  # MicroPython does not move objects: keep the 2 MB heap tidy
             engine.apply(state, actions[i])
             if i == half and len(mid) < 20:
                 mid.append(engine.copy(state))
