@@ -49,13 +49,27 @@ class Sniffer:
         self.out = out
         self.decoder = wire.Decoder(report=True)
         self.offset = 0
+        self.pending_at = 0
         self.frames = 0
         self.problems = 0
 
     def feed(self, data, stamp=None):
-        where = stamp if stamp is not None else "@%d" % self.offset
-        self.offset += len(data)
-        for item in self.decoder.feed(data):
+        """Decode ``data``; a line per frame, stamped with ``stamp`` or the frame's offset."""
+        data = bytes(data)
+        start = 0
+        while start < len(data):
+            end = data.find(b"\x00", start)
+            end = len(data) if end < 0 else end + 1
+            # the offset where the bytes of this frame (or garbage) began
+            where = stamp if stamp is not None else "@%d" % self.pending_at
+            self._lines(self.decoder.feed(data[start:end]), where)
+            self.offset += end - start
+            if data[end - 1:end] == b"\x00":
+                self.pending_at = self.offset
+            start = end
+
+    def _lines(self, items, where):
+        for item in items:
             if isinstance(item, wire.BadFrame):
                 self.problems += 1
                 self.out("%s garbage: %d bytes dropped (%s)"
@@ -65,8 +79,8 @@ class Sniffer:
                 msg = wire.parse(item)
             except wire.WireError as e:
                 self.problems += 1
-                self.out("%s bad message: %s (%r, payload %s)"
-                         % (where, e, item, item.payload.hex()))
+                self.out("%s bad message (type 0x%02x, seq %d, payload %s): %s"
+                         % (where, item.type, item.seq, item.payload.hex() or "empty", e))
                 continue
             self.frames += 1
             self.out("%s %s" % (where, describe(msg)))
@@ -76,7 +90,7 @@ class Sniffer:
         if tail:
             self.problems += 1
             self.out("@%d garbage: %d bytes at the end without a delimiter"
-                     % (self.offset, tail))
+                     % (self.pending_at, tail))
         self.out("%d frames, %d problems (%d CRC errors, %d bad COBS, %d too short, "
                  "%d oversize)" % (self.frames, self.problems, self.decoder.crc_errors,
                                    self.decoder.cobs_errors, self.decoder.short_frames,

@@ -271,7 +271,7 @@ class TableLink:
 
     def _tile_dice(self, tile, pocket, die):
         die = _die(die)
-        if pocket not in tile.pockets or tile.pockets[pocket] != die:
+        if tile.pockets.get(pocket) != die:   # an unseen pocket counts as empty
             tile.pockets[pocket] = die
             self._emit(TileEvent("dice", tile.uid, pocket=pocket, die=die))
 

@@ -1,0 +1,68 @@
+"""The virtual table's control channel: dice tray, LED frames, and the CPython fallback."""
+
+import asyncio
+import time
+
+import serial
+from mpy import requires_micropython
+from vtable_helpers import lit_red, red_scene, wait_event, wait_for
+
+from host.link import TableLink
+from shared_rules import wire
+from tools.virtual_table import VirtualTable
+
+
+@requires_micropython
+def test_dice_tray_reports_the_face_tag_settled_in_each_pocket():
+    with VirtualTable(tiles=1, variant="dice") as vt:
+        tray = vt.tiles[0]
+
+        async def main():
+            async with TableLink(ports=vt.ports()) as link:
+                ev = await wait_event(link, lambda e: e.kind == "online")
+                assert link.tiles[ev.tile].hello["dice_pockets"] == 3
+                await asyncio.to_thread(tray.set_die, 1, "04d1e000000005", "d6:5")
+                ev = await wait_event(link, lambda e: e.kind == "dice")
+                assert (ev.pocket, ev.die) == (1, ("04d1e000000005", b"d6:5"))
+                await asyncio.to_thread(tray.set_die, 1, None)
+                ev = await wait_event(link, lambda e: e.kind == "dice")
+                assert (ev.pocket, ev.die) == (1, None)
+        asyncio.run(main())
+
+
+@requires_micropython
+def test_led_frame_is_readable_cell_by_cell():
+    with VirtualTable(tiles=1, cells=3) as vt:
+        tile = vt.tiles[0]
+
+        async def main():
+            async with TableLink(ports=vt.ports()) as link:
+                await wait_event(link, lambda e: e.kind == "online")
+                link.set_scene(tile.uid, [(1, red_scene())])
+                # one-shot reads until the next rendered frame shows the scene
+                await wait_for(lambda: lit_red(tile.cell_pixels(1, tile.leds())),
+                               what="cell 1 red in a read frame")
+                frame = await asyncio.to_thread(tile.leds)
+                assert len(frame) == 3 * 4 * 6 * 3
+                assert not any(tile.cell_pixels(0, frame)) and not any(tile.cell_pixels(2, frame))
+        asyncio.run(main())
+
+
+def test_without_micropython_the_same_firmware_runs_under_cpython_and_says_so(capsys):
+    with VirtualTable(tiles=1, cells=2, interpreter="cpython") as vt:
+        assert vt.interpreter == "cpython"
+        tile = vt.tiles[0]
+        assert tile.ready_info["interpreter"] == "cpython"
+        ser = serial.Serial(tile.port, timeout=0.05)
+        ser.write(b"\x00" + wire.encode_frame(wire.HELLO_REQUEST, 1))
+        tile.place(1, "04c0ffee000001")
+        decoder = wire.Decoder()
+        seen = []
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not any(m["type"] == "tag" for m in seen):
+            seen += [wire.parse(f) for f in decoder.feed(ser.read(4096))]
+        ser.close()
+    assert "running the tile firmware under CPython" in capsys.readouterr().out
+    assert any(m["type"] == "hello" and m["readers"] == 2 for m in seen)
+    tag = [m for m in seen if m["type"] == "tag"][0]
+    assert tag["slot"] == 1 and tag["tags"][0]["uid"] == bytes.fromhex("04c0ffee000001")
