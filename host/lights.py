@@ -54,6 +54,11 @@ def all_edges(segment):
     return (segment, segment, segment, segment)
 
 
+def attract_scenes(cells):
+    """The attract mode: every cell runs a rainbow, offset so the table swirls."""
+    return {cell: all_edges(("rainbow", (0, 0, 0), 150, 0)) for cell in cells}
+
+
 # ---------------------------------------------------------------- Storybook Battles
 
 def storybook_scenes(state, events=(), mismatches=(), hints=(), bot_cells=()):
@@ -108,4 +113,69 @@ def storybook_scenes(state, events=(), mismatches=(), hints=(), bot_cells=()):
         colour = CAPTURED if m.code == "captured_on_table" else MISMATCH
         for cell in m.cells:
             scenes[cell] = all_edges(blink(colour, 300 if colour is CAPTURED else 500))
+    return scenes
+
+
+# ---------------------------------------------------------------- Battle Royale
+
+CARD_DOWN = (24, 16, 6)
+REDUCED = (255, 140, 0)
+TRAY = (0, 140, 60)
+
+
+def rainbow(period_ms=2000, level=255):
+    return ("rainbow", (0, 0, 0), max(1, period_ms // 20), level)
+
+
+def royale_scenes(state, mismatches=(), pockets=(), bot_cells=(), move_cells=(), colours=None):
+    """cell -> scene for the diamond, and ("pocket", i) -> scene for the dice tray.
+
+    - a face-down card glows dim on every edge, or pulses amber once the 13s and 14s
+      count 12 (the reduction is public); the last card runs a rainbow;
+    - a won (empty) cell is dark;
+    - each pawn on a cell takes one edge (N, E, S, W: up to 4) in its player's colour,
+      blinking slowly while the player is dead;
+    - the pockets the tray waits for are lit; where a lifted pawn may go glows;
+    - a bot's move for a human to carry out chases in white; mismatch cells blink red,
+      and the cell a dead player must fall to chases in their colour.
+    """
+    from shared_rules import royale
+    scenes = {}
+    last = royale.last_card(state)
+    for i, cell in enumerate(royale.CELLS):
+        if state.map[i] is None:
+            scenes[cell] = DARK_CELL
+        elif i == last:
+            scenes[cell] = all_edges(rainbow(2000))
+        elif state.reduced:
+            scenes[cell] = all_edges(pulse(REDUCED, 1600, 40))
+        else:
+            scenes[cell] = all_edges(solid(CARD_DOWN))
+    for cell in move_cells:
+        scenes[cell] = all_edges(pulse(HINT, 1000, 60))
+    on_cell = {}
+    for n, pid in enumerate(state.seats):
+        p = state.players[pid]
+        if p.cell >= 0:
+            on_cell.setdefault(royale.CELLS[p.cell], []).append((n, pid))
+    for cell in sorted(on_cell):
+        segs = list(scenes[cell])
+        for edge, (n, pid) in enumerate(on_cell[cell][:4]):
+            rgb = PAWN_COLOURS[colours[n]] if colours else PAWN_COLOURS.get(pid, BOT_MOVE)
+            segs[edge] = solid(rgb) if state.players[pid].alive else blink(rgb, 1600, 60)
+        scenes[cell] = tuple(segs)
+    for pocket in pockets:
+        scenes[("pocket", pocket)] = all_edges(pulse(TRAY, 800, 40))
+    for cell in bot_cells:
+        scenes[cell] = all_edges(chase(BOT_MOVE, 800))
+    for m in mismatches:
+        for cell in m.cells:
+            scenes[cell] = all_edges(blink(MISMATCH, 500))
+        if m.code == "fall":
+            pid = m.message.split(" ", 1)[0]
+            fall = royale.CELLS[state.players[pid].cell] if pid in state.players else None
+            if fall is not None:
+                n = state.seats.index(pid)
+                rgb = PAWN_COLOURS[colours[n]] if colours else BOT_MOVE
+                scenes[fall] = all_edges(chase(rgb, 600))
     return scenes

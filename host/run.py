@@ -44,6 +44,8 @@ def parse_args(argv):
     p.add_argument("--interpreter", default="auto", choices=["auto", "micropython", "cpython"],
                    help="what runs the virtual tiles")
     p.add_argument("--new", action="store_true", help="start a new game, even if one can resume")
+    p.add_argument("--gpio", action="store_true",
+                   help="on a Raspberry Pi: seat buttons, staff controls and the status strip")
     return p.parse_args(argv)
 
 
@@ -125,8 +127,16 @@ async def run(args):
         if hands is not None:
             # A fresh virtual table is empty: the players set out the cards the journal holds.
             await hands.tidy(match.state, session.table)
+        def new_game():
+            fresh_seed = int.from_bytes(os.urandom(4), "big")
+            fresh = Match(args.game, options, fresh_seed)
+            return fresh, journal.start_game(fresh, {"bots": bot_seats, "seed": fresh_seed,
+                                                     "layout": layout.path})
+        session.new_game = new_game
         if not args.headless and not args.json:
             attach_terminal(session, hands)
+        if args.gpio:
+            attach_pi(session)
         summary = await session.run(max_actions=args.max_actions)
     finally:
         await link.stop()
@@ -142,6 +152,31 @@ async def run(args):
             summary["status"], "winner " + str(summary["winner"]), summary["scores"],
             summary["actions"]))
     return 0
+
+
+def attach_pi(session):
+    """The Pi's seat buttons and staff controls feed the session; the strip shows the score."""
+    from host.pi import SeatButtons, StatusStrip
+
+    def press(seat, name):
+        action = session.button(seat, name)
+        if action is not None:
+            session._apply_table_action(action)
+
+    SeatButtons(press).start(asyncio.get_running_loop())
+    strip = StatusStrip()
+    previous = session.on_change
+
+    def show():
+        if previous is not None:
+            previous()
+        state = session.match.state
+        result = session.match.engine.result(state)
+        side = state.turn.split("_")[0] if isinstance(state.turn, str) else None
+        strip.show(result.get("scores") or {}, getattr(state, "target", 10), side,
+                   bool(session.table.mismatches))
+
+    session.on_change = show
 
 
 def attach_terminal(session, hands):

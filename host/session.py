@@ -70,6 +70,8 @@ class TableSession:
         self._tidied_at = 0
         self._hands_task = None
         self.on_change = None     # called when the game or the mismatches change (a view)
+        self.attract = False      # staff reset: lights the attract animation, no game
+        self.new_game = None      # () -> (match, game_id), for staff "start"
         self._last_mark = None
         self.paused = False
         self.rejected = []        # (action, reason) shown on the host
@@ -85,7 +87,7 @@ class TableSession:
             if index is None:
                 self.log.say("tile %s is online but not in the layout: ignored" % ev.tile)
             self.sent_scenes = {c: s for c, s in self.sent_scenes.items()
-                                if index is None or self.layout.slot_of[c][0] != index}
+                                if index is None or self._tile_of_scene(c) != index}
             return None
         if ev.kind == "offline":
             self.log.say("tile %s went offline (%s): the game waits for it" % (ev.tile, ev.detail))
@@ -123,11 +125,32 @@ class TableSession:
             return action
         return None
 
+    def _tile_of_scene(self, key):
+        if key in self.layout.slot_of:
+            return self.layout.slot_of[key][0]
+        return self.layout.dice_tile  # ("pocket", i)
+
     def button(self, seat, name):
         """A seat button or a staff control (seat "staff": undo, pause, resume, reset)."""
         if seat == "staff":
             return self.staff(name)
-        return self.table.button(seat, name)
+        action = self.table.button(seat, name)
+        self._table_said()
+        return action
+
+    def _table_said(self):
+        """What the interpreter has to say: notes for the log, refused gestures flashed."""
+        for note in getattr(self.table, "notes", ()):
+            self.log.say(note)
+        for cells, message in getattr(self.table, "refusals", ()):
+            self.rejected.append((None, message))
+            self.log.say("not allowed: %s" % message)
+            for cell in cells:
+                self.flash[tuple(cell)] = now_ms() + 1500
+        if hasattr(self.table, "notes"):
+            del self.table.notes[:]
+        if hasattr(self.table, "refusals"):
+            del self.table.refusals[:]
 
     def staff(self, name):
         if name == "undo":
@@ -143,6 +166,28 @@ class TableSession:
         elif name in ("pause", "resume"):
             self.paused = name == "pause"
             self.log.say("game %s by staff" % ("paused" if self.paused else "resumed"))
+        elif name == "reset":
+            # Back to the attract mode: the game is closed in the journal (it stays readable).
+            if self.journal is not None:
+                self.journal.finish(self.game_id)
+            self.attract = True
+            self.bot_request = None
+            self.log.say("reset by staff: attract mode; staff start begins a new game")
+        elif name == "start" and self.attract:
+            if self.new_game is None:
+                self.log.say("this table cannot start a new game by itself")
+                return None
+            old = self.table
+            self.match, self.game_id = self.new_game()
+            self.table = self.game.interpreter(self.match)
+            for cell in sorted(set(old.observed) | set(old.problems)):
+                self.table.observe(cell, old.observed.get(cell, []), old.problems.get(cell, []))
+            self.table.reconcile(now_ms())
+            self.attract = False
+            self.recent_events = []
+            self.log.say("new game %s started by staff" % self.game_id)
+        else:
+            self.log.say("unknown staff control %r (undo, pause, resume, reset, start)" % name)
         return None
 
     # ------------------------------------------------------------ applying
@@ -158,14 +203,18 @@ class TableSession:
             self.rejected.append((action, e.message))
             self.log.say("not allowed: %s" % e.message)
             until = now_ms() + 1500
-            if "cell" in action:
-                self.flash[tuple(action["cell"])] = until
+            if hasattr(self.game, "action_cells"):
+                cells = self.game.action_cells(self.match.state, action)
+            else:
+                cells = [action["cell"]] if "cell" in action else []
+            for cell in cells:
+                self.flash[tuple(cell)] = until
             return None
         if self.journal is not None:
             self.journal.append(self.game_id, len(self.match.actions) - 1, action, self.match)
             if self.match.engine.status(self.match.state) == "finished":
                 self.journal.finish(self.game_id)
-        if self.bot_request is not None and action == self.bot_request:
+        if self.bot_request is not None and self._carries_out(action, self.bot_request):
             self.bot_request = None
         self.recent_events = events
         self.table.after(events)
@@ -176,6 +225,8 @@ class TableSession:
     # ------------------------------------------------------------ lights
 
     def scenes(self):
+        if self.attract:
+            return lights.attract_scenes(self.layout.cells)
         scenes = self.game.scenes(self)
         now = now_ms()
         for cell, until in list(self.flash.items()):
@@ -195,6 +246,17 @@ class TableSession:
                 continue
             index, slot = self.layout.slot_of[cell]
             per_tile.setdefault(index, []).append((slot, scene, cell))
+        dice_tile = getattr(self.layout, "dice_tile", None)
+        if dice_tile is not None:
+            # The dice tray's pockets: scenes keyed ("pocket", i), dark unless a game lights them.
+            for tile in self.layout.tiles:
+                if tile.index != dice_tile:
+                    continue
+                for pocket in range(tile.pockets):
+                    key = ("pocket", pocket)
+                    scene = scenes.get(key, lights.DARK_CELL)
+                    if self.sent_scenes.get(key) != scene:
+                        per_tile.setdefault(dice_tile, []).append((pocket, scene, key))
         for index in sorted(per_tile):
             uid = self.uid_of.get(index)
             tile = self.link.tiles.get(uid) if uid else None
@@ -217,13 +279,22 @@ class TableSession:
         s = self.match.state
         if s.status != "ongoing" or self.table.mismatches or self.table.busy():
             return None
-        seat = s.turn
+        seat = self.game.current_seat(s) if hasattr(self.game, "current_seat") else s.turn
         return seat if seat in self.bots else None
 
     def bot_action(self, seat):
         kind = self.bots[seat]
-        action = bots.choose(kind, self.match.engine, self.match.state, seat, self.bot_seed)
+        if hasattr(self.game, "choose_bot_action"):
+            action = self.game.choose_bot_action(kind, self.match.state, seat, self.bot_seed)
+        else:
+            action = bots.choose(kind, self.match.engine, self.match.state, seat, self.bot_seed)
         return None if action is None else self.game.normal_bot_action(action)
+
+    def _carries_out(self, action, request):
+        """Is the action the table showed the bot's move? (A game may read its dice.)"""
+        if hasattr(self.game, "carries_out"):
+            return self.game.carries_out(action, request)
+        return action == request
 
     # ------------------------------------------------------------ the loop
 
@@ -232,7 +303,7 @@ class TableSession:
         started = time.monotonic()
         self.table.reconcile(now_ms())
         self.light()
-        while self.match.engine.status(self.match.state) == "ongoing":
+        while self.attract or self.match.engine.status(self.match.state) == "ongoing":
             if max_actions is not None and len(self.match.actions) >= max_actions:
                 break
             if deadline_s is not None and time.monotonic() - started > deadline_s:
@@ -243,7 +314,8 @@ class TableSession:
             except asyncio.TimeoutError:
                 ev = None
             action = self.on_event(ev) if ev is not None else self.table.tick(now_ms())
-            if action is not None:
+            self._table_said()
+            if action is not None and not self.attract:
                 self._apply_table_action(action)
             self._count_mismatch()
             await self._drive_bots()
@@ -253,7 +325,7 @@ class TableSession:
         return self.summary()
 
     def _apply_table_action(self, action):
-        if self.bot_request is not None and action != self.bot_request:
+        if self.bot_request is not None and not self._carries_out(action, self.bot_request):
             self.log.say("the table shows %s, but the bot asked for %s: put it back"
                          % (describe(action, ()), describe(self.bot_request, ())))
             self.bot_request_at = -self.bot_patience_ms  # tidy up and ask again
@@ -278,7 +350,11 @@ class TableSession:
 
     async def _drive_bots(self):
         now = now_ms()
-        if self.bot_request is not None and now - self.bot_request_at > self.bot_patience_ms:
+        if self.attract:
+            return
+        # A change the table moves along (a duel read round by round) keeps the bot waiting.
+        last_seen = max(self.bot_request_at, getattr(self.table, "progress_at", 0))
+        if self.bot_request is not None and now - last_seen > self.bot_patience_ms:
             # The move was not seen on the table in time: tidy up and ask again.
             self.log.say("the table did not show the bot's move; asking again")
             self.bot_request = None
@@ -330,7 +406,9 @@ class TableSession:
             tile = self.link.tiles[uid]
             tiles[uid] = {"online": tile.online, "health": tile.health}
         return {"game": self.match.game, "winner": result.get("winner"),
-                "scores": result.get("scores"), "turns": getattr(s, "turn_number", None),
+                "scores": result.get("scores"),
+                "turns": self.game.turns(self.match) if hasattr(self.game, "turns")
+                else getattr(s, "turn_number", None),
                 "actions": len(self.match.actions), "led_scenes_sent": self.led_scenes_sent,
                 "mismatches": self.mismatch_count, "tiles": tiles,
                 "status": result.get("status")}
