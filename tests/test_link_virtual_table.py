@@ -171,3 +171,26 @@ def test_unacknowledged_command_is_resent_until_acknowledged(table):
         await wait_for(lambda: seq not in link.pending_commands(tile.uid), what="ack")
         assert link.tiles[tile.uid].health["resends"] > resends_before
     run(table, scenario)
+
+
+def test_unplugged_tile_goes_offline_and_is_known_by_its_id_when_plugged_back(table):
+    tile = table.tiles[0]
+
+    async def scenario(link):
+        old_port = tile.port
+        await asyncio.to_thread(tile.place, 2, "04000000000003")
+        await wait_event(link, lambda e: e.kind == "tags" and e.tile == tile.uid and e.slot == 2)
+        tile.unplug()
+        ev = await wait_event(link, lambda e: e.kind == "offline")
+        assert ev.tile == tile.uid
+        new_port = await asyncio.to_thread(tile.replug)
+        link.add_port(new_port)   # what discovery does when a new /dev/ttyACM appears
+        ev = await wait_event(link, lambda e: e.kind == "online" and e.tile == tile.uid)
+        assert ev.detail == "reboot"
+        state = link.tiles[tile.uid]
+        assert state.port == new_port and state.online
+        assert state.slots[2] == (("04000000000003", None),)   # the card stayed on the cell
+        assert old_port in link.sessions   # the old path is retried in case it comes back
+        await asyncio.to_thread(tile.clear, 2)
+        await wait_event(link, lambda e: e.kind == "tags" and e.tile == tile.uid and e.slot == 2)
+    run(table, scenario)

@@ -25,7 +25,7 @@ Control: each tile connects back to a unix socket of the table; JSON lines.
     set_die(pocket, uid_hex=None, identity=None)
     leds() -> bytes (GRB)  watch_leds(callback(frame_no, grb_bytes, t))
     fault(slot, kind, **args)   garbage(raw_bytes)   deaf(ms)   stats() -> dict
-    kill()   restart()   wait_ready()
+    kill()   restart()   unplug()   replug() -> new port path   wait_ready()
 
 CLI: ``python -m tools.virtual_table --tiles 7 --cells 7`` starts a table,
 prints each tile's port and unique id, and runs until Ctrl-C.
@@ -171,6 +171,27 @@ class VirtualTile:
                     self.request("die", pocket=slot, uid=uid, identity=identity)
                 else:
                     self.request("place", slot=slot, uid=uid, identity=identity)
+
+    def unplug(self):
+        """Pull the USB cable: the tile loses power and its serial port disappears."""
+        self.kill()
+        for fd in (self.master, self.slave):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.master = self.slave = None
+
+    def replug(self, wait=True):
+        """Plug it back in: a serial port appears (the name may differ) and the tile boots."""
+        if self.master is not None:
+            raise ControlError("tile %d is plugged in" % self.index)
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        tty.setraw(self.master)
+        self.port = os.ttyname(self.slave)
+        self.restart(wait)
+        return self.port
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
@@ -392,7 +413,8 @@ class VirtualTable:
         for tile in self.tiles:
             for fd in (tile.master, tile.slave):
                 try:
-                    os.close(fd)
+                    if fd is not None:
+                        os.close(fd)
                 except OSError:
                     pass
         shutil.rmtree(self.workdir, ignore_errors=True)
