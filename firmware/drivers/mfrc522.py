@@ -188,16 +188,18 @@ class MFRC522:
         self._antenna_on = False
         self._reload = -1
         self._reg = bytearray(2)
-        self._fifo = bytearray(65)          # address bytes out / data in for FIFO reads
+        self._burst = bytearray(4)          # several registers in one transaction
         self._tx = bytearray(18)
-        self._rx = bytearray(64)
+        self._rx = bytearray(65)            # FIFO data (one spare byte for the read burst)
         self._rx_len = 0
         self._rx_bits = 0                   # valid bits in last received byte, 0 = all 8
         self._cl = bytearray(5)             # UID bytes of one cascade level + BCC
         self._uid = bytearray(10)
         self._hlta = bytearray(4)
-        self._status = bytearray(4)         # burst read of ErrorReg, FIFOLevelReg, ControlReg
-        self._crc = bytearray(3)            # burst read of CRCResultRegL, CRCResultRegH
+        self._fifo_addr = bytearray((_FIFODataReg << 1,))
+        # Views made once: a slice of a view is one small object, not a copy of the data.
+        self._txv = memoryview(self._tx)
+        self._rxv = memoryview(self._rx)
         cs(1)
 
     # -- register access ---------------------------------------------------------------
@@ -233,34 +235,35 @@ class MFRC522:
             self.cs(1)
 
     def _write_fifo(self, data, n):
-        buf = self._fifo
-        buf[0] = _FIFODataReg << 1
-        for i in range(n):
-            buf[i + 1] = data[i]
+        """n bytes of data (a memoryview, or a buffer of exactly n bytes) into the FIFO.
+
+        One transaction: the FIFO's write address, then every byte goes to the FIFO.
+        """
         self.cs(0)
         try:
-            self.spi.write(memoryview(buf)[:n + 1])
+            self.spi.write(self._fifo_addr)
+            self.spi.write(data if len(data) == n else data[:n])
         finally:
             self.cs(1)
 
     def _read_fifo(self, n):
-        # Read burst: send the FIFO address n times then 0; byte i+1 of MISO is datum i.
+        """Read n FIFO bytes into self._rx[0:n] in one transaction."""
         if n == 0:
             return
-        buf = self._fifo
+        # Send the FIFO's read address n times, then 0; MISO byte i+1 is datum i.
+        rx = self._rx
         addr = 0x80 | (_FIFODataReg << 1)
         for i in range(n):
-            buf[i] = addr
-        buf[n] = 0
-        mv = memoryview(buf)[:n + 1]
+            rx[i] = addr
+        rx[n] = 0
+        mv = self._rxv[:n + 1]
         self.cs(0)
         try:
             self.spi.write_readinto(mv, mv)
         finally:
             self.cs(1)
-        rx = self._rx
         for i in range(n):
-            rx[i] = buf[i + 1]
+            rx[i] = rx[i + 1]
 
     # -- chip life cycle ---------------------------------------------------------------
 
@@ -374,10 +377,11 @@ class MFRC522:
         self._write(_CommandReg, _CMD_IDLE)
         if not ok:
             return False
-        crc = self._crc
+        crc = self._burst
         crc[0] = 0x80 | (_CRCResultRegL << 1)
         crc[1] = 0x80 | (_CRCResultRegH << 1)
-        crc[2] = 0
+        crc[2] = 0                          # reads the reserved register 0: harmless
+        crc[3] = 0
         self._read_burst(crc)
         out[at] = crc[1]
         out[at + 1] = crc[2]
@@ -386,7 +390,7 @@ class MFRC522:
     def _crc_ok(self, n):
         """True if the last n received bytes end in a correct CRC_A (CRC over all is 0)."""
         chk = self._reg
-        if n < 3 or not self._calc_crc(self._rx, n, chk, 0):
+        if n < 3 or not self._calc_crc(self._rxv, n, chk, 0):
             return False
         return chk[0] == 0 and chk[1] == 0
 
@@ -398,7 +402,7 @@ class MFRC522:
         self._set_timeout(timeout_us or self.request_timeout_us)
         self._write(_ComIrqReg, _IRQ_CLEAR_ALL)
         self._write(_FIFOLevelReg, _FLUSH_FIFO)
-        self._write_fifo(self._tx, n)
+        self._write_fifo(self._txv, n)
         framing = (rx_align << 4) | tx_bits
         self._write(_BitFramingReg, framing)
         self._write(_CommandReg, _CMD_TRANSCEIVE)
@@ -411,7 +415,7 @@ class MFRC522:
             return _ERROR
         if not irq & (_RX_IRQ | _IDLE_IRQ):
             return _TIMEOUT
-        st = self._status
+        st = self._burst
         st[0] = 0x80 | (_ErrorReg << 1)
         st[1] = 0x80 | (_FIFOLevelReg << 1)
         st[2] = 0x80 | (_ControlReg << 1)
@@ -422,8 +426,8 @@ class MFRC522:
             self.errors += 1
             return _ERROR
         level = st[2] & 0x7F
-        if level > len(self._rx):
-            level = len(self._rx)
+        if level > 64:
+            level = 64
         self._rx_bits = st[3] & 0x07
         self._read_fifo(level)
         self._rx_len = level
@@ -493,7 +497,7 @@ class MFRC522:
     def _exchange_crc(self, n, answer_len, timeout_us=0):
         """Send self._tx[:n] with CRC_A appended; True if an answer of answer_len bytes
         with a correct CRC_A came back (in self._rx)."""
-        if not self._calc_crc(self._tx, n, self._tx, n):
+        if not self._calc_crc(self._txv, n, self._tx, n):
             return False
         st = self._transceive(n + 2, 0, 0, timeout_us)
         if st != _OK or self._rx_len != answer_len or not self._crc_ok(answer_len):

@@ -175,13 +175,10 @@ class SimSPI:
     def attach(self, cs_pin, emulator):
         """Put `emulator` on this bus behind chip-select `cs_pin` (active low)."""
         self._devices.append((cs_pin, emulator))
-
-        def cs_changed(level):
-            emulator.cs_changed(level)
-            self._cs_changed(emulator, level)
-
-        cs_pin.watch(cs_changed)
-        emulator.cs_changed(cs_pin.value())
+        emulator.bus = self
+        cs_pin.watch(emulator.cs_changed)
+        if cs_pin.value() == 0:
+            emulator.cs_changed(0)
         if cs_pin.value() == 0:
             self._cs_changed(emulator, 0)
 
@@ -251,7 +248,6 @@ class NtagCard:
         if len(uid) not in (4, 7, 10):
             raise ValueError("a type A UID has 4, 7 or 10 bytes, not %d" % len(uid))
         self.uid = uid
-        self.npages = npages
         self.mem = bytearray(npages * 4)
         u = uid + bytes(10)
         # NTAG21x layout: pages 0..2 hold UID and check bytes, page 3 the capability container.
@@ -265,7 +261,6 @@ class NtagCard:
                 self.mem[p * 4:p * 4 + 4] = bytes(pages[p])[0:4]
         elif pages is not None:
             self.mem[16:16 + len(pages)] = pages
-        self.levels = {4: 1, 7: 2, 10: 3}[len(uid)]
         self.state = IDLE
         self.from_halt = False      # READY* / ACTIVE*: return to HALT, not IDLE
         self.level = 0
@@ -278,12 +273,12 @@ class NtagCard:
 
     def atqa(self):
         # b8..b7: UID size (single, double, triple); b3: bit frame anticollision.
-        return bytes((((self.levels - 1) << 6) | 0x04, 0x00))
+        return bytes((((len(self.uid) // 3 - 1) << 6) | 0x04, 0x00))
 
     def level_data(self, level):
         """The 5 bytes answered at cascade level `level` (0-based): UID part + BCC."""
         u = self.uid
-        if level < self.levels - 1:
+        if level < len(self.uid) // 3 - 1:
             d = bytearray((0x88, u[3 * level], u[3 * level + 1], u[3 * level + 2]))
         else:
             k = 3 * level
@@ -328,7 +323,7 @@ class NtagCard:
             if frame[2:7] != data:
                 self._drop()
                 return None
-            if self.level < self.levels - 1:
+            if self.level < len(self.uid) // 3 - 1:    # cascade levels: 1, 2 or 3
                 self.level += 1
                 return _with_crc(b"\x04"), 24
             self.state = ACTIVE
@@ -361,12 +356,13 @@ class NtagCard:
             return None
         if cmd == 0x30 and n == 4:
             page = frame[1]
-            if page >= self.npages:
+            npages = len(self.mem) >> 2
+            if page >= npages:
                 self._drop()
                 return b"\x00", 4          # NAK: invalid argument
             out = bytearray(16)
             for i in range(16):
-                out[i] = self.mem[(page * 4 + i) % (self.npages * 4)]  # roll over at the end
+                out[i] = self.mem[(page * 4 + i) % (npages * 4)]  # roll over at the end
             return _with_crc(out), 144
         self._drop()
         return None
@@ -392,13 +388,10 @@ class Mfrc522Emulator:
         self.transactions = 0       # SPI transactions (CS low periods) so far
         self.rf_frames = 0          # frames sent over the air so far
         self.hung = False
-        self.hang_value = 0x00
-        self.soft_reset_cures = True
+        self._hang = (0x00, True)   # (what registers read, whether a soft reset cures it)
         self.in_reset = False
-        self._misreads = 0
-        self._misread_parity = False
-        self._misread_cmd = None
-        self._selected = False
+        self._misread = None        # [answers left to corrupt, parity?, command or None]
+        self.bus = None             # the SimSPI this chip is attached to
         self._first = True
         self._reading = False
         self._addr = 0
@@ -433,15 +426,12 @@ class Mfrc522Emulator:
         parity=False flips a data bit without the chip noticing (CRC or BCC must catch it);
         parity=True makes the chip report a parity error.
         """
-        self._misreads = count
-        self._misread_parity = parity
-        self._misread_cmd = command
+        self._misread = [count, parity, command]
 
     def hang(self, value=0x00, soft_reset_cures=True):
         """The chip stops: registers read `value`, commands never finish, until reset."""
         self.hung = True
-        self.hang_value = value
-        self.soft_reset_cures = soft_reset_cures
+        self._hang = (value, soft_reset_cures)
 
     def attach_rst(self, pin):
         """Wire the chip's NRSTPD input to `pin`: low holds it in reset, high restarts it."""
@@ -469,13 +459,12 @@ class Mfrc522Emulator:
 
     def cs_changed(self, level):
         if level == 0:
-            self._selected = True
             self._first = True
             self.transactions += 1
             self.now_us += self.us_per_transaction
             self._settle()
-        else:
-            self._selected = False
+        if self.bus is not None:
+            self.bus._cs_changed(self, level)
 
     def spi_byte(self, mosi):
         if self.in_reset:
@@ -503,7 +492,6 @@ class Mfrc522Emulator:
         self._fifo_head = 0
         self._fifo_n = 0
         self._timer_at = -1
-        self._timer_start = 0
         self._rx_at = -1
         self._rx = None
         self._power_off_cards()
@@ -536,7 +524,7 @@ class Mfrc522Emulator:
 
     def _read_reg(self, addr):
         if self.hung:
-            return self.hang_value
+            return self._hang[0]
         if addr == FIFODataReg:
             return self._pop()
         if addr == FIFOLevelReg:
@@ -554,7 +542,7 @@ class Mfrc522Emulator:
     def _write_reg(self, addr, v):
         r = self.regs
         if self.hung:
-            if addr == CommandReg and v & 0x0F == CMD_SOFTRESET and self.soft_reset_cures:
+            if addr == CommandReg and v & 0x0F == CMD_SOFTRESET and self._hang[1]:
                 self.hung = False
                 self._reset_chip()
             return
@@ -639,7 +627,6 @@ class Mfrc522Emulator:
         r = self.regs
         prescaler = ((r[TModeReg] & 0x0F) << 8) | r[TPrescalerReg]
         reload = (r[TReloadRegH] << 8) | r[TReloadRegL]
-        self._timer_start = at_us
         self._timer_at = at_us + (reload + 1) * (2 * prescaler + 1) * 1000 // 13560
 
     def _timer_counter(self):
@@ -709,9 +696,10 @@ class Mfrc522Emulator:
             if ones:
                 out[i >> 3] |= 1 << (i & 7)
         parity = False
-        if coll < 0 and self._misreads and (self._misread_cmd is None or self._misread_cmd == cmd):
-            self._misreads -= 1
-            if self._misread_parity:
+        bad = self._misread
+        if coll < 0 and bad and bad[0] and (bad[2] is None or bad[2] == cmd):
+            bad[0] -= 1
+            if bad[1]:
                 parity = True
             else:
                 i = nbits // 2
