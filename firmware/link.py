@@ -7,7 +7,7 @@ commands that arrived (acked, and deduplicated by sequence number).
 
 from shared_rules import wire
 
-_MAX_PENDING = 24  # unacked events kept for resend; oldest dropped beyond this
+_MAX_PENDING = 12  # unacked events kept for resend; oldest dropped beyond this
 _SEEN = 16         # recent host seqs remembered to drop resent duplicates
 
 

@@ -41,7 +41,8 @@ class Tile:
     def __init__(self, board, spec, timings=None):
         self.board = board
         self.spec = spec
-        t = dict(config.TIMINGS)
+        # The tile's one copy of its timings (SET_CONFIG changes them in place).
+        t = config.TIMINGS
         if timings:
             t.update(timings)
         self.timings = t
@@ -61,8 +62,7 @@ class Tile:
         # field-settle wait. Default: one field at a time.
         groups = spec.get("poll_groups") or [[i] for i in range(n)]
         self.poll_groups = [[i for i in g if i < n] for g in groups]
-        self.candidate = [None] * n              # sorted uid tuple seen lately
-        self.count = [0] * n
+        self.doubt = [{} for _ in range(n)]       # per slot: see poll_reader
         self.link = TileLink(board.port, t, board.ticks_ms, board.ticks_diff)
         cells = spec["cells"]
         self.effects = EffectsEngine(cells, spec["leds_per_segment"],
@@ -127,45 +127,61 @@ class Tile:
                 self.link.send(wire.LOG, wire.log(3, "reader %d: %s" % (i, e)))
 
     def poll_reader(self, i):
-        """One inventory of reader ``i``; report the slot when its tags changed for good."""
+        """One inventory of reader ``i``; report the slot when a tag came or went for good.
+
+        Each tag is debounced on its own: one not yet reported counts as
+        arrived after ``arrive_polls`` consecutive polls that see it, a
+        reported one as gone after ``gone_polls`` consecutive polls that do
+        not. So a card swapped for another is reported at once (both for a
+        moment), and its predecessor leaves after the gone polls.
+        """
         r = self.readers[i]
         if not self.reader_ok[i]:
             return
         ids = self.identities[i]
         try:
-            uids = r.inventory(wire.MAX_TAGS, ids)
+            seen = r.inventory(wire.MAX_TAGS, ids)
         except OSError:
             r.errors += 1
             return
-        seen = tuple(sorted(uids))
         reported = self.reported[i]
-        if len(seen) == len(reported) and all(x[0] in seen for x in reported):
-            self.candidate[i] = None
-            self.count[i] = 0
-            return
-        if seen == self.candidate[i]:
-            self.count[i] += 1
-        else:
-            self.candidate[i] = seen
-            self.count[i] = 1
-        gone = False
-        for x in reported:
-            if x[0] not in seen:
-                gone = True
-        need = self.timings["gone_polls"] if gone else self.timings["arrive_polls"]
-        if self.count[i] < need:
-            return
-        for uid in list(ids):
+        doubt = self.doubt[i]       # uid -> consecutive polls contradicting the report
+        known = [x[0] for x in reported]
+        changed = False
+        for uid in seen:
+            if uid in known:
+                doubt.pop(uid, None)
+            else:
+                n = doubt.get(uid, 0) + 1
+                if n >= self.timings["arrive_polls"]:
+                    doubt.pop(uid, None)
+                    reported.append((uid, parse_identity(ids.get(uid))))
+                    changed = True
+                else:
+                    doubt[uid] = n
+        for uid in known:
             if uid not in seen:
-                del ids[uid]    # read a card's identity again when it comes back
-        tags = [(uid, parse_identity(ids.get(uid))) for uid in seen]
-        self.reported[i] = tags
-        self.candidate[i] = None
-        self.count[i] = 0
+                n = doubt.get(uid, 0) + 1
+                if n >= self.timings["gone_polls"]:
+                    doubt.pop(uid, None)
+                    ids.pop(uid, None)      # read its identity again when it comes back
+                    for x in reported:
+                        if x[0] == uid:
+                            reported.remove(x)
+                            break
+                    changed = True
+                else:
+                    doubt[uid] = n
+        for uid in list(doubt):             # an unreported tag seen once, then not again
+            if uid not in seen and uid not in known:
+                del doubt[uid]
+        if not changed:
+            return
+        reported.sort()
         if self.dice:
-            self.link.send(wire.DICE, wire.dice(i, tags[0] if tags else None), i)
+            self.link.send(wire.DICE, wire.dice(i, reported[0] if reported else None), i)
         else:
-            self.link.send(wire.TAG, wire.tag(i, tags), i)
+            self.link.send(wire.TAG, wire.tag(i, reported), i)
 
     def check_readers(self):
         for i in range(len(self.readers)):

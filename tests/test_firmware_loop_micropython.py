@@ -157,11 +157,11 @@ def test_scene_for_a_cell_the_tile_lacks_is_refused_in_the_ack(host):
 
 
 def test_malformed_command_is_refused_and_changes_nothing(tile, host):
-    before = tile.stats()["reported"]
+    before = tile.reported()
     host.ser.write(wire.encode_frame(wire.LED_SCENE, 77, b"\x01\x00\x01"))
     ack = host.wait(lambda m: m["type"] == "ack" and m["ack"] == 77, "ack")
     assert ack["status"] == "bad_payload"
-    assert tile.stats()["reported"] == before
+    assert tile.reported() == before
 
 
 def test_silent_host_gives_idle_animation_and_a_heard_host_ends_it(tile, host):

@@ -162,6 +162,35 @@ async def _latency(args):
     return result
 
 
+async def _render(args):
+    """One tile of 8 cells with an animated scene on every cell: render time per frame."""
+    from firmware.config import TIMINGS
+    from firmware.effects import CHASE, PULSE, uniform_scene
+    from host.link import TableLink
+    from tools.virtual_table import VirtualTable
+
+    table = VirtualTable(tiles=1, cells=args.cells, heapsize=args.heap)
+    await asyncio.to_thread(table.start)
+    tile = table.tiles[0]
+    try:
+        async with TableLink(ports=table.ports()) as link:
+            while (await link.next_event(30)).kind != "online":
+                pass
+            link.set_scene(tile.uid, [(c, uniform_scene(CHASE if c % 2 else PULSE,
+                                                        (0, 140, 255), 25, 3))
+                                      for c in range(args.cells)])
+            before = await asyncio.to_thread(tile.stats)
+            await asyncio.sleep(args.seconds)
+            after = await asyncio.to_thread(tile.stats)
+    finally:
+        await asyncio.to_thread(table.stop)
+    frames = after["frames"] - before["frames"]
+    return {"cells": args.cells, "seconds": args.seconds, "frame_ms": TIMINGS["frame_ms"],
+            "frames": frames, "fps": round(frames / args.seconds, 1),
+            "render_max_ms": after["render_max_ms"], "interpreter": table.interpreter,
+            "firmware_heap": args.heap, "tile_heap_free": after["heap_free"]}
+
+
 def main(argv):
     p = argparse.ArgumentParser(prog="fairytable bench", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="bench", required=True)
@@ -172,7 +201,16 @@ def main(argv):
     lat.add_argument("--seed", type=int, default=1)
     lat.add_argument("--heap", default="64k", help="firmware heap of each tile")
     lat.add_argument("--json", action="store_true", help="print one JSON object")
+    ren = sub.add_parser("render", help="LED render time of one tile with every cell animated")
+    ren.add_argument("--cells", type=int, default=8)
+    ren.add_argument("--seconds", type=float, default=5.0)
+    ren.add_argument("--heap", default="64k", help="firmware heap of the tile")
+    ren.add_argument("--json", action="store_true", help="print one JSON object")
     args = p.parse_args(argv)
+    if args.bench == "render":
+        result = asyncio.run(_render(args))
+        print(json.dumps(result, sort_keys=True) if args.json else result)
+        return 0
     if args.cells < 1 or args.events < 1:
         p.error("--cells and --events must be at least 1")
     result = asyncio.run(_latency(args))

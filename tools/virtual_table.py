@@ -25,6 +25,7 @@ Control: each tile connects back to a unix socket of the table; JSON lines.
     set_die(pocket, uid_hex=None, identity=None)
     leds() -> bytes (GRB)  watch_leds(callback(frame_no, grb_bytes, t))
     fault(slot, kind, **args)   garbage(raw_bytes)   deaf(ms)   stats() -> dict
+    reported() -> per slot the uids the tile has reported
     kill()   restart()   unplug()   replug() -> new port path   wait_ready()
 
 CLI: ``python -m tools.virtual_table --tiles 7 --cells 7`` starts a table,
@@ -304,7 +305,12 @@ class VirtualTile:
         return self.request("deaf", ms=ms)
 
     def stats(self):
+        """heap_free, loop_max_ms, render_max_ms, frames, idle, failures of the tile."""
         return self.request("stats")
+
+    def reported(self):
+        """What the tile has reported per slot: a list of uid hex lists."""
+        return self.request("reported")["reported"]
 
     def cell_pixels(self, cell, frame=None):
         """The GRB bytes of one cell's LEDs in a frame (default: the latest)."""
@@ -317,7 +323,7 @@ class VirtualTable:
     """N virtual tiles; use as a context manager or call start()/stop()."""
 
     def __init__(self, tiles=7, cells=7, variant="cell", heapsize="64k", interpreter="auto",
-                 uid_base=0xE661410400000000, quiet=False):
+                 uid_base=0xE661410400000000, quiet=False, variants=None):
         self.n = tiles
         self.cells = cells
         self.variant = variant
@@ -335,7 +341,11 @@ class VirtualTable:
             self.micropython = None
         self.romfs = None
         self.heap_bytes = _parse_size(heapsize)
-        self.tiles = [VirtualTile(self, i, "%016x" % (uid_base + i + 1), variant, cells)
+        # variants: one per tile (a table of cell tiles and a dice tray); else all `variant`.
+        if variants is not None and len(variants) != tiles:
+            raise ValueError("variants lists %d tiles, not %d" % (len(variants), tiles))
+        self.tiles = [VirtualTile(self, i, "%016x" % (uid_base + i + 1),
+                                  variants[i] if variants else variant, cells)
                       for i in range(tiles)]
         self.server = None
         self.threads = []

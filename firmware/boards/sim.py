@@ -60,9 +60,17 @@ if MICROPYTHON:
 
     def print_exception(e):
         sys.print_exception(e, sys.stderr)
+
+    def _ready(poll):
+        for _ in poll.ipoll(0):   # ipoll reuses its result: no allocation per call
+            return True
+        return False
 else:
     # The same names for CPython, from a module a MicroPython tile never loads.
     from firmware.boards.cpython import *  # noqa: F401,F403
+
+    def _ready(poll):
+        return bool(poll.poll(0))
 
 
 def _unhex(s):
@@ -89,6 +97,8 @@ class StdioPort:
             self.poll_out.register(1, select.POLLOUT)
         self.closed = False
         self.deaf_until = None      # control "deaf": drop what arrives, like a noisy line
+        self.inbuf = bytearray(256)  # preallocated: reading a frame allocates nothing
+        self.one = bytearray(1)
 
     def read(self):
         data = self._read()
@@ -101,15 +111,17 @@ class StdioPort:
     def _read(self):
         if MICROPYTHON:
             # The unix port's read(n) waits for all n bytes: take what poll says is there.
-            out = bytearray()
+            buf = self.inbuf
+            one = self.one
             rx = self.rx
-            while len(out) < 512 and self.poll_in.poll(0):
-                b = rx.read(1)
-                if not b:
+            n = 0
+            while n < 256 and _ready(self.poll_in):
+                if not rx.readinto(one):
                     self.closed = True
                     break
-                out.extend(b)
-            return out
+                buf[n] = one[0]
+                n += 1
+            return memoryview(buf)[:n] if n else b""
         if not self.poll_in.poll(0):
             return b""
         data = fd_read(0)
@@ -118,7 +130,7 @@ class StdioPort:
         return data
 
     def write(self, data):
-        if not self.poll_out.poll(0):
+        if not _ready(self.poll_out):
             return False  # nobody drains the line: drop, as USB CDC does with no host
         try:
             if MICROPYTHON:
@@ -145,7 +157,7 @@ class ControlChannel:
     def lines(self):
         out = []
         chunk = self.chunk
-        while self.poll.poll(0):
+        while _ready(self.poll):
             try:
                 n = sock_readinto(self.sock, chunk)
             except OSError:
@@ -187,7 +199,8 @@ class SimBoard:
         self.emulators = []
         self.pressed = []
         self.script = []                # [(at_ms, slot, pressed)] for tap/double/hold
-        self.frame = bytearray()
+        self.frame = b""
+        self.frame_crc = None
         self.frame_no = 0
         self.watching = False
         self.wdt_ms = 0
@@ -229,11 +242,11 @@ class SimBoard:
         return self.pressed
 
     def show(self, buf):
-        if buf != self.frame:
-            if len(self.frame) == len(buf):
-                self.frame[:] = buf   # no new allocation per frame
-            else:
-                self.frame = bytearray(buf)
+        # A checksum, not a copy, tells a new frame: the heap is the tile's.
+        crc = binascii.crc32(buf)
+        self.frame = buf
+        if crc != self.frame_crc:
+            self.frame_crc = crc
             self.frame_no += 1
             if self.watching:
                 self.push_frame()
@@ -292,7 +305,9 @@ class SimBoard:
                 reply = {"ok": False, "error": "MemoryError"}
             except Exception as e:  # a bad request must not take the tile down
                 reply = {"ok": False, "error": "%s: %s" % (type(e).__name__, e)}
-            if isinstance(req, dict) and "id" in req:
+            if reply is None:       # the handler wrote its own reply
+                continue
+            if isinstance(req, dict) and "id" in req and "id" not in reply:
                 reply["id"] = req["id"]
             try:
                 self.control.send(reply)
@@ -380,13 +395,23 @@ class SimBoard:
         elif op == "garbage":
             self.port.write(_unhex(req["hex"]))
         elif op == "stats":
-            return {"ok": True, "heap_free": heap_free(), "loop_max_ms": tile.loop_max_ms,
-                    "render_max_ms": tile.render_max_ms, "frames": tile.frames,
-                    "resends": tile.link.resends, "idle": tile.idle,
-                    "failures": tile.failures, "tx_failed": tile.link.tx_failed,
-                    "pending": len(tile.link.pending),
-                    "uptime_ms": tile.uptime(), "reported": [
-                        [_hex(t[0]) for t in tags] for tags in tile.reported]}
+            # Small and built whole (id included): a 64 KB heap has no room for more.
+            return {"ok": True, "id": req.get("id"), "heap_free": heap_free(),
+                    "loop_max_ms": tile.loop_max_ms, "render_max_ms": tile.render_max_ms,
+                    "frames": tile.frames, "idle": tile.idle, "failures": tile.failures}
+        elif op == "reported":
+            # Written in pieces, like LED frames: nothing big is built in the heap.
+            c = self.control
+            c.write(b'{"ok": true, "id": %d, "reported": [' % req.get("id", 0))
+            for i in range(len(tile.reported)):
+                c.write(b"[" if i == 0 else b", [")
+                tags = tile.reported[i]
+                for k in range(len(tags)):
+                    c.write(b'"%s"' % binascii.hexlify(tags[k][0]) if k == 0 else
+                            b', "%s"' % binascii.hexlify(tags[k][0]))
+                c.write(b"]")
+            c.write(b"]}\n")
+            return None
         else:
             return {"ok": False, "error": "unknown op %r" % (op,)}
         return {"ok": True}
