@@ -261,6 +261,13 @@ class Tile:
                 animated = True
         self.animated = animated
 
+    def render_now(self):
+        """Show a new scene at once instead of at the next frame (the host just spoke)."""
+        now = self.ticks_ms()
+        self.idle = self.effects.idle = self.link.host_silent(now)
+        self.board.show(self.effects.render(now))
+        self.scene_changed = False
+
     async def render_task(self):
         sleep_ms = self.board.sleep_ms
         frame_ms = self.timings["frame_ms"]
@@ -303,9 +310,10 @@ class Tile:
                 self.snapshot_wanted = True
         elif t == "led_scene":
             status = self.set_scene(msg["cells"])
+            self.render_now()
         elif t == "led_brightness":
             self.effects.brightness = msg["level"]
-            self.scene_changed = True
+            self.render_now()
         elif t == "set_config":
             self.timings[msg["key"]] = msg["value"]
         elif t == "reboot":
