@@ -16,6 +16,7 @@ FIRMWARE_VERSION = (0, 1, 0)
 TIMINGS = {
     "frame_ms": 33,           # LED frame period (30 fps)
     "poll_gap_ms": 2,         # pause after a round of all readers
+    "idle_poll_gap_ms": 100,  # the same while the host is silent
     "arrive_polls": 1,        # consistent polls before a tag counts as arrived
     #                           (a UID that passed BCC and CRC_A is not a misread;
     #                           the common error is a missed read: see gone_polls)

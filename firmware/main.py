@@ -222,7 +222,8 @@ class Tile:
                 if self.snapshot_wanted:
                     self.snapshot_wanted = False
                     self.link.send(wire.SNAPSHOT, self.snapshot())
-            await sleep_ms(self.timings["poll_gap_ms"])
+            # With no host listening, poll at a walk: less RF, less power, less CPU.
+            await sleep_ms(self.timings["idle_poll_gap_ms" if self.idle else "poll_gap_ms"])
 
     # ------------------------------------------------------------ pads
 
