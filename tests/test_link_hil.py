@@ -20,7 +20,7 @@ def test_real_tiles_say_hello_resync_and_ack_a_scene(hil_ports):
                 tile = link.tiles[uid]
                 assert tile.hello["protocol"] == 1 and tile.hello["readers"] >= 1
                 link.set_scene(uid, [(0, red_scene())])
-                await wait_for(lambda: not link.pending_commands(uid), what="scene acked")
+                await wait_for(lambda u=uid: not link.pending_commands(u), what="scene acked")
                 link.set_scene(uid, [(0, bytes(24))])
             ev = await wait_event(link, lambda e: e.kind == "health", timeout=15)
             assert all(r["ok"] for r in ev.detail["readers"]), ev.detail

@@ -15,7 +15,8 @@ def capture_with_garbage():
     frames = [
         wire.encode_frame(wire.HELLO, 1, wire.hello(b"\xe6\x61\x41\x04\x01\x02\x03\x04", (0, 1, 0),
                                                     7, 7, 4, 6, 7, 7, 0, variant="cell")),
-        wire.encode_frame(wire.TAG, 2, wire.tag(3, [(b"\x04\xa1\xb2\xc3\xd4\xe5\xf6", b"card:17")])),
+        wire.encode_frame(wire.TAG, 2,
+                          wire.tag(3, [(b"\x04\xa1\xb2\xc3\xd4\xe5\xf6", b"card:17")])),
         wire.encode_frame(wire.GESTURE, 3, wire.gesture(3, wire.DOUBLE_TAP)),
     ]
     bad_crc = bytearray(wire.encode_frame(wire.HEARTBEAT, 4, wire.heartbeat(10)))

@@ -1,7 +1,7 @@
 """The wire codec on CPython: COBS, frames, the streaming decoder and every message."""
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from shared_rules import wire

@@ -33,7 +33,8 @@ def heap_free():
 
 
 __all__ = ["ticks_ms", "ticks_diff", "sleep_ms", "urandom32", "heap_free", "fd_read",
-           "fd_write", "gc_collect", "sock_connect", "sock_readinto", "sock_write", "print_exception"]
+           "fd_write", "gc_collect", "sock_connect", "sock_readinto", "sock_write",
+           "print_exception"]
 
 
 def gc_collect():

@@ -13,6 +13,7 @@
 Runs under MicroPython (tested with a 64 KB heap) and CPython 3.11.
 """
 
+import asyncio
 import binascii
 import json
 import sys
@@ -25,8 +26,6 @@ from firmware.drivers.mfrc522 import MFRC522, identity_record
 from firmware.sim.mfrc522_emu import Mfrc522Emulator, NtagCard, SimPin, SimSPI
 
 MICROPYTHON = sys.implementation.name == "micropython"
-
-import asyncio
 
 if MICROPYTHON:
     import gc
@@ -124,7 +123,7 @@ class StdioPort:
             return memoryview(buf)[:n] if n else b""
         if not self.poll_in.poll(0):
             return b""
-        data = fd_read(0)
+        data = fd_read(0)  # noqa: F405 (CPython only, from firmware.boards.cpython)
         if not data:
             self.closed = True
         return data
@@ -136,7 +135,7 @@ class StdioPort:
             if MICROPYTHON:
                 self.tx.write(data)
             else:
-                fd_write(1, data)
+                fd_write(1, data)  # noqa: F405
         except OSError:
             return False
         return True
