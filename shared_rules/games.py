@@ -14,6 +14,23 @@ The contract (shared/DESIGN.md), every engine module provides:
   result(state) -> the scenario runner's output (without "events")
 """
 
+# The parts of the contract that are the same for every engine's state object.
+def copy(state):
+    return state.copy()
+
+
+def seats(state):
+    return list(state.seats)
+
+
+def status(state):
+    return state.status
+
+
+def winner(state):
+    return state.winner
+
+
 _MODULES = {
     "storybook": "shared_rules.storybook",
     "royale": "shared_rules.royale",

@@ -166,6 +166,7 @@ from shared_rules import canon
 from shared_rules import catalog
 from shared_rules import prng
 from shared_rules.errors import IllegalAction, ScenarioError
+from shared_rules.games import copy, seats, status, winner  # noqa: F401 (the contract)
 
 NAME = "royale"
 
@@ -383,22 +384,6 @@ class RoyaleState:
         s.winner = self.winner
         s.end_reason = self.end_reason
         return s
-
-
-def copy(state):
-    return state.copy()
-
-
-def seats(state):
-    return list(state.seats)
-
-
-def status(state):
-    return state.status
-
-
-def winner(state):
-    return state.winner
 
 
 def current(state):
