@@ -18,10 +18,7 @@ One asyncio task per job, none blocking longer than one reader poll:
 The board backend (firmware/boards/rp2.py or sim.py) supplies the hardware.
 """
 
-try:
-    import asyncio
-except ImportError:  # MicroPython before the asyncio rename
-    import uasyncio as asyncio
+import asyncio
 
 from firmware import config
 from firmware.drivers.mfrc522 import parse_identity
@@ -124,7 +121,7 @@ class Tile:
                 self.reader_ok[i] = True
             except OSError as e:
                 self.reader_ok[i] = False
-                self.link.send(wire.LOG, wire.log(3, "reader %d: %s" % (i, e)))
+                self.link.send(wire.LOG, wire.log(3, "reader %d %s" % (i, e)))
 
     def poll_reader(self, i):
         """One inventory of reader ``i``; report the slot when a tag came or went for good.
@@ -187,17 +184,15 @@ class Tile:
         for i in range(len(self.readers)):
             r = self.readers[i]
             try:
-                ok = r.health() if self.reader_ok[i] else self._reinit(r)
+                if not self.reader_ok[i]:
+                    r.init()
+                ok = r.health()
             except OSError:
                 ok = False
             if ok != self.reader_ok[i]:
                 self.link.send(wire.LOG, wire.log(2 if ok else 3, "reader %d %s" % (
                     i, "back" if ok else "failed")))
             self.reader_ok[i] = ok
-
-    def _reinit(self, r):
-        r.init()
-        return True
 
     async def readers_task(self):
         sleep_ms = self.board.sleep_ms

@@ -38,6 +38,12 @@ except ImportError:  # CPython
     def const(x):
         return x
 
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
 PROTOCOL_VERSION = 1
 
 # Largest decoded body (header + payload + CRC) either side will accept.
@@ -113,8 +119,8 @@ CONFIG_NAMES = {CONFIG_ARRIVE_POLLS: "arrive_polls", CONFIG_GONE_POLLS: "gone_po
                 CONFIG_HEALTH_PERIOD_MS: "health_period_ms"}
 
 MAX_TAGS = 4      # tags reported per slot (a card and pawns)
-MAX_UID = 10      # ISO 14443-3A triple-size UID
-MAX_IDENTITY = 16
+_MAX_UID = const(10)       # ISO 14443-3A triple-size UID
+_MAX_IDENTITY = const(16)
 
 
 class WireError(ValueError):
@@ -155,16 +161,15 @@ def cobs_decode(data):
     while i < n:
         code = data[i]
         if code == 0:
-            raise WireError("COBS: zero byte inside a frame at offset %d" % i)
+            raise WireError("COBS: malformed at offset %d" % i)
         end = i + code
         if end > n:
-            raise WireError("COBS: block of %d bytes at offset %d runs past the frame end (%d)"
-                            % (code - 1, i, n))
+            raise WireError("COBS: malformed at offset %d" % i)
         j = i + 1
         while j < end:
             b = data[j]
             if b == 0:
-                raise WireError("COBS: zero byte inside a frame at offset %d" % j)
+                raise WireError("COBS: malformed at offset %d" % j)
             out.append(b)
             j += 1
         i = end
@@ -378,7 +383,7 @@ def _tags(tags):
         raise WireError("%s: %d tags exceed the %d per slot" % ("tag", len(tags), MAX_TAGS))
     out = bytes((len(tags),))
     for uid, identity in tags:
-        out += _blob(uid, "uid", MAX_UID) + _blob(identity, "identity", MAX_IDENTITY)
+        out += _blob(uid, "uid", _MAX_UID) + _blob(identity, "identity", _MAX_IDENTITY)
     return out
 
 
@@ -397,8 +402,8 @@ def dice(pocket, die):
     """DICE: what settled in ``pocket``: (uid, identity) of the face tag, or None if empty."""
     if die is None:
         return bytes((_check_u8(pocket, "pocket"), 0))
-    return bytes((_check_u8(pocket, "pocket"), 1)) + _blob(die[0], "uid", MAX_UID) + \
-        _blob(die[1], "identity", MAX_IDENTITY)
+    return bytes((_check_u8(pocket, "pocket"), 1)) + _blob(die[0], "uid", _MAX_UID) + \
+        _blob(die[1], "identity", _MAX_IDENTITY)
 
 
 def snapshot(uptime_ms, slots, pockets):
@@ -465,8 +470,8 @@ def _p_tags(r):
         raise WireError("%s: %d tags exceed the %d per slot" % (r.what, n, MAX_TAGS))
     tags = []
     for _ in range(n):
-        uid = r.blob("uid", MAX_UID)
-        identity = r.blob("identity", MAX_IDENTITY)
+        uid = r.blob("uid", _MAX_UID)
+        identity = r.blob("identity", _MAX_IDENTITY)
         tags.append({"uid": uid, "identity": identity or None})
     return tags
 
@@ -477,8 +482,8 @@ def _p_die(r):
         return None
     if present != 1:
         raise WireError("%s: pocket state %d is neither 0 (empty) nor 1" % (r.what, present))
-    uid = r.blob("uid", MAX_UID)
-    identity = r.blob("identity", MAX_IDENTITY)
+    uid = r.blob("uid", _MAX_UID)
+    identity = r.blob("identity", _MAX_IDENTITY)
     return {"uid": uid, "identity": identity or None}
 
 

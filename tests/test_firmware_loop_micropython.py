@@ -201,3 +201,22 @@ def test_firmware_files_compile_with_mpy_cross_for_both_boards():
         assert tile_image.os.path.exists(tile_image.os.path.join(tree, "firmware", "main.mpy"))
     assert tile_image.os.path.exists(tile_image.os.path.join(
         tile_image.build("rp2"), "firmware", "boards", "rp2.mpy"))
+
+
+def test_tile_modules_stay_within_the_fifth_qstr_pool():
+    # MicroPython grows its qstr pools by doubling: the tile's names fill the fifth pool
+    # (up to about 620 names in all); one more name past it allocates a sixth pool of
+    # about 7.5 KB in the 64 KB heap, and then 8 readers with cards no longer fit.
+    import subprocess
+
+    from mpy import micropython_path
+    romfs = tile_image.build_romfs("sim")
+    code = tile_image.launcher(romfs, (
+        "import micropython\n"
+        "import firmware.main, firmware.boards.sim\n"
+        "micropython.qstr_info()\n"))
+    proc = subprocess.run([micropython_path(), "-X", "heapsize=512k", "-c", code],
+                          capture_output=True, text=True, cwd=tile_image.tempfile.gettempdir())
+    assert proc.returncode == 0, proc.stderr
+    info = dict(kv.split("=") for kv in proc.stdout.split(":", 1)[1].replace(",", " ").split())
+    assert int(info["n_pool"]) <= 5, "tile qstrs spilled into a sixth pool: %s" % proc.stdout

@@ -104,8 +104,8 @@ class VirtualTile:
         self.ready.clear()
         self.conn = None
         self.starts += 1
-        args = ["--uid", self.uid, "--control", self.table.control_path, "--variant",
-                self.variant, "--cells", str(self.cells), "--index", str(self.index)]
+        args = [self.uid, self.table.control_path, self.variant, str(self.cells),
+                str(self.index)]
         code = "from firmware.boards import sim\nsim.main()\n"
         env = dict(os.environ)
         if self.table.micropython:

@@ -417,7 +417,7 @@ class SimBoard:
 
 
 def main(argv=None):
-    """Run one simulated tile: ``--uid HEX --control PATH --variant cell --cells N --index I``.
+    """Run one simulated tile: argv is ``UID_HEX CONTROL_PATH VARIANT CELLS INDEX``.
 
     A crash is reported on stderr (the tile's log), never on the serial stream.
     """
@@ -433,22 +433,14 @@ def main(argv=None):
 def _main(argv):
     from firmware.main import Tile
 
+    # argv: UID_HEX CONTROL_PATH VARIANT CELLS INDEX (the virtual table passes all five)
     args = list(sys.argv[1:] if argv is None else argv)
-    opts = {"--uid": "e66141040000aa01", "--control": None, "--variant": "cell",
-            "--cells": None, "--index": "0"}
-    i = 0
-    while i < len(args):
-        if args[i] in opts and i + 1 < len(args):
-            opts[args[i]] = args[i + 1]
-            i += 2
-        else:
-            i += 1
-    cells = int(opts["--cells"]) if opts["--cells"] else None
-    spec = config.variant(opts["--variant"], cells)
-    board = SimBoard(_unhex(opts["--uid"]), opts["--control"])
+    uid, control, variant, cells, index = args[:5]
+    spec = config.variant(variant, int(cells))
+    board = SimBoard(_unhex(uid), control)
     tile = Tile(board, spec)
     if board.control is not None:
-        board.control.send({"ev": "ready", "index": int(opts["--index"]),
+        board.control.send({"ev": "ready", "index": int(index),
                             "interpreter": sys.implementation.name, "boot_id": tile.boot_id,
                             "leds_per_cell": spec["segments"] * spec["leds_per_segment"]})
         board.wait_for_start(tile)
