@@ -66,3 +66,40 @@ def test_without_micropython_the_same_firmware_runs_under_cpython_and_says_so(ca
     assert any(m["type"] == "hello" and m["readers"] == 2 for m in seen)
     tag = [m for m in seen if m["type"] == "tag"][0]
     assert tag["slot"] == 1 and tag["tags"][0]["uid"] == bytes.fromhex("04c0ffee000001")
+
+
+@requires_micropython
+def test_tiles_power_off_when_the_table_process_dies():
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from mpy import REPO
+    script = ("from tools.virtual_table import VirtualTable\n"
+              "import time\n"
+              "vt = VirtualTable(tiles=2, cells=2).start()\n"
+              "print(' '.join(str(t.proc.pid) for t in vt.tiles), flush=True)\n"
+              "time.sleep(600)\n")
+    table = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, stdout=subprocess.PIPE,
+                             text=True)
+    pids = [int(p) for p in table.stdout.readline().split()]
+    assert len(pids) == 2
+    table.send_signal(signal.SIGKILL)   # no clean-up runs: the tiles must notice on their own
+    table.wait()
+    deadline = time.monotonic() + 30
+    alive = pids
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.1)
+        alive = []
+        for pid in pids:
+            try:
+                os.kill(pid, 0)
+                with open("/proc/%d/stat" % pid) as f:
+                    if f.read().split()[2] != "Z":
+                        alive.append(pid)
+            except OSError:
+                pass
+    for pid in alive:   # leave nothing behind, then fail
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, "tile processes outlived their table: %r" % alive

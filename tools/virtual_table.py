@@ -439,6 +439,11 @@ class VirtualTable:
         return [t.port for t in self.tiles]
 
 
+def _interrupt(signum, frame):
+    # SIGTERM (a service manager, `timeout`) stops the tiles as Ctrl-C does.
+    raise KeyboardInterrupt
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="virtual_table", description=__doc__.split("\n")[0])
     p.add_argument("--tiles", type=int, default=7)
@@ -448,6 +453,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     table = VirtualTable(args.tiles, args.cells, args.variant,
                          interpreter="cpython" if args.cpython else "auto")
+    signal.signal(signal.SIGTERM, _interrupt)
     table.start()
     print("virtual table: %d tiles under %s" % (args.tiles, table.interpreter))
     for t in table.tiles:

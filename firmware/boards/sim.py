@@ -115,7 +115,11 @@ class StdioPort:
             rx = self.rx
             n = 0
             while n < 256 and _ready(self.poll_in):
-                if not rx.readinto(one):
+                try:
+                    got = rx.readinto(one)
+                except OSError:     # the pty's other end is gone
+                    got = 0
+                if not got:
                     self.closed = True
                     break
                 buf[n] = one[0]
@@ -295,6 +299,9 @@ class SimBoard:
             # A request we cannot hold is dropped; the firmware carries on.
             self.control.buf = b""
             return
+        except OSError:
+            # The virtual table is gone: a tile without its table is unplugged, not orphaned.
+            sys.exit(0)
         for line in lines:
             req = None
             try:
