@@ -194,3 +194,28 @@ def test_unplugged_tile_goes_offline_and_is_known_by_its_id_when_plugged_back(ta
         await asyncio.to_thread(tile.clear, 2)
         await wait_event(link, lambda e: e.kind == "tags" and e.tile == tile.uid and e.slot == 2)
     run(table, scenario)
+
+
+def test_discovery_opens_pico_ports_and_ignores_others(table, monkeypatch):
+    # list_ports cannot see ptys; stand in for it with the table's ports as a Pico's
+    # (USB vendor 0x2E8A) and one foreign device that must be left alone.
+    from serial.tools import list_ports
+
+    class Port:
+        def __init__(self, device, vid):
+            self.device = device
+            self.vid = vid
+
+    fake = [Port(table.tiles[0].port, 0x2E8A), Port("/dev/ttyUSB-not-a-tile", 0x0403)]
+    monkeypatch.setattr(list_ports, "comports", lambda: fake)
+
+    async def main():
+        link = TableLink(discover=True, rescan_s=0.1)
+        await link.start()
+        try:
+            ev = await wait_event(link, lambda e: e.kind == "online")
+            assert ev.tile == table.tiles[0].uid
+            assert sorted(link.sessions) == [table.tiles[0].port]
+        finally:
+            await link.stop()
+    asyncio.run(main())
