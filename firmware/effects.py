@@ -42,6 +42,15 @@ unit), scaled down as a whole so the estimate stays within the budget.
 All arithmetic is integer and `render` allocates nothing.
 """
 
+try:
+    from time import ticks_add, ticks_diff
+except ImportError:  # CPython
+    def ticks_add(a, b):
+        return a + b
+
+    def ticks_diff(a, b):
+        return a - b
+
 EDGE_N = 0
 EDGE_E = 1
 EDGE_S = 2
@@ -156,13 +165,16 @@ class EffectsEngine:
     # -- frame timing ------------------------------------------------------------------
 
     def due(self, now_ms):
-        """True once per frame period: render when it says so (keeps a fixed frame rate)."""
+        """True once per frame period: render when it says so (keeps a fixed frame rate).
+
+        now_ms is time.ticks_ms() on a tile; the schedule uses ticks_add/ticks_diff.
+        """
         nxt = self._next_frame
-        if nxt is None or now_ms - nxt >= 0:
+        if nxt is None or ticks_diff(now_ms, nxt) >= 0:
             # Schedule from the ideal time, not from now, unless we fell a frame behind.
-            if nxt is None or now_ms - nxt >= self.frame_ms:
+            if nxt is None or ticks_diff(now_ms, nxt) >= self.frame_ms:
                 nxt = now_ms
-            self._next_frame = nxt + self.frame_ms
+            self._next_frame = ticks_add(nxt, self.frame_ms)
             return True
         return False
 
