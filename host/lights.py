@@ -127,7 +127,8 @@ def rainbow(period_ms=2000, level=255):
     return ("rainbow", (0, 0, 0), max(1, period_ms // 20), level)
 
 
-def royale_scenes(state, mismatches=(), pockets=(), bot_cells=(), move_cells=(), colours=None):
+def royale_scenes(state, mismatches=(), pockets=(), bot_cells=(), move_cells=(), colours=None,
+                  falls=()):
     """cell -> scene for the diamond, and ("pocket", i) -> scene for the dice tray.
 
     - a face-down card glows dim on every edge, or pulses amber once the 13s and 14s
@@ -137,7 +138,8 @@ def royale_scenes(state, mismatches=(), pockets=(), bot_cells=(), move_cells=(),
       blinking slowly while the player is dead;
     - the pockets the tray waits for are lit; where a lifted pawn may go glows;
     - a bot's move for a human to carry out chases in white; mismatch cells blink red,
-      and the cell a dead player must fall to chases in their colour.
+      and the cell a dead player must fall to (`falls`: (player, cell) while their
+      pawn is not there yet) chases in their colour.
     """
     from shared_rules import royale
     scenes = {}
@@ -171,11 +173,7 @@ def royale_scenes(state, mismatches=(), pockets=(), bot_cells=(), move_cells=(),
     for m in mismatches:
         for cell in m.cells:
             scenes[cell] = all_edges(blink(MISMATCH, 500))
-        if m.code == "fall":
-            pid = m.message.split(" ", 1)[0]
-            fall = royale.CELLS[state.players[pid].cell] if pid in state.players else None
-            if fall is not None:
-                n = state.seats.index(pid)
-                rgb = PAWN_COLOURS[colours[n]] if colours else BOT_MOVE
-                scenes[fall] = all_edges(chase(rgb, 600))
+    for pid, cell in sorted(falls):
+        n = state.seats.index(pid)
+        scenes[cell] = all_edges(chase(PAWN_COLOURS[colours[n]] if colours else BOT_MOVE, 600))
     return scenes

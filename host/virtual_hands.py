@@ -131,3 +131,128 @@ class StorybookHands(VirtualHands):
         for cell in sorted(want):
             if table.observed.get(cell) != [want[cell].split(":", 1)[1]]:
                 await self.place(cell, want[cell])
+
+
+class RoyaleHands(VirtualHands):
+    """Hands that carry out Battle Royale moves: pawns, pads and the dice tray.
+
+    The dice are rolled by the hands: `royale_table.table_dice` seeded with the game's seed
+    and the state, so the outcome reaches the engine through the tray's tags as in real
+    play, and a resumed game rolls what the uninterrupted one rolled.
+    """
+
+    wait_s = 5.0
+
+    async def wait_until(self, predicate, timeout_s=None):
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (self.wait_s if timeout_s is None else timeout_s)
+        while not predicate():
+            if loop.time() > deadline:
+                return False
+            await asyncio.sleep(0.02)
+        return True
+
+    async def _needs(self, predicate, what):
+        if not await self.wait_until(predicate):
+            raise HandsSlipped("the table did not show %s" % what)
+
+    async def perform(self, state, action, session):
+        """Carry out a bot's Battle Royale action on the table."""
+        from host.table import royale_table as rt
+        from shared_rules import royale
+        table = session.table
+        kind = action["type"]
+        pid = royale.current(state)
+        here = rt.cell_of(state.players[pid].cell) if pid and state.players[pid].cell >= 0 \
+            else None
+        pawn = "pawn:" + rt.colour_of(state, pid) if pid else None
+        if kind == "place":
+            await self.place(tuple(action["cell"]), pawn)
+        elif kind == "move":
+            await self.lift(here, pawn)
+            await self.place(tuple(action["to"]), pawn)
+        elif kind == "resurrect":
+            await self.gesture(here, "double")
+        elif kind == "roll_order":
+            rolled = rt.table_dice(state, action, session.bot_seed)["dice"]
+            await self._needs(lambda: table.throw is not None, "the order roll")
+            who = table.throw.who
+            for at in range(0, len(who), rt.POCKETS):
+                await self.roll(table, [rolled[q] for q in who[at:at + rt.POCKETS]])
+        elif kind == "attack_card":
+            rolled = rt.table_dice(state, action, session.bot_seed)["dice"]
+            await self.empty_tray(table)
+            if table.throw is None or table.throw.kind != "attack_card":
+                await self.gesture(here, "tap")
+            await self._needs(lambda: table.throw is not None and
+                              table.throw.kind == "attack_card", "the tap")
+            await self.roll(table, rolled)
+        elif kind == "attack_player":
+            rolled = rt.table_dice(state, action, session.bot_seed)["dice"]
+            await self.empty_tray(table)
+            others = [q for q in state.order if q != pid and state.players[q].alive
+                      and state.players[q].cell == state.players[pid].cell]
+            # Hold until the duel names the target (each further hold picks the next player).
+            for _ in range(len(others) + 1):
+                throw = table.throw
+                if throw is not None and throw.kind == "attack_player" and \
+                        throw.target == action["target"]:
+                    break
+                await self.gesture(here, "hold")
+                await self._needs(lambda: table.throw is not throw or (
+                    throw is not None and table.throw.target != throw.target), "the hold")
+            else:
+                raise HandsSlipped("the holds did not pick %s" % action["target"])
+            counts = rt.duel_dice_counts(state, pid, action["target"])
+            for pair in rolled:
+                flat = {0: pair[0] if counts[0] == 2 else [pair[0]],
+                        1: pair[1] if counts[1] == 2 else [pair[1]]}
+                for throw in rt.duel_throws(counts):
+                    values = []
+                    for who, _k in throw:
+                        values.extend(flat[who])
+                    await self.roll(table, values)
+        else:
+            raise ValueError("the hands cannot carry out %r" % (kind,))
+
+    async def roll(self, table, values):
+        """Take the dice out, then let dice 1.. settle in pockets 1.. showing `values`."""
+        await self.empty_tray(table)
+        for pocket, v in enumerate(values):
+            await self.set_die(pocket, "die:%d:%d" % (pocket + 1, v))
+        want = list(range(len(values)))
+        await self._needs(lambda: table.throw is None or all(p in table.used for p in want),
+                          "the dice read")
+
+    async def empty_tray(self, table, wait=True):
+        full = [p for p in sorted(table.pockets) if table.pockets[p] is not None
+                or p in table.pocket_problems]
+        for pocket in full:
+            await self.set_die(pocket, None)
+        if wait:
+            await self._needs(lambda: all(table.pockets.get(p) is None and
+                                      p not in table.pocket_problems for p in full),
+                              "an empty tray")
+
+    async def tidy(self, state, table):
+        """Make the table show the game: won cards off, pawns where they fell, the map laid.
+
+        The session awaits this without reading the tiles meanwhile: send, never wait.
+        """
+        table.cancel_throw()
+        want = table.expected()
+        for cell in sorted(set(table.observed) | set(table.problems) | set(want)):
+            seen = table.observed.get(cell, [])
+            wanted = want.get(cell, [])
+            if cell in table.problems:
+                tile, slot = self._tile_slot(cell)
+                await self._call(tile.clear, slot)
+                seen = []
+            for item in seen:
+                if item not in wanted:
+                    await self.lift(cell, item)
+            for item in wanted:
+                if item not in seen:
+                    await self.place(cell, item)
+        # No waiting here: the session reads the tiles only once tidying is done.
+        await self.empty_tray(table, wait=False)
