@@ -103,3 +103,19 @@ def test_tiles_power_off_when_the_table_process_dies():
     for pid in alive:   # leave nothing behind, then fail
         os.kill(pid, signal.SIGKILL)
     assert not alive, "tile processes outlived their table: %r" % alive
+
+
+@requires_micropython
+def test_a_table_mixes_cell_tiles_and_a_dice_tray():
+    with VirtualTable(tiles=2, cells=4, variants=["cell", "dice"]) as vt:
+        async def main():
+            async with TableLink(ports=vt.ports()) as link:
+                seen = {}
+                while len(seen) < 2:
+                    ev = await wait_event(link, lambda e: e.kind == "online")
+                    seen[ev.tile] = link.tiles[ev.tile].hello
+                assert seen[vt.tiles[0].uid]["variant"] == "cell"
+                assert seen[vt.tiles[0].uid]["readers"] == 4
+                assert seen[vt.tiles[1].uid]["variant"] == "dice"
+                assert seen[vt.tiles[1].uid]["dice_pockets"] == 3
+        asyncio.run(main())
