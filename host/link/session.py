@@ -113,7 +113,9 @@ class PortSession:
                 ser.close()
             except (serial.SerialException, OSError):
                 pass
-        if self.tile is not None and self.tile.online:
+        # Only the session the tile talks through now may declare it gone (it may have
+        # moved to another port meanwhile).
+        if self.tile is not None and self.tile.online and self.tile.session is self:
             self.link._tile_offline(self.tile, "port closed")
 
     def stop(self):
@@ -267,7 +269,8 @@ class PortSession:
             now = time.monotonic()
             tile = self.tile
             silent = now - self.last_rx
-            if tile is not None and tile.online and silent > t.offline_s:
+            if tile is not None and tile.online and tile.session is self \
+                    and silent > t.offline_s:
                 self.link._tile_offline(tile, "silent for %.1f s" % silent)
             if silent > t.reopen_s:
                 raise serial.SerialException("silent for %.1f s, reopening" % silent)
@@ -278,7 +281,7 @@ class PortSession:
             elif self.snapshot_wanted and now - self.snapshot_at >= t.snapshot_retry_s:
                 self.snapshot_at = now
                 self.send(wire.SNAPSHOT_REQUEST, b"")
-            if tile is not None and tile.online:
+            if tile is not None and tile.online and tile.session is self:
                 for entry in self.pending.values():
                     if now - entry[1] >= t.resend_s:
                         entry[1] = now
