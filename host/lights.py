@@ -15,6 +15,8 @@ SIDE_COLOUR = {"hero": (40, 110, 255), "villain": (255, 40, 30)}
 SIDE_DIM = {"hero": (6, 16, 40), "villain": (40, 6, 5)}
 SWORDS = (255, 150, 0)
 HINT = (0, 40, 10)
+HINT_SLIDE = (0, 160, 40)
+TEAM_CAPTURE = (170, 0, 255)
 MISMATCH = (255, 0, 0)
 CAPTURED = (255, 0, 200)
 BOT_MOVE = (255, 255, 255)
@@ -97,6 +99,13 @@ def storybook_scenes(state, events=(), mismatches=(), hints=(), bot_cells=()):
             else:
                 segs.append(value(SIDE_COLOUR[side], shields))
         scenes[cell] = tuple(segs)
+    # The last battle, on the edges that fought: a best blinks amber, an overwhelm blinks red
+    # fast, the cards of a team capture chase purple toward their prey.
+    team = {}
+    for ev in events:
+        if ev["type"] == "team_capture":
+            for by in ev["by_cells"]:
+                team[(tuple(by), tuple(ev["cell"]))] = True
     for ev in events:
         if ev["type"] in ("bested", "overwhelmed"):
             by = tuple(ev["by_cell"])
@@ -104,8 +113,12 @@ def storybook_scenes(state, events=(), mismatches=(), hints=(), bot_cells=()):
                 tx, ty = ev["cell"]
                 d = storybook.STEPS.index((tx - by[0], ty - by[1]))
                 segs = list(scenes[by])
-                fast = ev["type"] == "overwhelmed"
-                segs[d] = blink(SWORDS if not fast else MISMATCH, 250 if fast else 600)
+                if ev["type"] == "overwhelmed":
+                    segs[d] = blink(MISMATCH, 250)
+                elif (by, (tx, ty)) in team:
+                    segs[d] = ("chase", TEAM_CAPTURE, 25, 2)
+                else:
+                    segs[d] = blink(SWORDS, 600)
                 scenes[by] = tuple(segs)
     for cell in bot_cells:
         scenes[cell] = all_edges(chase(BOT_MOVE, 800))
@@ -113,7 +126,26 @@ def storybook_scenes(state, events=(), mismatches=(), hints=(), bot_cells=()):
         colour = CAPTURED if m.code == "captured_on_table" else MISMATCH
         for cell in m.cells:
             scenes[cell] = all_edges(blink(colour, 300 if colour is CAPTURED else 500))
+        if m.code == "lifted" and len(m.cells) == 1:
+            # A card in a player's hand on its way somewhere: light where it may slide to.
+            for target in slide_targets(state, m.cells[0]):
+                scenes[target] = all_edges(pulse(HINT_SLIDE, 1000, 40))
     return scenes
+
+
+def slide_targets(state, cell):
+    """The cells a Storybook card at `cell` may slide to now (its controller's turn only)."""
+    from shared_rules import storybook
+    entry = state.board.get(cell)
+    if entry is None or entry[1] != state.turn:
+        return []
+    out = []
+    for d in range(4):
+        try:
+            out.append(storybook._slide_target(state, cell, d))
+        except storybook.IllegalAction:
+            continue
+    return out
 
 
 # ---------------------------------------------------------------- Battle Royale
