@@ -1,4 +1,4 @@
-"""MFRC522 reader driver: ISO/IEC 14443-3 type A inventory and NTAG21x reads over SPI.
+"""MFRC522 reader driver: ISO/IEC 14443-3 type A inventory, NTAG21x reads and writes over SPI.
 
 Written from the NXP MFRC522 data sheet (registers, FIFO, timer, CRC
 coprocessor, SPI framing) and ISO/IEC 14443-3 (REQA/WUPA, anticollision
@@ -11,6 +11,7 @@ firmware/sim/mfrc522_emu.py:
     uids = rdr.inventory(4)         # [b'\\x04\\x11...', ...], antenna off afterwards
     raw = rdr.read_identity(uids[0])   # 16 bytes of pages 4..7, or None
     card = parse_identity(raw)      # the enrolled card id, or None
+    ok, why = rdr.write_identity(uids[0], identity_record(b"..."))  # enrollment
     rdr.health()                    # now and then: False if the chip cannot be revived
 
 Timeouts use the chip's timer (TAuto: it starts when transmission ends and
@@ -38,6 +39,14 @@ Card identity (written by enrollment): NTAG21x user memory pages 4..7
 
 `read_identity` returns the raw 16 bytes (so an unenrolled card is seen as
 such, not as a read failure); `parse_identity` extracts the identity.
+
+`write_identity(uid, record)` writes such a record with NTAG WRITE (A2h, one
+page per command, answered by a 4-bit ACK Ah or NAK) and reads it back. Page
+4, which holds the magic, is first blanked and written last, so a card lifted
+half way holds either no record or the whole new one, never a mix of the old
+header with new identity bytes. A page whose ACK is lost or garbled is
+written again after a fresh WUPA/SELECT (a WRITE of the same data is
+idempotent); a tag that NAKs again is locked, write-protected or read-only.
 """
 
 try:
@@ -126,6 +135,9 @@ _CASCADE_TAG = const(0x88)
 _SAK_CASCADE = const(0x04)
 _HLTA = const(0x50)
 _NTAG_READ = const(0x30)
+_NTAG_WRITE = const(0xA2)
+_NTAG_ACK = const(0x0A)     # 4-bit answer to WRITE; any other 4-bit value is a NAK
+_NO_ANSWER = const(-1)      # _write_page: no valid 4-bit answer (timeout, garbage, error)
 
 # Results of one exchange
 _OK = const(0)
@@ -169,6 +181,9 @@ class MFRC522:
     # Named timeouts (chip timer, started when transmission ends).
     request_timeout_us = 1000   # REQA/WUPA, anticollision, SELECT, HLTA: FDT is ~90 us
     read_timeout_us = 5000      # NTAG READ
+    # NTAG WRITE: the EEPROM write takes about 4.1 ms; the data sheet's TTimeOut for the
+    # ACK/NAK of WRITE is 10 ms.
+    write_timeout_us = 10000
     # ISO/IEC 14443-3 allows a card 5 ms after the field appears before it must answer.
     field_settle_us = 5000
     # Backstop against a hung chip whose timer never fires: SPI polls per microsecond of
@@ -592,6 +607,29 @@ class MFRC522:
             return None
         return bytes(self._rx[0:16])
 
+    def _write_page(self, page, data, at=0):
+        """NTAG WRITE of data[at:at+4] (4 zero bytes if data is None) to `page` of the
+        selected card.
+
+        The card answers with 4 bits and no CRC_A (ACK Ah, or a NAK: 0h invalid page or
+        locked, 1h parity/CRC error, 4h/5h counter or EEPROM error): the chip reports one
+        FIFO byte with ControlReg RxLastBits = 4. Returns that 4-bit code, or _NO_ANSWER
+        (-1) on a timeout, a frame that is not 4 bits long, or a reception error.
+        """
+        tx = self._tx
+        tx[0] = _NTAG_WRITE
+        tx[1] = page
+        for i in range(4):
+            tx[2 + i] = data[at + i] if data else 0
+        if not self._calc_crc(self._txv, 6, tx, 6):
+            return _NO_ANSWER
+        st = self._transceive(8, 0, 0, self.write_timeout_us)
+        if st != _OK or self._rx_len != 1 or self._rx_bits != 4:
+            if st != _TIMEOUT:
+                self.errors += 1
+            return _NO_ANSWER
+        return self._rx[0] & 0x0F
+
     def _field_on(self):
         """Switch the field on, if it is off, and give the cards time to power up.
 
@@ -648,6 +686,56 @@ class MFRC522:
         finally:
             self.antenna(False)
         return found
+
+    def write_identity(self, uid, record):
+        """Write the 16-byte identity `record` (identity_record()) into pages 4..7 of card
+        `uid`; returns (ok, reason), reason in words:
+
+            (True, "written")
+            (False, "no answer")                    card absent, lifted, or never answered
+            (False, "NAK on page N (locked or read-only tag?)")   refused twice
+            (False, "read back differs")            every page ACKed, the READ disagrees
+
+        Wakes the card with WUPA, selects it by its UID, writes page by page checking each
+        4-bit ACK, reads the pages back, halts the card, and leaves the field as it found it.
+        """
+        if len(record) != 16:
+            raise ValueError("record is not 16 bytes")
+        switched_on = self._field_on()
+        try:
+            if not self._select_known(uid):
+                return False, "no answer"
+            # Page 4 blank, pages 5, 6, 7, then page 4 with the magic: a torn write leaves
+            # no record rather than the old header over new identity bytes.
+            for k in range(5):
+                page = IDENTITY_FIRST_PAGE + (k & 3)
+                data = record if k else None
+                ans = self._write_page(page, data, (k & 3) << 2)
+                if ans != _NTAG_ACK:
+                    # Once more after HLTA + WUPA + SELECT: a card whose ACK was lost is still
+                    # ACTIVE (it would ignore WUPA); after a NAK it is IDLE or HALT.
+                    self._halt()
+                    if not self._select_known(uid):
+                        return False, "no answer"
+                    ans = self._write_page(page, data, (k & 3) << 2)
+                    if ans == _NO_ANSWER:
+                        return False, "no answer"
+                    if ans != _NTAG_ACK:
+                        return False, "NAK on page %d (locked or read-only tag?)" % page
+            data = self._read_pages(IDENTITY_FIRST_PAGE)
+            if data is None:
+                self._halt()
+                if self._select_known(uid):
+                    data = self._read_pages(IDENTITY_FIRST_PAGE)
+            if data is None:
+                return False, "no answer"
+            if data != record:
+                return False, "read back differs"
+            return True, "written"
+        finally:
+            self._halt()
+            if switched_on:
+                self.antenna(False)
 
     def read_identity(self, uid):
         """The 16 bytes of pages 4..7 of card `uid` (NTAG READ), or None if it did not answer.

@@ -30,6 +30,19 @@ cards' bit streams and reports the first bit where they differ as a
 collision (CollErr, CollReg), clearing the bits from there on when
 ValuesAfterColl is 0, which is what the chip shows with several tags.
 
+Cards: `NtagCard` answers REQA/WUPA, anticollision, SELECT, HLTA and the
+NTAG21x READ (30h) and WRITE (A2h) commands. WRITE is answered after the
+EEPROM write time with a 4-bit ACK (Ah) or NAK (0h), which the chip model
+delivers as one FIFO byte with ControlReg RxLastBits = 4 and RxIRq, as the
+real chip does. Writable: page 2 (only its lock bytes, bit-wise OR; the
+block-locking bits are stored but freeze nothing), page 3 (the capability container, one-time
+programmable: bit-wise OR), pages 4 up to the last page; pages 0..1 and
+pages beyond the memory NAK. The static lock bits (page 2) make pages 3..15
+read-only at once (simplified: the NTAG203 data sheet has them take effect at
+the next REQA/WUPA). `read_only=True` is a tag that NAKs every WRITE (locked,
+or write-protected by a password we do not have). Dynamic lock bits and
+AUTH0 password protection are not modelled.
+
 Faults: `misread()` corrupts an answer (a flipped bit the CRC or BCC must
 catch, or a parity error the chip flags); `lift_during(uid, frames)` takes a
 card away after it answered `frames` more frames; `hang(value)` makes every
@@ -81,12 +94,14 @@ ERR_COLL = 0x08
 ERR_PARITY = 0x02
 
 # Reset values of the registers that are not 0x00 (data sheet section 9.3).
+# (address, value) pairs, in one bytes object (44 bytes of heap, not 22 tuples):
+# CommandReg 20, 02h 80, ComIrqReg 14, Status1Reg 21, 0Bh 08, ControlReg 10,
+# CollReg A0, ModeReg 3F, TxControlReg 80, 16h 10, 17h 84, 18h 84, 19h 4D, 1Ch 62,
+# 1Fh EB, CRCResultRegH FF, CRCResultRegL FF, 24h 26, 26h 48, 27h 88, 28h 20, 29h 20.
 _RESET_VALUES = (
-    (CommandReg, 0x20), (0x02, 0x80), (ComIrqReg, 0x14), (Status1Reg, 0x21),
-    (0x0B, 0x08), (ControlReg, 0x10), (CollReg, 0xA0), (ModeReg, 0x3F),
-    (TxControlReg, 0x80), (0x16, 0x10), (0x17, 0x84), (0x18, 0x84), (0x19, 0x4D),
-    (0x1C, 0x62), (0x1F, 0xEB), (CRCResultRegH, 0xFF), (CRCResultRegL, 0xFF),
-    (0x24, 0x26), (0x26, 0x48), (0x27, 0x88), (0x28, 0x20), (0x29, 0x20),
+    b"\x01\x20\x02\x80\x04\x14\x07\x21\x0b\x08\x0c\x10\x0e\xa0\x11\x3f"
+    b"\x14\x80\x16\x10\x17\x84\x18\x84\x19\x4d\x1c\x62\x1f\xeb\x21\xff"
+    b"\x22\xff\x24\x26\x26\x48\x27\x88\x28\x20\x29\x20"
 )
 
 BIT_NS = 9440       # one bit at 106 kbit/s (128 / 13.56 MHz)
@@ -236,14 +251,18 @@ HALT = 3
 
 
 class NtagCard:
-    """An ISO/IEC 14443-3 type A card with NTAG21x memory (READ of 4 pages).
+    """An ISO/IEC 14443-3 type A card with NTAG21x memory (READ of 4 pages, WRITE of one).
 
     uid: 4, 7 or 10 bytes (NTAG21x have 7). pages: optional dict {page: 4 bytes}
     or bytes written from page 4 on (the user memory, where enrollment puts the
     card identity). npages: 45 (NTAG213), 135 (NTAG215), 231 (NTAG216).
+    read_only: every WRITE is refused with a NAK (a locked or write-protected tag).
     """
 
-    def __init__(self, uid, pages=None, npages=45):
+    write_time_us = 4100    # EEPROM write before the ACK (the data sheet allows 10 ms)
+    read_only = False       # class defaults: a card object stays small (64 KB heap tests)
+
+    def __init__(self, uid, pages=None, npages=45, read_only=False):
         uid = bytes(uid)
         if len(uid) not in (4, 7, 10):
             raise ValueError("a type A UID has 4, 7 or 10 bytes, not %d" % len(uid))
@@ -265,6 +284,8 @@ class NtagCard:
         self.from_halt = False      # READY* / ACTIVE*: return to HALT, not IDLE
         self.level = 0
         self.leave_after = -1       # answers left before the card is lifted (-1: stays)
+        if read_only:
+            self.read_only = True
 
     def power_off(self):
         self.state = IDLE
@@ -348,8 +369,12 @@ class NtagCard:
         n = len(frame)
         if nbits != n * 8 or not _crc_ok(frame, n):
             self._drop()
+            if n == 8 and nbits == 64 and frame[0] == 0xA2:
+                return b"\x01", 4          # NAK 1h: a WRITE that arrived damaged
             return None
         cmd = frame[0]
+        if cmd == 0xA2 and n == 8:
+            return self._write(frame[1], frame[2:6])
         if cmd == 0x50 and n == 4 and frame[1] == 0:
             self.state = HALT
             self.from_halt = False
@@ -366,6 +391,23 @@ class NtagCard:
             return _with_crc(out), 144
         self._drop()
         return None
+
+    def _write(self, page, data):
+        """NTAG WRITE of 4 bytes to `page`: the 4-bit ACK (Ah) or NAK (0h)."""
+        m = self.mem
+        # Static lock bits (page 2, bytes 2..3): bit n locks page n, for pages 3..15
+        # (L-CC is bit 3 of lock byte 0, L4..L7 its bits 4..7, L8..L15 lock byte 1).
+        if self.read_only or page < 2 or page >= len(m) >> 2 or (
+                2 < page < 16 and m[10 + (page >> 3)] & (1 << (page & 7))):
+            self._drop()                # a NAK sends the card back to IDLE (or HALT)
+            return b"\x00", 4
+        at = page * 4
+        for i in range(4):
+            if page > 3:
+                m[at + i] = data[i]
+            elif page == 3 or i > 1:    # CC (OTP) and lock bytes: bit-wise OR, for good
+                m[at + i] |= data[i]
+        return b"\x0a", 4
 
 
 def _airtime_us(nbits):
@@ -487,8 +529,9 @@ class Mfrc522Emulator:
         r = self.regs
         for i in range(64):
             r[i] = 0
-        for addr, v in _RESET_VALUES:
-            r[addr] = v
+        rv = _RESET_VALUES
+        for i in range(0, len(rv), 2):
+            r[rv[i]] = rv[i + 1]
         self._fifo_head = 0
         self._fifo_n = 0
         self._timer_at = -1
@@ -649,11 +692,14 @@ class Mfrc522Emulator:
         tx_end = self.now_us + _airtime_us(nbits)
         r[ComIrqReg] |= TX_IRQ
         answers = []
+        busy = 0
         if self.antenna_on:
             for c in list(self.cards):
                 ans = c.receive(data, nbits)
                 if ans is not None:
                     answers.append(ans)
+                    if ans[1] == 4 and ans[0][0] == 0x0A and nbits == 64 and data[0] == 0xA2:
+                        busy = c.write_time_us      # ACK after the EEPROM write
                     if c.leave_after > 0:
                         c.leave_after -= 1
                         if c.leave_after == 0:
@@ -666,7 +712,7 @@ class Mfrc522Emulator:
             self._start_timer(tx_end)
         if not answers:
             return
-        rx_start = tx_end + FDT_US
+        rx_start = tx_end + FDT_US + busy      # a WRITE answers after its EEPROM write
         if 0 <= self._timer_at and self._timer_at <= rx_start:
             return      # the timer runs out before the answer begins: it is lost
         self._timer_at = -1     # TAuto: the timer stops when an answer starts
@@ -699,8 +745,8 @@ class Mfrc522Emulator:
         bad = self._misread
         if coll < 0 and bad and bad[0] and (bad[2] is None or bad[2] == cmd):
             bad[0] -= 1
-            if bad[1]:
-                parity = True
+            if bad[1] and nbits >= 8:
+                parity = True           # a 4-bit ACK/NAK has no parity bit: it gets a flip
             else:
                 i = nbits // 2
                 out[i >> 3] ^= 1 << (i & 7)
