@@ -1,0 +1,99 @@
+"""Identity writes under the MicroPython unix port: the portable write tests unchanged,
+then 8 readers on one bus enrolling a card each in a 64 KB heap, modules precompiled by
+mpy-cross as they are deployed (bytecode in the heap: the harder case).
+"""
+
+import os
+import subprocess
+
+import pytest
+
+from mpy import REPO, micropython_path, requires_micropython, run_micropython_code
+from test_mfrc522_micropython import compile_tree, mpy_cross, needs_mpy_cross
+
+PORTABLE = ["test_mfrc522_write", "test_mfrc522_write_emulator"]
+
+
+@requires_micropython
+@pytest.mark.micropython
+@pytest.mark.parametrize("module", PORTABLE)
+def test_portable_write_tests_pass_under_micropython(module):
+    path = os.pathsep.join([REPO, os.path.join(REPO, "tests", "mpy_shim"),
+                            os.path.join(REPO, "tests"), ".frozen"])
+    proc = subprocess.run([micropython_path(), os.path.join(REPO, "tests", "mpy_run_tests.py"),
+                           module], cwd=REPO, capture_output=True, timeout=300,
+                          env=dict(os.environ, MICROPYPATH=path))
+    out = proc.stdout.decode()
+    assert proc.returncode == 0 and " 0 failed" in out, out + proc.stderr.decode()
+    assert int(out.split(" passed")[0].split()[-1]) >= 10, out
+
+
+ENROLL = """
+import gc
+from firmware.drivers.mfrc522 import MFRC522, identity_record, parse_identity
+from firmware.sim.mfrc522_emu import SimSPI, SimPin, Mfrc522Emulator, NtagCard
+gc.collect()
+spi = SimSPI()
+rst = SimPin(value=1)
+readers = []
+emus = []
+for i in range(8):
+    cs = SimPin(value=1)
+    emu = Mfrc522Emulator()
+    spi.attach(cs, emu)
+    emu.attach_rst(rst)
+    r = MFRC522(spi, cs, rst)
+    r.field_settle_us = 0
+    r.reset_ms = 0
+    r.init()
+    readers.append(r)
+    emus.append(emu)
+# Cell i: a card, and a pawn sharing its first UID bytes; cell 5's card is read-only.
+for i in range(8):
+    emus[i].place(NtagCard(bytes([4, i, 2, 3, 4, 5, 6]), identity_record(b"old%d" % i),
+                           read_only=(i == 5)))
+    emus[i].place(NtagCard(bytes([4, i, 2, 3, 4, 5, 0x10])))
+for i in range(8):
+    uid = bytes([4, i, 2, 3, 4, 5, 6])
+    before = emus[i].transactions
+    ok, why = readers[i].write_identity(uid, identity_record(b"card%d" % i))
+    print("w", i, ok, emus[i].transactions - before, why)
+for i in range(8):
+    ids = {}
+    tags = readers[i].inventory(4, ids)
+    print("r", i, len(tags), parse_identity(ids[bytes([4, i, 2, 3, 4, 5, 6])]))
+gc.collect()
+print("contention", spi.contention)
+print("free", gc.mem_free())
+"""
+
+
+@requires_micropython
+@pytest.mark.micropython
+@needs_mpy_cross
+def test_eight_readers_enroll_a_card_each_in_a_64k_heap(tmp_path):
+    tree = str(tmp_path / "tile")
+    compile_tree(tree)
+    src = tmp_path / "enroll_scenario.py"
+    src.write_text(ENROLL)
+    proc = subprocess.run([mpy_cross(), "-o", os.path.join(tree, "enroll_scenario.mpy"),
+                           str(src)], capture_output=True)
+    assert proc.returncode == 0, proc.stderr.decode()
+    code = "import sys\nsys.path.insert(0, %r)\nimport enroll_scenario\n" % tree
+    out = run_micropython_code(code, heapsize="64k").splitlines()
+    writes = [line.split(None, 4) for line in out if line.startswith("w ")]
+    assert len(writes) == 8
+    for _, cell, ok, spent, why in writes:
+        if cell == "5":
+            assert ok == "False" and why == "NAK on page 4 (locked or read-only tag?)"
+        else:
+            assert ok == "True" and why == "written", writes
+            assert int(spent) < 1200, writes
+    reads = [line.split() for line in out if line.startswith("r ")]
+    for _, cell, n, ident in reads:
+        assert n == "2"
+        assert ident == ("b'old5'" if cell == "5" else "b'card%s'" % cell), reads
+    assert "contention 0" in out
+    free = int([line for line in out if line.startswith("free")][0].split()[1])
+    print("heap free after 8 enrollments:", free)
+    assert free > 4096
