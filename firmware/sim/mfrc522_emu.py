@@ -466,7 +466,8 @@ class Mfrc522Emulator:
         """Corrupt the next `count` answers (to frames starting with byte `command`, if given).
 
         parity=False flips a data bit without the chip noticing (CRC or BCC must catch it);
-        parity=True makes the chip report a parity error.
+        parity=True makes the chip report a parity error, except on a 4-bit ACK/NAK, which
+        carries no parity bit: it gets the flipped bit instead.
         """
         self._misread = [count, parity, command]
 
