@@ -32,16 +32,27 @@ class Host:
         self.auto_ack = True
         self.log = []
         self.unread = []
+        self.pending = {}
 
     def send(self, msg_type, payload=b""):
         self.seq += 1
-        self.ser.write(wire.encode_frame(msg_type, self.seq, payload))
+        frame = wire.encode_frame(msg_type, self.seq, payload)
+        self.ser.write(frame)
+        if msg_type in wire.ACKED:   # resent until acked, as hardware/protocol.md says
+            self.pending[self.seq] = [frame, time.monotonic()]
         return self.seq
 
     def pump(self):
         out = []
+        now = time.monotonic()
+        for entry in self.pending.values():
+            if now - entry[1] >= 0.1:
+                entry[1] = now
+                self.ser.write(entry[0])
         for frame in self.decoder.feed(self.ser.read(4096)):
             msg = wire.parse(frame)
+            if msg["type"] == "ack":
+                self.pending.pop(msg["ack"], None)
             if self.auto_ack and frame.type in wire.ACKED:
                 self.ser.write(wire.encode_frame(wire.ACK, 0, wire.ack(frame.seq)))
             self.log.append(msg)

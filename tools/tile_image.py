@@ -119,10 +119,16 @@ def launcher(romfs_path, then):
             "del f\n%s\n" % (romfs_path, romfs_path, then))
 
 
-# Measures what the emulated chips of a sim tile (bus, chip selects, emulators, one
-# card in each field) take from the heap; run once per image and reader count.
+# Measures what the emulated chips of a sim tile (bus, chip selects, emulators, a card
+# and a pawn in each field) take from the heap; run once per image and reader count.
 _HARDWARE_PROBE = """
 import gc
+# The firmware first, so the qstr pools and module tables are as on a running tile;
+# then what is hardware: the emulator module, its chips and the cards in their fields.
+import asyncio, json, select, socket
+from shared_rules import wire
+from firmware import config, effects, gestures, link, main
+from firmware.drivers import mfrc522
 gc.collect()
 before = gc.mem_free()
 from firmware.sim.mfrc522_emu import Mfrc522Emulator, NtagCard, SimPin, SimSPI
@@ -132,7 +138,8 @@ for i in range(%d):
     cs = SimPin()
     emu = Mfrc522Emulator()
     spi.attach(cs, emu)
-    emu.place(NtagCard(bytes((4, i, 1, 2, 3, 4, 5))))
+    emu.place(NtagCard(bytes((4, i, 1, 2, 3, 4, 5))))   # a card
+    emu.place(NtagCard(bytes((4, i, 9, 2, 3, 4, 6))))   # and a pawn on it
     chips.append((cs, emu))
 gc.collect()
 print("hardware", before - gc.mem_free())

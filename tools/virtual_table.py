@@ -219,7 +219,20 @@ class VirtualTile:
             self.reply_cv.notify_all()
 
     def request(self, op, timeout=30.0, **fields):
-        """Send one control request and wait for its reply (a dict)."""
+        """Send one control request and wait for its reply (a dict).
+
+        A tile whose 64 KB heap is momentarily too fragmented for the request
+        answers MemoryError; the request is tried again a few times.
+        """
+        for attempt in range(5):
+            try:
+                return self._request(op, timeout, dict(fields))
+            except ControlError as e:
+                if "MemoryError" not in str(e) or attempt == 4:
+                    raise
+                time.sleep(0.05)
+
+    def _request(self, op, timeout, fields):
         with self.lock:
             self.next_id += 1
             rid = self.next_id

@@ -112,6 +112,9 @@ class Rp2Board:
         self.strip.buf[:] = buf
         self.strip.write()
 
+    def poll_pause_ms(self, slot, ms):
+        return 0   # real chips: the poll took what it takes
+
     def report(self, task, e):
         pass  # stdout is the data stream; the LOG frame the main loop sends says it
 

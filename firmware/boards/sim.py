@@ -234,7 +234,20 @@ class SimBoard:
             self.emulators.append(emu)
             out.append(MFRC522(self.spi, cs))
         self.pressed = [False] * n
+        self.chip_us = [0] * n
         return out
+
+    def poll_pause_ms(self, slot, ms):
+        """What a real chip would still take for the poll the emulator just answered.
+
+        The emulator keeps a virtual clock of the chip (SPI accesses at a Pico's pace
+        plus air time): sleeping off the difference makes a virtual tile as slow as a
+        real one, and leaves the CPU to the other tiles of the table.
+        """
+        emu = self.emulators[slot]
+        chip_ms = (emu.now_us - self.chip_us[slot]) // 1000
+        self.chip_us[slot] = emu.now_us
+        return chip_ms - ms if chip_ms > ms else 0
 
     def pads(self):
         if self.script:
