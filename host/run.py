@@ -44,14 +44,33 @@ def parse_args(argv):
     p.add_argument("--interpreter", default="auto", choices=["auto", "micropython", "cpython"],
                    help="what runs the virtual tiles")
     p.add_argument("--new", action="store_true", help="start a new game, even if one can resume")
+    p.add_argument("--players", type=int, default=None,
+                   help="players of a new game, for games that take it (royale: 2 to 8)")
+    p.add_argument("--setup", default=None,
+                   help="a new game's setup (JSON file in the game's setup form)")
     p.add_argument("--gpio", action="store_true",
                    help="on a Raspberry Pi: seat buttons, staff controls and the status strip")
     return p.parse_args(argv)
 
 
-def seats_of(game, options):
+def seats_of(game, options, setup=None):
     engine = games.get(game)
-    return engine.seats(engine.new_game(options, 0))
+    return engine.seats(engine.new_game(options, 0, setup))
+
+
+def new_game_setup(args, options):
+    """The options and setup of a new game from --players and --setup."""
+    options = dict(options)
+    if args.players is not None:
+        options["players"] = args.players
+    setup = None
+    if args.setup is not None:
+        try:
+            with open(args.setup, encoding="utf-8") as f:
+                setup = json.load(f)
+        except (OSError, ValueError) as e:
+            raise ValueError("cannot read the setup %s: %s" % (args.setup, e)) from None
+    return options, setup
 
 
 def main(argv=None):
@@ -77,8 +96,8 @@ async def run(args):
     registry = tags.Registry(tags.load_key(key_path),
                              os.path.join(os.path.dirname(os.path.abspath(args.journal)),
                                           "tags.db"))
-    options = dict(game.options)
-    seat_list = seats_of(args.game, options)
+    options, setup = new_game_setup(args, game.options)
+    seat_list = seats_of(args.game, options, setup)
     if args.bots < 0 or args.bots > len(seat_list):
         raise ValueError("--bots must be 0 to %d for %s" % (len(seat_list), args.game))
     if args.headless and args.bots != len(seat_list):
@@ -96,7 +115,7 @@ async def run(args):
                                                           len(match.actions)))
     else:
         seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
-        match = Match(args.game, options, seed)
+        match = Match(args.game, options, seed, setup)
         game_id = journal.start_game(match, {"bots": bot_seats, "seed": seed,
                                              "layout": layout.path})
         log.say("new game %d of %s, seed %d" % (game_id, args.game, seed))
@@ -107,7 +126,9 @@ async def run(args):
     else:
         from tools.virtual_table import VirtualTable
         vtable = VirtualTable(tiles=len(layout.tiles), cells=max(len(t.cells)
-                              for t in layout.tiles), interpreter=args.interpreter, quiet=True)
+                              for t in layout.tiles), interpreter=args.interpreter, quiet=True,
+                              variants=[t.variant for t in layout.tiles],
+                              heapsize=getattr(game, "virtual_heap", "64k"))
         print("no table configured: starting the virtual table (%d tiles, firmware under %s)"
               % (len(layout.tiles), vtable.interpreter), file=sys.stderr, flush=True)
         vtable.start()
@@ -223,7 +244,7 @@ def attach_terminal(session, hands):
 async def typed_hands(hands, op, args):
     try:
         if op == "place":
-            await hands.place(args[1], "storybook:" + args[0])
+            await hands.place(args[1], args[0] if ":" in args[0] else "storybook:" + args[0])
         elif op == "lift":
             await hands.lift(args[0])
         else:

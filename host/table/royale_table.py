@@ -601,6 +601,64 @@ class RoyaleTable:
             self.throw = None
 
 
+# ---------------------------------------------------------------- bots at the table
+
+def choose_bot_action(kind, state, seat, seed):
+    """A bot's Battle Royale action: "greedy" plays by the book, "random" is bots.py's.
+
+    The one-move-lookahead greedy of shared_rules/bots.py cannot play Battle Royale: every
+    trial attack rolls the state's PRNG, which does not move while the table supplies the
+    dice, so it sees the same roll against every hidden card (peeking at values no player
+    knows) and, with scores unchanged by failed trials, ends turn after turn for ever. The
+    "greedy" player here knows only what a player sees: it resurrects, attacks the card
+    under it, duels a player holding cards, and otherwise walks toward the nearest card
+    (ties broken by the seeded PRNG, so it is deterministic for a seed and a state).
+    """
+    from shared_rules import bots
+    s = state
+    if s.phase == "order":
+        return {"type": "roll_order"}
+    if kind == "random":
+        return bots.choose(kind, royale, s, seat, seed)
+    if kind != "greedy":
+        raise ValueError("unknown bot %r (one of %s)" % (kind, ", ".join(bots.KINDS)))
+    actions = bots.my_actions(royale, s, seat)
+    if not actions:
+        return None
+    text = canon.dumps(royale.to_dict(s))
+    rng = prng.seed_state((seed * 2654435761 + binascii.crc32(text.encode())) & 0xFFFFFFFF)
+
+    def pick(options):
+        nonlocal rng
+        rng, i = prng.below(rng, len(options))
+        return options[i]
+
+    if s.phase == "place":
+        return pick(actions)
+    by_kind = {}
+    for a in actions:
+        by_kind.setdefault(a["type"], []).append(a)
+    if "resurrect" in by_kind:
+        return by_kind["resurrect"][0]
+    if "attack_card" in by_kind:
+        return by_kind["attack_card"][0]
+    duels = [a for a in by_kind.get("attack_player", ()) if s.players[a["target"]].held() > 0
+             or royale.last_card(s) is not None]
+    if duels:
+        return pick(duels)
+    me = s.players[seat]
+    cards = [i for i in range(len(s.map)) if s.map[i] is not None]
+    if "move" in by_kind and cards and s.map[me.cell] is None:
+        def distance(a):
+            to = royale.INDEX[(a["to"][0], a["to"][1])]
+            return min(royale.DIST[to][c] for c in cards)
+        best = min(distance(a) for a in by_kind["move"])
+        return pick([a for a in by_kind["move"] if distance(a) == best])
+    if "end_turn" in by_kind:
+        return by_kind["end_turn"][0]
+    return pick(actions)
+
+
 # ---------------------------------------------------------------- the table game adapter
 
 def bot_cells(state, action):
@@ -653,6 +711,7 @@ class TableGame:
 
     name = "royale"
     options = {}
+    virtual_heap = "64k"  # the tile firmware's heap on the virtual table (as for Storybook)
     button_actions = ("swap", "end_turn")
     interpreter = RoyaleTable
     scenes = staticmethod(scenes)
@@ -668,10 +727,7 @@ class TableGame:
 
     @staticmethod
     def choose_bot_action(kind, state, seat, seed):
-        from shared_rules import bots
-        if state.phase == "order":
-            return {"type": "roll_order"}
-        return bots.choose(kind, royale, state, seat, seed)
+        return choose_bot_action(kind, state, seat, seed)
 
     @staticmethod
     def turns(match):
