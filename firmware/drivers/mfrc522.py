@@ -181,7 +181,7 @@ class MFRC522:
     # Named timeouts (chip timer, started when transmission ends).
     request_timeout_us = 1000   # REQA/WUPA, anticollision, SELECT, HLTA: FDT is ~90 us
     read_timeout_us = 5000      # NTAG READ
-    # NTAG WRITE: the EEPROM write takes about 4.1 ms; the data sheet's TTimeOut for the
+    # NTAG WRITE: the EEPROM write takes a few ms (about 4); the data sheet's TTimeOut for the
     # ACK/NAK of WRITE is 10 ms.
     write_timeout_us = 10000
     # ISO/IEC 14443-3 allows a card 5 ms after the field appears before it must answer.

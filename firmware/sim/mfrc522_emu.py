@@ -259,7 +259,7 @@ class NtagCard:
     read_only: every WRITE is refused with a NAK (a locked or write-protected tag).
     """
 
-    write_time_us = 4100    # EEPROM write before the ACK (the data sheet allows 10 ms)
+    write_time_us = 4100    # EEPROM write before the ACK (about 4 ms; TTimeOut is 10 ms)
     read_only = False       # class defaults: a card object stays small (64 KB heap tests)
 
     def __init__(self, uid, pages=None, npages=45, read_only=False):
