@@ -142,6 +142,21 @@ class RoyaleHands(VirtualHands):
     """
 
     wait_s = 5.0
+    # Pad presses held by the hands (ms): long enough for a tile whose readers hold a card
+    # and pawns on every cell to sample them, short of a hold (700 ms).
+    tap_ms = 250
+    gap_ms = 150
+
+    async def gesture(self, cell, kind):
+        if kind == "hold":
+            return await super().gesture(cell, kind)
+        tile, slot = self._tile_slot(cell)
+        for n in range(2 if kind == "double" else 1):
+            if n:
+                await asyncio.sleep(self.gap_ms / 1000)
+            await self._call(tile.press, slot, True)
+            await asyncio.sleep(self.tap_ms / 1000)
+            await self._call(tile.press, slot, False)
 
     async def wait_until(self, predicate, timeout_s=None):
         loop = asyncio.get_running_loop()
@@ -170,6 +185,7 @@ class RoyaleHands(VirtualHands):
             await self.place(tuple(action["cell"]), pawn)
         elif kind == "move":
             await self.lift(here, pawn)
+            await self._needs(lambda: pawn not in table.observed.get(here, ()), "the lift")
             await self.place(tuple(action["to"]), pawn)
         elif kind == "resurrect":
             await self.gesture(here, "double")
