@@ -1,0 +1,105 @@
+"""Battle Royale played whole on the virtual table: real MicroPython tiles on pseudo-terminals,
+every action going through pawn tags, pads and the dice tray (the virtual hands roll seeded
+dice), the journal in SQLite, and a kill -9 in the middle.
+
+A small map (six face-down cards) keeps a whole game, from the order roll to the last card,
+to a few dozen actions.
+"""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+from mpy import REPO
+from host.table.royale_table import TableGame, table_dice
+from shared_rules import canon, royale
+from shared_rules.engine import Match
+
+FAIRYTABLE = os.path.join(os.path.dirname(sys.executable), "fairytable")
+SMALL_MAP = {"map": [{"cell": c, "card": k} for c, k in [
+    ([0, 0], "S5"), ([1, 0], "H3"), ([0, 1], "D8"), ([-1, 0], "C7"), ([0, -1], "S4"),
+    ([1, 1], "H9")]]}
+
+
+def engine_only_game(seed, players, setup):
+    """The same bots and the same dice, without a table: what the table game must end as."""
+    match = Match("royale", {"players": players}, seed, setup)
+    while royale.status(match.state) == "ongoing":
+        assert len(match.actions) < 500, "the bots did not finish seed %d" % seed
+        s = match.state
+        action = TableGame.choose_bot_action("greedy", s, TableGame.current_seat(s), seed)
+        match.apply(table_dice(s, action, seed))
+    return match
+
+
+def command(journal, seed, tmp_path, extra=()):
+    setup = tmp_path / "setup.json"
+    setup.write_text(json.dumps(SMALL_MAP))
+    return [FAIRYTABLE, "run", "--game", "royale", "--players", "2", "--setup", str(setup),
+            "--headless", "--bots", "2", "--json", "--seed", str(seed), "--journal",
+            str(journal)] + list(extra)
+
+
+def journal_actions(journal):
+    db = sqlite3.connect(str(journal))
+    return [json.loads(a) for (a,) in db.execute("SELECT action FROM actions ORDER BY seq")]
+
+
+def test_a_headless_royale_game_plays_to_the_end_through_the_tiles(tmp_path):
+    journal = tmp_path / "journal.db"
+    proc = subprocess.run(command(journal, 4, tmp_path, ["--new"]), capture_output=True,
+                          cwd=REPO, timeout=600)
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    assert b"starting the virtual table (5 tiles" in proc.stderr
+    summary = json.loads(proc.stdout)
+    expected = engine_only_game(4, 2, SMALL_MAP)
+    assert summary["game"] == "royale" and summary["status"] == "finished"
+    assert summary["winner"] == expected.state.winner
+    assert summary["scores"] == royale.scores(expected.state)
+    assert summary["actions"] == len(expected.actions)
+    assert summary["turns"] == TableGame.turns(expected)
+    assert summary["led_scenes_sent"] > summary["actions"]
+    assert len(summary["tiles"]) == 5 and all(t["online"] for t in summary["tiles"].values())
+    # Every roll came from the tray: the journal holds the table's dice, action for action.
+    actions = journal_actions(journal)
+    assert canon.dumps(actions) == canon.dumps(expected.actions)
+    kinds = set(a["type"] for a in actions)
+    assert {"roll_order", "place", "move", "attack_card"} <= kinds
+    assert all("dice" in a for a in actions if a["type"] in ("roll_order", "attack_card"))
+
+
+def test_kill_9_then_restart_resumes_the_same_royale_game(tmp_path):
+    journal = tmp_path / "journal.db"
+    host = subprocess.Popen(command(journal, 2, tmp_path, ["--new"]), cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        seen = 0
+        while seen < 6 and time.monotonic() < deadline and host.poll() is None:
+            time.sleep(0.2)
+            if journal.exists():
+                try:
+                    seen = sqlite3.connect(str(journal)).execute(
+                        "SELECT COUNT(*) FROM actions").fetchone()[0]
+                except sqlite3.OperationalError:
+                    seen = 0
+        assert host.poll() is None, "the game ended before it could be killed"
+    finally:
+        os.killpg(host.pid, signal.SIGKILL)  # the plug is pulled: host and tiles at once
+        host.wait()
+    proc = subprocess.run(command(journal, 999, tmp_path), capture_output=True, cwd=REPO,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    summary = json.loads(proc.stdout)
+    expected = engine_only_game(2, 2, SMALL_MAP)
+    assert summary["seed"] == 2 and summary["status"] == "finished"
+    assert (summary["winner"], summary["scores"], summary["actions"]) == (
+        expected.state.winner, royale.scores(expected.state), len(expected.actions))
+    assert canon.dumps(journal_actions(journal)) == canon.dumps(expected.actions)
+    db = sqlite3.connect(str(journal))
+    assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1
