@@ -44,22 +44,22 @@ async def scenario(tmp_path):
             hands = RoyaleHands(vt, layout, registry)
             await hands.tidy(match.state, session.table)
             want = session.table.expected()
-            await until(lambda: session.table.observed == want, session, 30)
+            await until(lambda: session.table.observed == want, session, 60)
             assert session.table.mismatches == []
 
             # 1. A pawn on the wrong cell: blue's pawn (not blue's turn) put on [-1, 0].
             await hands.lift((1, 0), "pawn:blue")
             await hands.place((-1, 0), "pawn:blue")
             await until(lambda: [m.code for m in session.table.mismatches] == ["pawn_moved"],
-                        session, 15)
+                        session, 40)
             m = session.table.mismatches[0]
             assert m.cells == [(-1, 0), (1, 0)]
             assert m.message == "The blue pawn belongs on [1, 0], not [-1, 0]."
-            await until(lambda: blinking_red(scene_of(session, vt, link, (-1, 0))), session)
+            await until(lambda: blinking_red(scene_of(session, vt, link, (-1, 0))), session, 20)
             assert session.button("red", "end_turn") is None  # nothing applies meanwhile
             await hands.lift((-1, 0), "pawn:blue")
             await hands.place((1, 0), "pawn:blue")
-            await until(lambda: not session.table.mismatches, session, 15)
+            await until(lambda: not session.table.mismatches, session, 40)
 
             # 2. A forged tag: a copy of a map card's identity on another tag.
             uid = tags.virtual_uid("royale:S5")
@@ -69,32 +69,32 @@ async def scenario(tmp_path):
             await asyncio.to_thread(lambda: tile.request(
                 "place", slot=slot, uid=forged.hex(),
                 identity_hex=registry.identity_for(uid, "royale:S5").hex()))
-            await until(lambda: session.table.mismatches, session, 15)
+            await until(lambda: session.table.mismatches, session, 40)
             m = session.table.mismatches[0]
             assert m.code == "bad_tag" and m.cells == [(0, 2)] and "did not write" in m.message
             await asyncio.to_thread(tile.lift, slot, forged.hex())
-            await until(lambda: not session.table.mismatches, session, 15)
+            await until(lambda: not session.table.mismatches, session, 40)
             assert match.actions == []
 
             # 3. A won card left on the map: red taps, rolls 6 5 4 against the Five of Spades.
             await hands.gesture((0, 0), "tap")
-            await until(lambda: session.table.throw is not None, session, 15)
+            await until(lambda: session.table.throw is not None, session, 40)
             for pocket, face in enumerate((6, 5, 4)):
                 await hands.set_die(pocket, "die:%d:%d" % (pocket + 1, face))
-            await until(lambda: match.actions, session, 15)
+            await until(lambda: match.actions, session, 40)
             assert match.actions == [{"type": "attack_card", "dice": [6, 5, 4]}]
-            await until(lambda: session.table.mismatches, session, 15)
+            await until(lambda: session.table.mismatches, session, 40)
             m = session.table.mismatches[0]
             assert m.code == "won_on_map" and m.cells == [(0, 0)]
             assert m.message == "Five of Spades was won by red: lift it off the map at [0, 0]."
-            await until(lambda: blinking_red(scene_of(session, vt, link, (0, 0))), session)
+            await until(lambda: blinking_red(scene_of(session, vt, link, (0, 0))), session, 20)
             # Red's pad does nothing while the card lies there.
             await hands.gesture((0, 0), "hold")
             await asyncio.sleep(1.5)
             await until(lambda: True, session)
             assert session.table.throw is None and len(match.actions) == 1
             await hands.lift((0, 0), "royale:S5")
-            await until(lambda: not session.table.mismatches, session, 15)
+            await until(lambda: not session.table.mismatches, session, 40)
             assert session.mismatch_count >= 3
         finally:
             await link.stop()
