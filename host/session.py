@@ -68,7 +68,6 @@ class TableSession:
         self.bot_request = None   # the action a bot asked a human to carry out
         self.bot_request_at = 0
         self._tidied_at = 0
-        self._needs_tidy = False
         self._hands_task = None
         self.on_change = None     # called when the game or the mismatches change (a view)
         self.attract = False      # staff reset: lights the attract animation, no game
@@ -333,14 +332,6 @@ class TableSession:
                          % (describe(action, ()), describe(self.bot_request, ())))
             self.bot_request_at = -self.bot_patience_ms  # tidy up and ask again
             return
-        if self.bot_request is None and self.match.engine.actor(self.match.state,
-                                                                 action) in self.bots:
-            # A bot's seat moves only as its bot asked (e.g. a move given up after a timeout
-            # must not land late as something else).
-            self.log.say("the table shows %s for a bot's seat that asked for nothing: put it "
-                         "back" % describe(action, ()))
-            self._needs_tidy = True
-            return
         self.apply(action)
 
     def _clear_expectations(self):
@@ -376,9 +367,8 @@ class TableSession:
             self._clear_expectations()
             await self._tidy(now)
             return
-        if self.hands is not None and (self.table.mismatches or self._needs_tidy) \
-                and self.bot_request is None and now - self._tidied_at > self.tidy_gap_ms:
-            self._needs_tidy = False
+        if self.hands is not None and self.table.mismatches and self.bot_request is None \
+                and now - self._tidied_at > self.tidy_gap_ms:
             # The virtual players tidy up: captured cards lifted off, a dropped card put back.
             await self._tidy(now)
             return
