@@ -172,7 +172,6 @@ class TableSession:
                 self.journal.finish(self.game_id)
             self.attract = True
             self.bot_request = None
-            self._clear_expectations()
             self.log.say("reset by staff: attract mode; staff start begins a new game")
         elif name == "start" and self.attract:
             if self.new_game is None:
@@ -217,7 +216,6 @@ class TableSession:
                 self.journal.finish(self.game_id)
         if self.bot_request is not None and self._carries_out(action, self.bot_request):
             self.bot_request = None
-            self._clear_expectations()
         self.recent_events = events
         self.table.after(events)
         self.log.say(describe(action, events))
@@ -334,10 +332,6 @@ class TableSession:
             return
         self.apply(action)
 
-    def _clear_expectations(self):
-        if hasattr(self.table, "expect_hide"):
-            self.table.expect_hide = None
-
     def _notify(self):
         if self.on_change is None:
             return
@@ -364,7 +358,6 @@ class TableSession:
             # The move was not seen on the table in time: tidy up and ask again.
             self.log.say("the table did not show the bot's move; asking again")
             self.bot_request = None
-            self._clear_expectations()
             await self._tidy(now)
             return
         if self.hands is not None and self.table.mismatches and self.bot_request is None \
@@ -383,9 +376,6 @@ class TableSession:
             return
         self.bot_request = action
         self.bot_request_at = now
-        if hasattr(self.table, "expect_hide"):
-            self.table.expect_hide = (tuple(action["cell"]) if action["type"] == "hide"
-                                      else None)
         self.log.say("%s (bot) asks: %s" % (seat, describe(action, ())))
         if self.hands is not None:
             self.light()

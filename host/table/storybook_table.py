@@ -49,7 +49,6 @@ class StorybookTable:
         self.twist_choice = {}    # seat -> index into its choices during setup
         self.mismatches = []
         self.to_lift = set()      # (cell, card) that left the game by an action, still seen
-        self.expect_hide = None   # a cell where a bot's Hide is being carried out
 
     # ------------------------------------------------------------ inputs
 
@@ -216,8 +215,6 @@ class StorybookTable:
             return action
         if self.pending_place is None or self.pending_place[:2] != (cell, cid):
             self.pending_place = (cell, cid, now)
-        if self.expect_hide == cell:
-            return None  # a bot asked for a Hide here: wait for the double tap, however slow
         if now - self.pending_place[2] >= self.hide_window_ms:
             self.pending_place = None
             if storybook.validate(s, action) is None:
