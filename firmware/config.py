@@ -15,7 +15,7 @@ FIRMWARE_VERSION = (0, 1, 0)
 
 TIMINGS = {
     "frame_ms": 33,           # LED frame period (30 fps)
-    "poll_gap_ms": 2,         # pause after a round of all readers
+    "poll_gap_ms": 2,         # pause when no reader can be polled (all failed)
     "idle_poll_gap_ms": 100,  # the same while the host is silent
     "arrive_polls": 1,        # consistent polls before a tag counts as arrived
     #                           (a UID that passed BCC and CRC_A is not a misread;
@@ -32,11 +32,15 @@ TIMINGS = {
 }
 
 
-# Readers whose fields may be on at the same time. A cell tile's cells lie in a
-# row (hardware/layouts): cells two apart are 200 mm apart, so no card (88 mm)
-# can lie on both and their fields (40 mm loops) do not reach each other's
-# tags. Both groups share one field-settle wait each; see hardware/protocol.md.
-CELL_POLL_GROUPS = ((0, 2, 4, 6), (1, 3, 5, 7))
+# Readers closer than this many slots never have their fields on together. A
+# cell tile's cells lie in a row (hardware/layouts): cells two apart are 200 mm
+# apart, so no card (88 mm) can lie on both and their fields (40 mm loops) do
+# not reach each other's tags. See firmware/main.py readers_task and
+# hardware/protocol.md. A dice tray (no field_spacing) reads one pocket at a time.
+CELL_FIELD_SPACING = 2
+# At most this many fields on at once: a transmitter draws up to 100 mA, and the
+# readers' 600 mA regulator feeds 8 x 17 mA of logic besides (hardware/tile.md).
+CELL_MAX_FIELDS = 4
 
 
 def variant(name, cells=None):
@@ -47,7 +51,7 @@ def variant(name, cells=None):
             raise ValueError("a cell tile has 1 to 8 cells, not %r" % (n,))
         return {"variant": "cell", "cells": n, "segments": 4, "leds_per_segment": 6,
                 "readers": n, "buttons": n, "dice_pockets": 0,
-                "poll_groups": CELL_POLL_GROUPS}
+                "field_spacing": CELL_FIELD_SPACING, "max_fields": CELL_MAX_FIELDS}
     if name == "dice":
         return {"variant": "dice", "cells": 3, "segments": 4, "leds_per_segment": 3,
                 "readers": 3, "buttons": 1, "dice_pockets": 3}

@@ -55,10 +55,15 @@ class Tile:
         self.reader_ok = [False] * n
         self.reported = [[] for _ in range(n)]   # per slot: [(uid, identity), ...]
         self.identities = [{} for _ in range(n)]  # per slot: uid -> identity pages read
-        # Readers whose fields may be on together (far enough apart): they share one
-        # field-settle wait. Default: one field at a time.
-        groups = spec.get("poll_groups") or [[i] for i in range(n)]
-        self.poll_groups = [[i for i in g if i < n] for g in groups]
+        # Field scheduling (see readers_task): readers closer than `field_spacing`
+        # slots never have their fields on at the same time.
+        spacing = spec.get("field_spacing") or n
+        self.neighbours = [[j for j in range(n) if j != i and abs(i - j) < spacing]
+                           for i in range(n)]
+        self.max_fields = spec.get("max_fields") or 1   # fields on at once (power budget)
+        self.on_at = [None] * n                  # per slot: ticks its field went on, or None
+        self.polls = [0] * n                     # per slot: polls done (round counter)
+        self.rounds = 0                          # full rounds done (min of polls)
         self.doubt = [{} for _ in range(n)]       # per slot: see poll_reader
         self.link = TileLink(board.port, t, board.ticks_ms, board.ticks_diff)
         cells = spec["cells"]
@@ -194,35 +199,112 @@ class Tile:
                     i, "back" if ok else "failed")))
             self.reader_ok[i] = ok
 
+    def _may_switch_on(self, i, limit):
+        """Whether reader i's field may go on now: it is off, not ahead of the round
+        limit, every neighbour's field is off, and no neighbour is behind it."""
+        if self.on_at[i] is not None or self.polls[i] >= limit:
+            return False
+        p = self.polls[i]
+        for j in self.neighbours[i]:
+            if self.on_at[j] is not None or self.polls[j] < p:
+                return False
+        return True
+
+    def _skip_reader(self, i):
+        """A failed reader keeps pace with the others without being polled."""
+        top = 0
+        for p in self.polls:
+            if p > top:
+                top = p
+        self.polls[i] = top if top > self.polls[i] else self.polls[i] + 1
+
     async def readers_task(self):
+        """Poll every reader, round robin, with its own field on and settled.
+
+        A card needs `field_settle_us` of field before it must answer (ISO/IEC
+        14443-3: 5 ms), neighbouring readers never have their fields on
+        together, and at most `max_fields` are on at once (the readers' power
+        budget, hardware/tile.md). So the fields move over the tile as a wave:
+        each reader's field goes on as soon as its neighbours' fields are off,
+        none of them is behind it and the budget allows; it settles while the
+        loop serves the host, the LEDs and the other readers; and the reader is
+        polled (which switches its field off) as soon as it is ready, the
+        longest settled first. On a row of 7 cells a round takes two settle
+        times and three polls instead of seven of each: hardware/protocol.md
+        ("Tile timings") has the numbers.
+        """
         sleep_ms = self.board.sleep_ms
+        ticks_ms = self.ticks_ms
+        diff = self.ticks_diff
+        n = len(self.readers)
+        on_at = self.on_at
+        polls = self.polls
         while self.running:
-            settle_ms = (self.timings["field_settle_us"] + 999) // 1000
-            for group in self.poll_groups:
-                # Switch on the group's fields and let the cards power up while the
-                # loop serves the host and the LEDs; then read each reader in turn.
-                for i in group:
-                    if self.reader_ok[i]:
-                        try:
-                            self.readers[i].antenna(True)
-                        except OSError:
-                            self.readers[i].errors += 1
-                await sleep_ms(settle_ms)
-                for i in group:
-                    start = self.ticks_ms()
-                    self.poll_reader(i)
-                    now = self.ticks_ms()
-                    self.beat("readers", now)
-                    # A board whose readers are quicker than real chips (the sim's
-                    # emulators) asks for the rest of the poll's chip time back.
-                    await sleep_ms(self.board.poll_pause_ms(i, self.ticks_diff(now, start)))
-            if not self.polled:
-                self.polled = True
-                if self.snapshot_wanted:
-                    self.snapshot_wanted = False
-                    self.link.send(wire.SNAPSHOT, self.snapshot())
-            # With no host listening, poll at a walk: less RF, less power, less CPU.
-            await sleep_ms(self.timings["idle_poll_gap_ms" if self.idle else "poll_gap_ms"])
+            # A whole millisecond more than the settle time: ticks_ms counts whole ms.
+            settle_ms = (self.timings["field_settle_us"] + 999) // 1000 + 1
+            # With no host listening, poll at a walk: one round, then a pause with every
+            # field off (less RF, less power, less CPU).
+            limit = self.rounds + 1 if self.idle else self.rounds + 2
+            now = ticks_ms()
+            fields = 0
+            for i in range(n):
+                if on_at[i] is not None:
+                    fields += 1
+            for i in range(n):
+                if not self.reader_ok[i]:
+                    if on_at[i] is None and polls[i] < limit:
+                        self._skip_reader(i)
+                elif fields < self.max_fields and self._may_switch_on(i, limit):
+                    try:
+                        self.readers[i].antenna(True)
+                        on_at[i] = now
+                        fields += 1
+                    except OSError:
+                        self.readers[i].errors += 1
+                        self._skip_reader(i)
+            # The reader whose field has been on longest, if it has settled.
+            best = -1
+            for i in range(n):
+                if on_at[i] is not None and (best < 0 or diff(on_at[best], on_at[i]) > 0):
+                    best = i
+            if best >= 0:
+                wait = settle_ms - diff(now, on_at[best])
+                if wait > 0:
+                    await sleep_ms(wait)
+                    continue
+                start = ticks_ms()
+                if self.reader_ok[best]:
+                    self.poll_reader(best)      # switches the field off again
+                else:
+                    try:
+                        self.readers[best].antenna(False)
+                    except OSError:
+                        pass
+                on_at[best] = None
+                polls[best] += 1
+                end = ticks_ms()
+                self.beat("readers", end)
+                # A board whose readers are quicker than real chips (the sim's
+                # emulators) asks for the rest of the poll's chip time back.
+                await sleep_ms(self.board.poll_pause_ms(best, diff(end, start)))
+            low = polls[0]
+            for p in polls:
+                if p < low:
+                    low = p
+            if low > self.rounds:
+                self.rounds = low
+                if not self.polled:
+                    self.polled = True
+                    if self.snapshot_wanted:
+                        self.snapshot_wanted = False
+                        self.link.send(wire.SNAPSHOT, self.snapshot())
+                if self.idle:
+                    await sleep_ms(self.timings["idle_poll_gap_ms"])
+                    continue
+            if best < 0:
+                # No field on and none may go on (every reader failed): do not spin.
+                self.beat("readers", now)
+                await sleep_ms(self.timings["poll_gap_ms"])
 
     # ------------------------------------------------------------ pads
 

@@ -5,8 +5,12 @@
 Starts the virtual table (tiles of 7 cells, real firmware under MicroPython
 on pseudo-terminals), connects the host link with pyserial, then measures:
 
-- tag_to_host: from the control request that places a card in a reader's
-  emulated field to the host link decoding the TAG event for that cell;
+- tag_to_host: from the moment a card enters a reader's emulated field (the
+  tile stamps it, on the machine's clock) to the host link decoding the TAG
+  event for that cell;
+- control_to_host: the same from the host's control request that places the
+  card, i.e. plus the virtual table's control channel (no part of a real
+  table: a tile reads its control socket every few milliseconds);
 - scene_to_led: from the host queueing an LED scene for a cell to the tile's
   LED buffer (read back over the control channel) showing it.
 
@@ -72,7 +76,10 @@ async def _latency(args):
     await link.start()
     rng = random.Random(args.seed)
     cells = [(t, c) for t in table.tiles for c in range(CELLS_PER_TILE)][:args.cells]
-    tag_ms, scene_ms = [], []
+    tag_ms, ctl_ms, scene_ms = [], [], []
+    # The tiles stamp placements with the wall clock; the link stamps events with the
+    # monotonic one.
+    wall_minus_mono = (time.time_ns() - time.monotonic_ns()) / 1e9
     lost = 0
     try:
         online = set()
@@ -91,7 +98,8 @@ async def _latency(args):
             while not link.queue.empty():
                 link.queue.get_nowait()
             t0 = time.monotonic()
-            tile.send_nowait("place", slot=cell, uid=uid)
+            placed = asyncio.ensure_future(asyncio.to_thread(tile.request, "place",
+                                                             slot=cell, uid=uid))
             got = None
             end = t0 + args.timeout
             while got is None and time.monotonic() < end:
@@ -102,10 +110,12 @@ async def _latency(args):
                 if (ev.kind == "tags" and ev.tile == tile.uid and ev.slot == cell
                         and any(t[0] == uid for t in ev.tags)):
                     got = ev.at
+            reply = await placed
             if got is None:
                 lost += 1
             else:
-                tag_ms.append((got - t0) * 1000.0)
+                tag_ms.append((got - (reply["at_ns"] / 1e9 - wall_minus_mono)) * 1000.0)
+                ctl_ms.append((got - t0) * 1000.0)
             # The player takes the card away again: the table stays as sparse as in play
             # between moves, and the next event does not wait for this removal.
             tile.send_nowait("lift", slot=cell, uid=uid)
@@ -149,6 +159,8 @@ async def _latency(args):
         "lost": lost,
         "tag_to_host_p50_ms": round(percentile(tag_ms, 50), 2) if tag_ms else None,
         "tag_to_host_p99_ms": round(percentile(tag_ms, 99), 2) if tag_ms else None,
+        "control_to_host_p50_ms": round(percentile(ctl_ms, 50), 2) if ctl_ms else None,
+        "control_to_host_p99_ms": round(percentile(ctl_ms, 99), 2) if ctl_ms else None,
         "scene_to_led_p50_ms": round(percentile(scene_ms, 50), 2) if scene_ms else None,
         "scene_to_led_p99_ms": round(percentile(scene_ms, 99), 2) if scene_ms else None,
         "tiles": tiles,

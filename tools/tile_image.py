@@ -119,15 +119,19 @@ def launcher(romfs_path, then):
             "del f\n%s\n" % (romfs_path, romfs_path, then))
 
 
-# Measures what the emulated chips of a sim tile (bus, chip selects, emulators, a card
-# and a pawn in each field) take from the heap; run once per image and reader count.
+# Measures what the emulated chips of a sim tile (bus, chip selects, emulators, and in
+# each field as many tags as a slot reports: a card and 3 pawns) take from the heap; run
+# once per image and reader count.
 _HARDWARE_PROBE = """
 import gc
-# The firmware first, so the qstr pools and module tables are as on a running tile;
-# then what is hardware: the emulator module, its chips and the cards in their fields.
+# The firmware first (its board backend included), so the qstr pools and module tables
+# are as on a running tile; then what is hardware: the emulator module (its names too:
+# a qstr pool it makes grow is hardware's), its chips and the cards in their fields.
+# A sim tile imports them in the same order (firmware/boards/sim.py _chips).
 import asyncio, json, select, socket
 from shared_rules import wire
 from firmware import config, effects, gestures, link, main
+from firmware.boards import sim
 from firmware.drivers import mfrc522
 gc.collect()
 before = gc.mem_free()
@@ -138,8 +142,8 @@ for i in range(%d):
     cs = SimPin()
     emu = Mfrc522Emulator()
     spi.attach(cs, emu)
-    emu.place(NtagCard(bytes((4, i, 1, 2, 3, 4, 5))))   # a card
-    emu.place(NtagCard(bytes((4, i, 9, 2, 3, 4, 6))))   # and a pawn on it
+    for k in range(wire.MAX_TAGS):      # a card and pawns: the most a field reports
+        emu.place(NtagCard(bytes((4, i, k, 2, 3, 4, 5))))
     chips.append((cs, emu))
 gc.collect()
 print("hardware", before - gc.mem_free())
@@ -154,7 +158,8 @@ def hardware_bytes(romfs_path, readers):
     if os.path.exists(cache):
         with open(cache) as f:
             known = json.load(f)
-    key = str(readers)
+    # Keyed by the probe as well: a new probe measures again.
+    key = "%d:%s" % (readers, hashlib.sha256(_HARDWARE_PROBE.encode()).hexdigest()[:8])
     if key not in known:
         here = os.path.join(os.path.dirname(sys.executable), "micropython")
         exe = here if os.path.exists(here) else shutil.which("micropython")

@@ -24,6 +24,10 @@ def sleep_ms(ms):
     return asyncio.sleep(ms / 1000)
 
 
+def wall_ns():
+    return time.time_ns()
+
+
 def urandom32():
     return int.from_bytes(os.urandom(4), "big")
 
@@ -32,7 +36,7 @@ def heap_free():
     return 0
 
 
-__all__ = ["ticks_ms", "ticks_diff", "sleep_ms", "urandom32", "heap_free", "fd_read",
+__all__ = ["ticks_ms", "ticks_diff", "sleep_ms", "urandom32", "wall_ns", "heap_free", "fd_read",
            "fd_write", "gc_collect", "sock_connect", "sock_readinto", "sock_write",
            "print_exception"]
 

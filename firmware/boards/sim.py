@@ -23,7 +23,6 @@ import socket
 
 from firmware import config
 from firmware.drivers.mfrc522 import MFRC522, identity_record
-from firmware.sim.mfrc522_emu import Mfrc522Emulator, NtagCard, SimPin, SimSPI
 
 MICROPYTHON = sys.implementation.name == "micropython"
 
@@ -38,6 +37,8 @@ if MICROPYTHON:
 
     def urandom32():
         return int.from_bytes(os.urandom(4), "big")
+
+    wall_ns = time.time_ns
 
     def heap_free():
         gc.collect()
@@ -70,6 +71,17 @@ else:
 
     def _ready(poll):
         return bool(poll.poll(0))
+
+
+def _chips():
+    """The emulated MFRC522s and cards: the sim tile's hardware.
+
+    Imported when the readers are made, after the firmware, so that what they
+    take from the heap (their code's names included) is the same on a tile as
+    in the probe that tools/tile_image.py runs to size a tile's heap.
+    """
+    from firmware.sim import mfrc522_emu
+    return mfrc522_emu
 
 
 def _unhex(s):
@@ -198,7 +210,7 @@ class SimBoard:
     def __init__(self, uid, control_path=None):
         self.uid = uid
         self.port = StdioPort()
-        self.spi = SimSPI()
+        self.spi = None                 # the emulated bus, made with the readers
         self.emulators = []
         self.pressed = []
         self.script = []                # [(at_ms, slot, pressed)] for tap/double/hold
@@ -226,10 +238,12 @@ class SimBoard:
         return heap_free()
 
     def readers(self, n):
+        chips = _chips()
+        self.spi = chips.SimSPI()
         out = []
         for _ in range(n):
-            emu = Mfrc522Emulator()
-            cs = SimPin()
+            emu = chips.Mfrc522Emulator()
+            cs = chips.SimPin()
             self.spi.attach(cs, emu)
             self.emulators.append(emu)
             out.append(MFRC522(self.spi, cs))
@@ -359,7 +373,7 @@ class SimBoard:
             pages = identity_record(_unhex(req["identity_hex"]))
         elif identity is not None:
             pages = identity_record(identity.encode())
-        return NtagCard(_unhex(req["uid"]), pages)
+        return _chips().NtagCard(_unhex(req["uid"]), pages)
 
     def _pad_script(self, slot, presses):
         at = ticks_ms()
@@ -375,6 +389,8 @@ class SimBoard:
         op = req["op"]
         if op == "place":
             self.emulators[req["slot"]].place(self._card(req))
+            # When the tag entered the field, on the host's clock too (benchmarks).
+            return {"ok": True, "at_ns": wall_ns()}
         elif op == "lift":
             self.emulators[req["slot"]].lift(_unhex(req["uid"]))
         elif op == "clear":
@@ -417,7 +433,8 @@ class SimBoard:
             # Small and built whole (id included): a 64 KB heap has no room for more.
             return {"ok": True, "id": req.get("id"), "heap_free": heap_free(),
                     "loop_max_ms": tile.loop_max_ms, "render_max_ms": tile.render_max_ms,
-                    "frames": tile.frames, "idle": tile.idle, "failures": tile.failures}
+                    "frames": tile.frames, "idle": tile.idle, "failures": tile.failures,
+                    "rounds": tile.rounds}
         elif op == "reported":
             # Written in pieces, like LED frames: nothing big is built in the heap.
             c = self.control

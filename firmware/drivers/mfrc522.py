@@ -16,7 +16,7 @@ firmware/sim/mfrc522_emu.py:
 
 Timeouts use the chip's timer (TAuto: it starts when transmission ends and
 raises TimerIRq if no answer begins in time), so a poll without a card ends
-after a small, bounded number of SPI transactions (37 on an empty cell). A
+after a small, bounded number of SPI transactions (18 on an empty cell). A
 count-based backstop (timeout / `min_poll_us` register reads) ends a wait on
 a chip whose timer no longer runs (hung); such a wait counts an error, marks
 the chip `suspect`, and the next `health()` re-initialises it (soft reset,
@@ -145,6 +145,31 @@ _TIMEOUT = const(1)
 _COLLISION = const(2)
 _ERROR = const(3)
 
+# CRC_A (ISO/IEC 14443-3 annex B: CRC-16/CCITT bit-reversed, polynomial 8408h, preset
+# 6363h), four bits at a time: the CRC of each 4-bit value. Computed here rather than by
+# the chip's coprocessor: that costs seven SPI transactions per CRC (0.3 ms on a Pico),
+# the table lookups a few microseconds per byte.
+_CRC_NIBBLE = (0x0000, 0x1081, 0x2102, 0x3183, 0x4204, 0x5285, 0x6306, 0x7387,
+               0x8408, 0x9489, 0xA50A, 0xB58B, 0xC60C, 0xD68D, 0xE70E, 0xF78F)
+
+
+def crc_a(data, n, out=None, at=0):
+    """CRC_A of data[:n]; written LSB first to out[at:at+2] if out is given.
+
+    Over a frame that ends in its own CRC_A the result is 0.
+    """
+    t = _CRC_NIBBLE
+    c = 0x6363
+    for i in range(n):
+        c ^= data[i]
+        c = (c >> 4) ^ t[c & 15]
+        c = (c >> 4) ^ t[c & 15]
+    if out is not None:
+        out[at] = c & 0xFF
+        out[at + 1] = c >> 8
+    return c
+
+
 IDENTITY_FIRST_PAGE = 4     # enrollment writes the card identity record at pages 4..7
 IDENTITY_MAGIC = b"FT"
 IDENTITY_VERSION = 1
@@ -179,7 +204,10 @@ class MFRC522:
     accepted_versions = (0x91, 0x92, 0x88, 0x12)
 
     # Named timeouts (chip timer, started when transmission ends).
-    request_timeout_us = 1000   # REQA/WUPA, anticollision, SELECT, HLTA: FDT is ~90 us
+    # REQA/WUPA, anticollision, SELECT: a card answers after the frame delay time, 86 or
+    # 91 us (1172 or 1236 / fc), and TAuto stops the timer when the answer begins; three
+    # times that is margin enough and ends an empty poll soon.
+    request_timeout_us = 300
     read_timeout_us = 5000      # NTAG READ
     # NTAG WRITE: the EEPROM write takes a few ms (about 4); the data sheet's TTimeOut for the
     # ACK/NAK of WRITE is 10 ms.
@@ -193,6 +221,26 @@ class MFRC522:
     reset_ms = 50               # wait after soft reset / RST release (oscillator start-up)
     rx_gain = 0x4               # RFCfgReg RxGain: 4 = 33 dB (reset value)
 
+    # Scratch buffers, one set shared by every reader: a poll never yields, so the readers
+    # of a tile use them one at a time, and eight private sets would cost a 64 KB heap
+    # about 2 KB (buffers and the instance dictionaries holding them).
+    _reg = _burst = _tx = _rx = _cl = _uid = _hlta = _fifo_addr = _txv = _rxv = None
+
+    @staticmethod
+    def _scratch():
+        c = MFRC522
+        c._reg = bytearray(2)
+        c._burst = bytearray(4)             # several registers in one transaction
+        c._tx = bytearray(18)
+        c._rx = bytearray(65)               # FIFO data (one spare byte for the read burst)
+        c._cl = bytearray(5)                # UID bytes of one cascade level + BCC
+        c._uid = bytearray(10)
+        c._hlta = bytearray(4)
+        c._fifo_addr = bytearray((_FIFODataReg << 1,))
+        # Views made once: a slice of a view is one small object, not a copy of the data.
+        c._txv = memoryview(c._tx)
+        c._rxv = memoryview(c._rx)
+
     def __init__(self, spi, cs, rst=None):
         self.spi = spi
         self.cs = cs
@@ -202,19 +250,10 @@ class MFRC522:
         self.suspect = False
         self._antenna_on = False
         self._reload = -1
-        self._reg = bytearray(2)
-        self._burst = bytearray(4)          # several registers in one transaction
-        self._tx = bytearray(18)
-        self._rx = bytearray(65)            # FIFO data (one spare byte for the read burst)
         self._rx_len = 0
         self._rx_bits = 0                   # valid bits in last received byte, 0 = all 8
-        self._cl = bytearray(5)             # UID bytes of one cascade level + BCC
-        self._uid = bytearray(10)
-        self._hlta = bytearray(4)
-        self._fifo_addr = bytearray((_FIFODataReg << 1,))
-        # Views made once: a slice of a view is one small object, not a copy of the data.
-        self._txv = memoryview(self._tx)
-        self._rxv = memoryview(self._rx)
+        if MFRC522._rx is None:
+            MFRC522._scratch()
         cs(1)
 
     # -- register access ---------------------------------------------------------------
@@ -326,8 +365,8 @@ class MFRC522:
         h = self._hlta
         h[0] = _HLTA
         h[1] = 0
-        if not self._calc_crc(h, 2, h, 2):
-            raise OSError("MFRC522 CRC coprocessor does not finish")
+        if not self._calc_crc(h, 2, h, 2) or crc_a(h, 4) != 0:
+            raise OSError("MFRC522 CRC coprocessor does not finish or is wrong")
         self.suspect = False
 
     def _config_intact(self):
@@ -404,10 +443,7 @@ class MFRC522:
 
     def _crc_ok(self, n):
         """True if the last n received bytes end in a correct CRC_A (CRC over all is 0)."""
-        chk = self._reg
-        if n < 3 or not self._calc_crc(self._rxv, n, chk, 0):
-            return False
-        return chk[0] == 0 and chk[1] == 0
+        return n >= 3 and crc_a(self._rx, n) == 0
 
     def _transceive(self, n, tx_bits=0, rx_align=0, timeout_us=0):
         """Send self._tx[:n] (last byte tx_bits long, 0 = 8) and receive into self._rx.
@@ -418,10 +454,9 @@ class MFRC522:
         self._write(_ComIrqReg, _IRQ_CLEAR_ALL)
         self._write(_FIFOLevelReg, _FLUSH_FIFO)
         self._write_fifo(self._txv, n)
-        framing = (rx_align << 4) | tx_bits
-        self._write(_BitFramingReg, framing)
         self._write(_CommandReg, _CMD_TRANSCEIVE)
-        self._write(_BitFramingReg, framing | _START_SEND)
+        # Bit framing and StartSend in one write: the transmission starts with it.
+        self._write(_BitFramingReg, _START_SEND | (rx_align << 4) | tx_bits)
         self._rx_len = 0
         irq = self._wait_irq(_ComIrqReg, _RX_IRQ | _IDLE_IRQ | _TIMER_IRQ,
                              self.request_timeout_us + (timeout_us or self.request_timeout_us))
@@ -512,8 +547,7 @@ class MFRC522:
     def _exchange_crc(self, n, answer_len, timeout_us=0):
         """Send self._tx[:n] with CRC_A appended; True if an answer of answer_len bytes
         with a correct CRC_A came back (in self._rx)."""
-        if not self._calc_crc(self._txv, n, self._tx, n):
-            return False
+        crc_a(self._tx, n, self._tx, n)
         st = self._transceive(n + 2, 0, 0, timeout_us)
         if st != _OK or self._rx_len != answer_len or not self._crc_ok(answer_len):
             if st != _TIMEOUT:
@@ -621,8 +655,7 @@ class MFRC522:
         tx[1] = page
         for i in range(4):
             tx[2 + i] = data[at + i] if data else 0
-        if not self._calc_crc(self._txv, 6, tx, 6):
-            return _NO_ANSWER
+        crc_a(tx, 6, tx, 6)
         st = self._transceive(8, 0, 0, self.write_timeout_us)
         if st != _OK or self._rx_len != 1 or self._rx_bits != 4:
             if st != _TIMEOUT:
