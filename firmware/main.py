@@ -251,17 +251,22 @@ class Tile:
                 if on_at[i] is not None:
                     fields += 1
             for i in range(n):
-                if not self.reader_ok[i]:
-                    if on_at[i] is None and polls[i] < limit:
-                        self._skip_reader(i)
-                elif fields < self.max_fields and self._may_switch_on(i, limit):
-                    try:
-                        self.readers[i].antenna(True)
-                        on_at[i] = now
-                        fields += 1
-                    except OSError:
-                        self.readers[i].errors += 1
-                        self._skip_reader(i)
+                if not self.reader_ok[i] and on_at[i] is None and polls[i] < limit:
+                    self._skip_reader(i)
+            # Fields go on the furthest-behind readers first: none waits a second turn.
+            level = self.rounds
+            while fields < self.max_fields and level < limit:
+                for i in range(n):
+                    if (fields < self.max_fields and polls[i] == level and self.reader_ok[i]
+                            and self._may_switch_on(i, limit)):
+                        try:
+                            self.readers[i].antenna(True)
+                            on_at[i] = now
+                            fields += 1
+                        except OSError:
+                            self.readers[i].errors += 1
+                            self._skip_reader(i)
+                level += 1
             # The reader whose field has been on longest, if it has settled.
             best = -1
             for i in range(n):

@@ -252,6 +252,8 @@ class MFRC522:
         self._reload = -1
         self._rx_len = 0
         self._rx_bits = 0                   # valid bits in last received byte, 0 = all 8
+        self._transceiving = False          # Transceive active, waiting for StartSend
+        self._fifo_dirty = True             # the FIFO may hold bytes: flush before use
         if MFRC522._rx is None:
             MFRC522._scratch()
         cs(1)
@@ -340,6 +342,8 @@ class MFRC522:
         if self.rst is not None:
             self.rst(1)
         self._write(_CommandReg, _CMD_SOFTRESET)
+        self._transceiving = False
+        self._fifo_dirty = True
         sleep_ms(self.reset_ms)
         # The PowerDown bit reads 1 until the wake-up after a soft reset is over.
         for _ in range(10):
@@ -425,6 +429,7 @@ class MFRC522:
         # Every exchange leaves the chip idle, so no Idle command is needed first.
         self._write(_DivIrqReg, _CRC_IRQ)
         self._write(_FIFOLevelReg, _FLUSH_FIFO)
+        self._transceiving = False          # CalcCRC replaces Transceive
         self._write_fifo(data, n)
         self._write(_CommandReg, _CMD_CALCCRC)
         ok = self._wait_irq(_DivIrqReg, _CRC_IRQ, 1000)
@@ -452,19 +457,25 @@ class MFRC522:
         """
         self._set_timeout(timeout_us or self.request_timeout_us)
         self._write(_ComIrqReg, _IRQ_CLEAR_ALL)
-        self._write(_FIFOLevelReg, _FLUSH_FIFO)
+        # The FIFO is empty after an exchange whose answer was read out whole.
+        if self._fifo_dirty:
+            self._write(_FIFOLevelReg, _FLUSH_FIFO)
         self._write_fifo(self._txv, n)
-        self._write(_CommandReg, _CMD_TRANSCEIVE)
+        # Transceive stays active after a complete answer (data sheet 10.3.1.8: each
+        # transmission is started by StartSend); after a timeout or an error it is
+        # stopped, so the receiver is not left waiting.
+        if not self._transceiving:
+            self._write(_CommandReg, _CMD_TRANSCEIVE)
+            self._transceiving = True
         # Bit framing and StartSend in one write: the transmission starts with it.
         self._write(_BitFramingReg, _START_SEND | (rx_align << 4) | tx_bits)
         self._rx_len = 0
+        self._fifo_dirty = True
         irq = self._wait_irq(_ComIrqReg, _RX_IRQ | _IDLE_IRQ | _TIMER_IRQ,
                              self.request_timeout_us + (timeout_us or self.request_timeout_us))
-        self._write(_CommandReg, _CMD_IDLE)
-        if not irq:
-            return _ERROR
-        if not irq & (_RX_IRQ | _IDLE_IRQ):
-            return _TIMEOUT
+        if not irq or not irq & (_RX_IRQ | _IDLE_IRQ):
+            self._idle()
+            return _TIMEOUT if irq else _ERROR
         st = self._burst
         st[0] = 0x80 | (_ErrorReg << 1)
         st[1] = 0x80 | (_FIFOLevelReg << 1)
@@ -474,6 +485,7 @@ class MFRC522:
         err = st[1]
         if err & (_ERR_BUFFER_OVFL | _ERR_PARITY | _ERR_PROTOCOL):
             self.errors += 1
+            self._idle()
             return _ERROR
         level = st[2] & 0x7F
         if level > 64:
@@ -481,9 +493,16 @@ class MFRC522:
         self._rx_bits = st[3] & 0x07
         self._read_fifo(level)
         self._rx_len = level
+        self._fifo_dirty = False
         if err & _ERR_COLL:
             return _COLLISION
         return _OK
+
+    def _idle(self):
+        """Stop the current command (Transceive waiting for an answer) and forget the FIFO."""
+        self._write(_CommandReg, _CMD_IDLE)
+        self._transceiving = False
+        self._fifo_dirty = True
 
     def _request(self, cmd):
         """REQA or WUPA (7-bit short frame). True if at least one card answered."""
@@ -570,7 +589,9 @@ class MFRC522:
         """HLTA: the selected card goes to HALT. A card never answers it, so the frame goes
         out with the Transmit command and nothing waits for an answer."""
         self._write(_ComIrqReg, _IRQ_CLEAR_ALL)
-        self._write(_FIFOLevelReg, _FLUSH_FIFO)
+        if self._fifo_dirty:
+            self._write(_FIFOLevelReg, _FLUSH_FIFO)
+        self._transceiving = False          # the Transmit command replaces Transceive
         self._write_fifo(self._hlta, 4)
         self._write(_BitFramingReg, 0)
         self._write(_CommandReg, _CMD_TRANSMIT)
