@@ -65,7 +65,7 @@ class TableSession:
         self.sent_scenes = {}     # cell -> scene last sent
         self.led_scenes_sent = 0
         self.mismatch_count = 0
-        self.bot_request = None   # the action a bot asked a human to carry out
+        self._bot_request = None  # the action a bot asked a human to carry out
         self.bot_request_at = 0
         self._tidied_at = 0
         self._hands_task = None
@@ -79,6 +79,21 @@ class TableSession:
         self._was_mismatched = False
 
     # ------------------------------------------------------------ sensors
+
+    @property
+    def bot_request(self):
+        return self._bot_request
+
+    @bot_request.setter
+    def bot_request(self, action):
+        """The bot's move the table lights; the interpreter knows it is coming."""
+        self._bot_request = action
+        self.table.bot_move = action
+        pending = getattr(self.table, "pending_place", None)
+        if action is None and pending is not None:
+            # A move given up on: a card already down is not read as a Play at once
+            # (its hide window starts again) while the hands put the table right.
+            self.table.pending_place = pending[:2] + (now_ms(),)
 
     def on_event(self, ev):
         """Handle one TileEvent; returns an action to apply, or None."""

@@ -45,6 +45,10 @@ class StorybookTable:
         self.observed = {}        # cell -> list of card ids seen there
         self.problems = {}        # cell -> list of sentences about bad tags there
         self.pending_place = None  # (cell, card id, since_ms)
+        # The move the table was asked to show (a bot's, lit for a person to carry
+        # out), set by the session: its placement needs no hide window to tell
+        # Play from Hide.
+        self.bot_move = None
         self.twist_target = None  # (seat, twist id) waiting for a cell
         self.twist_choice = {}    # seat -> index into its choices during setup
         self.mismatches = []
@@ -213,6 +217,17 @@ class StorybookTable:
             return None
         if s.phase != "play":
             return action
+        exp = self.bot_move
+        if exp is not None and exp["type"] in ("play", "hide") and exp["card"] == cid \
+                and tuple(exp["cell"]) == cell:
+            if exp["type"] == "play":
+                # The card went down as asked: a Play at once, no wait for a double tap.
+                self.pending_place = None
+                return action
+            # A Hide was asked: the double tap will come, however slow the table is.
+            if self.pending_place is None or self.pending_place[:2] != (cell, cid):
+                self.pending_place = (cell, cid, now)
+            return None
         if self.pending_place is None or self.pending_place[:2] != (cell, cid):
             self.pending_place = (cell, cid, now)
         if now - self.pending_place[2] >= self.hide_window_ms:
