@@ -25,7 +25,6 @@ Prints one JSON object (``--json``) or a short table.
 import argparse
 import asyncio
 import json
-import os
 import random
 import sys
 import threading
@@ -154,8 +153,9 @@ async def _latency(args):
     finally:
         await link.stop()
         await asyncio.to_thread(table.stop)
-    if os.environ.get("BENCH_DUMP"):
-        print("tag_ms", sorted(round(x, 1) for x in tag_ms)[-30:], file=sys.stderr)
+    if args.slowest:
+        print("slowest tag_to_host (ms):", sorted(round(x, 1) for x in tag_ms)[-args.slowest:],
+              file=sys.stderr)
     result = {
         "cells": args.cells,
         "events": args.events,
@@ -216,6 +216,8 @@ def main(argv):
     lat.add_argument("--seed", type=int, default=1)
     lat.add_argument("--heap", default="64k", help="firmware heap of each tile")
     lat.add_argument("--json", action="store_true", help="print one JSON object")
+    lat.add_argument("--slowest", type=int, default=0, metavar="N",
+                     help="also print the N slowest tag_to_host times on stderr")
     ren = sub.add_parser("render", help="LED render time of one tile with every cell animated")
     ren.add_argument("--cells", type=int, default=8)
     ren.add_argument("--seconds", type=float, default=5.0)
