@@ -239,77 +239,93 @@ class Tile:
         n = len(self.readers)
         on_at = self.on_at
         polls = self.polls
+        changed = True                  # a field went off or a round ended: look again
         while self.running:
             # A whole millisecond more than the settle time: ticks_ms counts whole ms.
             settle_ms = (self.timings["field_settle_us"] + 999) // 1000 + 1
-            # With no host listening, poll at a walk: one round, then a pause with every
-            # field off (less RF, less power, less CPU).
-            limit = self.rounds + 1 if self.idle else self.rounds + 2
             now = ticks_ms()
-            fields = 0
-            for i in range(n):
-                if on_at[i] is not None:
-                    fields += 1
-            for i in range(n):
-                if not self.reader_ok[i] and on_at[i] is None and polls[i] < limit:
-                    self._skip_reader(i)
-            # Fields go on the furthest-behind readers first: none waits a second turn.
-            level = self.rounds
-            while fields < self.max_fields and level < limit:
-                for i in range(n):
-                    if (fields < self.max_fields and polls[i] == level and self.reader_ok[i]
-                            and self._may_switch_on(i, limit)):
-                        try:
-                            self.readers[i].antenna(True)
-                            on_at[i] = now
-                            fields += 1
-                        except OSError:
-                            self.readers[i].errors += 1
-                            self._skip_reader(i)
-                level += 1
+            if changed:
+                changed = False
+                self._switch_fields_on(now)
             # The reader whose field has been on longest, if it has settled.
             best = -1
             for i in range(n):
                 if on_at[i] is not None and (best < 0 or diff(on_at[best], on_at[i]) > 0):
                     best = i
-            if best >= 0:
-                wait = settle_ms - diff(now, on_at[best])
-                if wait > 0:
-                    await sleep_ms(wait)
-                    continue
-                start = ticks_ms()
-                if self.reader_ok[best]:
-                    self.poll_reader(best)      # switches the field off again
-                else:
-                    try:
-                        self.readers[best].antenna(False)
-                    except OSError:
-                        pass
-                on_at[best] = None
-                polls[best] += 1
-                end = ticks_ms()
-                self.beat("readers", end)
-                # A board whose readers are quicker than real chips (the sim's
-                # emulators) asks for the rest of the poll's chip time back.
-                await sleep_ms(self.board.poll_pause_ms(best, diff(end, start)))
-            low = polls[0]
-            for p in polls:
-                if p < low:
-                    low = p
-            if low > self.rounds:
-                self.rounds = low
-                if not self.polled:
-                    self.polled = True
-                    if self.snapshot_wanted:
-                        self.snapshot_wanted = False
-                        self.link.send(wire.SNAPSHOT, self.snapshot())
-                if self.idle:
-                    await sleep_ms(self.timings["idle_poll_gap_ms"])
-                    continue
             if best < 0:
                 # No field on and none may go on (every reader failed): do not spin.
                 self.beat("readers", now)
                 await sleep_ms(self.timings["poll_gap_ms"])
+                changed = True
+                self._round_done()
+                continue
+            wait = settle_ms - diff(now, on_at[best])
+            if wait > 0:
+                await sleep_ms(wait)
+                continue
+            if self.reader_ok[best]:
+                self.poll_reader(best)      # switches the field off again
+            else:
+                try:
+                    self.readers[best].antenna(False)
+                except OSError:
+                    pass
+            on_at[best] = None
+            polls[best] += 1
+            changed = True
+            end = ticks_ms()
+            self.beat("readers", end)
+            if self._round_done() and self.idle:
+                # With no host listening, poll at a walk: a round, then a pause with every
+                # field off (less RF, less power, less CPU).
+                await sleep_ms(self.timings["idle_poll_gap_ms"])
+                continue
+            # A board whose readers are quicker than real chips (the sim's emulators)
+            # asks for the rest of the poll's chip time back.
+            await sleep_ms(self.board.poll_pause_ms(best, diff(end, now)))
+
+    def _switch_fields_on(self, now):
+        """Switch on the fields that may go on now, the furthest-behind readers first."""
+        n = len(self.readers)
+        on_at = self.on_at
+        polls = self.polls
+        # With the host silent, one round at a time, so that each ends with all fields off.
+        limit = self.rounds + 1 if self.idle else self.rounds + 2
+        fields = 0
+        for i in range(n):
+            if on_at[i] is not None:
+                fields += 1
+            elif not self.reader_ok[i] and polls[i] < limit:
+                self._skip_reader(i)
+        level = self.rounds
+        while fields < self.max_fields and level < limit:
+            for i in range(n):
+                if (fields < self.max_fields and polls[i] == level and self.reader_ok[i]
+                        and self._may_switch_on(i, limit)):
+                    try:
+                        self.readers[i].antenna(True)
+                        on_at[i] = now
+                        fields += 1
+                    except OSError:
+                        self.readers[i].errors += 1
+                        self._skip_reader(i)
+            level += 1
+
+    def _round_done(self):
+        """Count rounds (every reader polled once more); True when one just ended."""
+        low = self.polls[0]
+        for p in self.polls:
+            if p < low:
+                low = p
+        if low <= self.rounds:
+            return False
+        self.rounds = low
+        if not self.polled:
+            self.polled = True
+            if self.snapshot_wanted:
+                self.snapshot_wanted = False
+                self.link.send(wire.SNAPSHOT, self.snapshot())
+        return True
 
     # ------------------------------------------------------------ pads
 
