@@ -74,6 +74,19 @@ def run_micropython_code(code, heapsize=None, timeout=120):
     return proc.stdout.decode()
 
 
+def run_portable_tests(module, timeout=300):
+    """Run a portable test module (plain test functions) under MicroPython with
+    tests/mpy_run_tests.py; returns its report after checking that nothing failed."""
+    path = os.pathsep.join([REPO, os.path.join(REPO, "tests", "mpy_shim"),
+                            os.path.join(REPO, "tests"), ".frozen"])
+    proc = subprocess.run([micropython_path(), os.path.join(REPO, "tests", "mpy_run_tests.py"),
+                           module], cwd=REPO, capture_output=True, timeout=timeout,
+                          env=dict(os.environ, MICROPYPATH=path))
+    out = proc.stdout.decode()
+    assert proc.returncode == 0 and " 0 failed" in out, out + proc.stderr.decode()
+    return out
+
+
 def run_cpython(args, timeout=120, stdin=None):
     """Run `python ARGS` from the repository root with this interpreter."""
     return subprocess.run([sys.executable] + list(args), cwd=REPO, capture_output=True,

@@ -14,7 +14,9 @@ import sys
 
 import pytest
 
-from mpy import REPO, micropython_path, requires_micropython, run_micropython_code
+from mpy import (REPO, requires_micropython, run_micropython_code,
+                 run_portable_tests)
+from tile_mpy import EIGHT_READERS
 
 PORTABLE_MODULES = ["test_mfrc522_driver", "test_mfrc522_emulator", "test_effects_engine",
                     "test_gestures_pad"]
@@ -52,13 +54,7 @@ def test_every_driver_effects_and_gestures_file_compiles_with_mpy_cross(tmp_path
 @pytest.mark.micropython
 @pytest.mark.parametrize("module", PORTABLE_MODULES)
 def test_portable_tests_pass_under_micropython(module):
-    path = os.pathsep.join([REPO, os.path.join(REPO, "tests", "mpy_shim"),
-                            os.path.join(REPO, "tests"), ".frozen"])
-    proc = subprocess.run([micropython_path(), os.path.join(REPO, "tests", "mpy_run_tests.py"),
-                           module], cwd=REPO, capture_output=True, timeout=300,
-                          env=dict(os.environ, MICROPYPATH=path))
-    out = proc.stdout.decode()
-    assert proc.returncode == 0 and " 0 failed" in out, out + proc.stderr.decode()
+    run_portable_tests(module)
 
 
 # The tile scenario is compiled too, so the heap holds only what a tile holds at run time.
@@ -75,21 +71,7 @@ if WITH_LIGHTS:
     for c in range(8):
         lights.set_cell(c, uniform_scene(PULSE, (255, 255, 255), 50))
 gc.collect()
-spi = SimSPI()
-rst = SimPin(value=1)
-readers = []
-emus = []
-for i in range(8):
-    cs = SimPin(value=1)
-    emu = Mfrc522Emulator()
-    spi.attach(cs, emu)
-    emu.attach_rst(rst)
-    r = MFRC522(spi, cs, rst)
-    r.field_settle_us = 0
-    r.reset_ms = 0
-    r.init()
-    readers.append(r)
-    emus.append(emu)
+""" + EIGHT_READERS + """
 # Cell i holds a card and (i % 4) pawns that share the card's first UID bytes.
 for i in range(8):
     emus[i].place(NtagCard(bytes([4, i, 2, 3, 4, 5, 6]), identity_record(b"card%d" % i)))

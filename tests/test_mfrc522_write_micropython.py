@@ -8,7 +8,9 @@ import subprocess
 
 import pytest
 
-from mpy import REPO, micropython_path, requires_micropython, run_micropython_code
+from mpy import (requires_micropython, run_micropython_code,
+                 run_portable_tests)
+from tile_mpy import EIGHT_READERS
 from test_mfrc522_micropython import compile_tree, mpy_cross, needs_mpy_cross
 
 PORTABLE = ["test_mfrc522_write", "test_mfrc522_write_emulator"]
@@ -18,13 +20,7 @@ PORTABLE = ["test_mfrc522_write", "test_mfrc522_write_emulator"]
 @pytest.mark.micropython
 @pytest.mark.parametrize("module", PORTABLE)
 def test_portable_write_tests_pass_under_micropython(module):
-    path = os.pathsep.join([REPO, os.path.join(REPO, "tests", "mpy_shim"),
-                            os.path.join(REPO, "tests"), ".frozen"])
-    proc = subprocess.run([micropython_path(), os.path.join(REPO, "tests", "mpy_run_tests.py"),
-                           module], cwd=REPO, capture_output=True, timeout=300,
-                          env=dict(os.environ, MICROPYPATH=path))
-    out = proc.stdout.decode()
-    assert proc.returncode == 0 and " 0 failed" in out, out + proc.stderr.decode()
+    out = run_portable_tests(module)
     assert int(out.split(" passed")[0].split()[-1]) >= 10, out
 
 
@@ -33,21 +29,7 @@ import gc
 from firmware.drivers.mfrc522 import MFRC522, identity_record, parse_identity
 from firmware.sim.mfrc522_emu import SimSPI, SimPin, Mfrc522Emulator, NtagCard
 gc.collect()
-spi = SimSPI()
-rst = SimPin(value=1)
-readers = []
-emus = []
-for i in range(8):
-    cs = SimPin(value=1)
-    emu = Mfrc522Emulator()
-    spi.attach(cs, emu)
-    emu.attach_rst(rst)
-    r = MFRC522(spi, cs, rst)
-    r.field_settle_us = 0
-    r.reset_ms = 0
-    r.init()
-    readers.append(r)
-    emus.append(emu)
+""" + EIGHT_READERS + """
 # Cell i: a card, and a pawn sharing its first UID bytes; cell 5's card is read-only.
 for i in range(8):
     emus[i].place(NtagCard(bytes([4, i, 2, 3, 4, 5, 6]), identity_record(b"old%d" % i),

@@ -12,6 +12,27 @@ from mpy import REPO, micropython_path
 from tools import tile_image
 
 
+# MicroPython source: 8 emulated readers on one SPI bus with a shared RST line, as on a
+# tile, each driven by an initialised MFRC522 driver (`readers`, `emus`); the importing
+# source brings MFRC522 and the emulator's SimSPI, SimPin and Mfrc522Emulator.
+EIGHT_READERS = """spi = SimSPI()
+rst = SimPin(value=1)
+readers = []
+emus = []
+for i in range(8):
+    cs = SimPin(value=1)
+    emu = Mfrc522Emulator()
+    spi.attach(cs, emu)
+    emu.attach_rst(rst)
+    r = MFRC522(spi, cs, rst)
+    r.field_settle_us = 0
+    r.reset_ms = 0
+    r.init()
+    readers.append(r)
+    emus.append(emu)
+"""
+
+
 def run_tile_code(code, heapsize="64k", board="sim", timeout=120):
     """Run ``code`` under MicroPython with the tile image first on the path; return stdout.
 
