@@ -32,7 +32,7 @@ def engine_only_game(seed, players, setup):
         assert len(match.actions) < 500, "the bots did not finish seed %d" % seed
         s = match.state
         action = TableGame.choose_bot_action("greedy", s, TableGame.current_seat(s), seed)
-        match.apply(table_dice(s, action, seed))
+        match.apply(table_dice(s, action, seed, len(match.actions)))
     return match
 
 
