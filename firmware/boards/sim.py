@@ -195,12 +195,14 @@ class SimBoard:
 
     has_watchdog = True
 
-    def __init__(self, uid, control_path=None):
+    def __init__(self, uid, control_path=None, buttons=0):
         self.uid = uid
         self.port = StdioPort()
         self.spi = SimSPI()
         self.emulators = []
-        self.pressed = []
+        # One entry per pad or button the tile has (a cell tile: one per cell; the dice
+        # tray: three pockets but one "dice rolled" button), as on the rp2 board.
+        self.pressed = [False] * buttons
         self.script = []                # [(at_ms, slot, pressed)] for tap/double/hold
         self.frame = b""
         self.frame_crc = None
@@ -233,7 +235,6 @@ class SimBoard:
             self.spi.attach(cs, emu)
             self.emulators.append(emu)
             out.append(MFRC522(self.spi, cs))
-        self.pressed = [False] * n
         self.chip_us = [0] * n
         return out
 
@@ -361,7 +362,14 @@ class SimBoard:
             pages = identity_record(identity.encode())
         return NtagCard(_unhex(req["uid"]), pages)
 
+    def _pad(self, slot):
+        if not isinstance(slot, int) or not 0 <= slot < len(self.pressed):
+            raise ValueError("no pad %r: this tile has %d (0..%d)" % (
+                slot, len(self.pressed), len(self.pressed) - 1))
+        return slot
+
     def _pad_script(self, slot, presses):
+        self._pad(slot)
         at = ticks_ms()
         if self.script:
             at = self.script[-1][0]
@@ -388,7 +396,7 @@ class SimBoard:
             if req.get("uid"):
                 emu.place(self._card(req))
         elif op == "press":
-            self.pressed[req["slot"]] = bool(req["down"])
+            self.pressed[self._pad(req["slot"])] = bool(req["down"])
         elif op == "tap":
             self._pad_script(req["slot"], ((60, 20),))
         elif op == "double":
@@ -457,7 +465,7 @@ def _main(argv):
     args = list(sys.argv[1:] if argv is None else argv)
     uid, control, variant, cells, index = args[:5]
     spec = config.variant(variant, int(cells))
-    board = SimBoard(_unhex(uid), control)
+    board = SimBoard(_unhex(uid), control, spec["buttons"])
     tile = Tile(board, spec)
     if board.control is not None:
         board.control.send({"ev": "ready", "index": int(index),
