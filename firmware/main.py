@@ -54,7 +54,10 @@ class Tile:
             r.field_settle_us = t["field_settle_us"]
         self.reader_ok = [False] * n
         self.reported = [[] for _ in range(n)]   # per slot: [(uid, identity), ...]
-        self.identities = [{} for _ in range(n)]  # per slot: uid -> identity pages read
+        # Per slot: uid -> the identity pages the driver read, replaced by the parsed
+        # identity once the tag is reported (the report shares it: a full cell tile holds
+        # 32 tags, and every object per tag costs the 64 KB heap).
+        self.identities = [{} for _ in range(n)]
         # Readers whose fields may be on together (far enough apart): they share one
         # field-settle wait. Default: one field at a time.
         groups = spec.get("poll_groups") or [[i] for i in range(n)]
@@ -152,7 +155,9 @@ class Tile:
                 n = doubt.get(uid, 0) + 1
                 if n >= self.timings["arrive_polls"]:
                     doubt.pop(uid, None)
-                    reported.append((uid, parse_identity(ids.get(uid))))
+                    identity = parse_identity(ids.get(uid))
+                    ids[uid] = identity     # the raw pages go: one copy per tag is kept
+                    reported.append((uid, identity))
                     changed = True
                 else:
                     doubt[uid] = n

@@ -119,12 +119,14 @@ def launcher(romfs_path, then):
             "del f\n%s\n" % (romfs_path, romfs_path, then))
 
 
-# Measures what the emulated chips of a sim tile (bus, chip selects, emulators, a card
-# and a pawn in each field) take from the heap; run once per image and reader count.
+# Measures what the emulated chips of a sim tile (bus, chip selects, emulators, and a full
+# load of tags in each field: a card and three pawns, enrolled) take from the heap; run once
+# per image and reader count. The tags are physical objects on a real table: a tile must
+# keep its 64 KB for the firmware however many of them lie on it.
 _HARDWARE_PROBE = """
 import gc
 # The firmware first, so the qstr pools and module tables are as on a running tile;
-# then what is hardware: the emulator module, its chips and the cards in their fields.
+# then what is hardware: the emulator module, its chips and the tags in their fields.
 import asyncio, json, select, socket
 from shared_rules import wire
 from firmware import config, effects, gestures, link, main
@@ -138,8 +140,8 @@ for i in range(%d):
     cs = SimPin()
     emu = Mfrc522Emulator()
     spi.attach(cs, emu)
-    emu.place(NtagCard(bytes((4, i, 1, 2, 3, 4, 5))))   # a card
-    emu.place(NtagCard(bytes((4, i, 9, 2, 3, 4, 6))))   # and a pawn on it
+    for k in range(wire.MAX_TAGS):   # a card and its pawns, each with an identity record
+        emu.place(NtagCard(bytes((4, i, k, 2, 3, 4, 5)), mfrc522.identity_record(bytes(12))))
     chips.append((cs, emu))
 gc.collect()
 print("hardware", before - gc.mem_free())
@@ -149,7 +151,7 @@ print("hardware", before - gc.mem_free())
 def hardware_bytes(romfs_path, readers):
     """Heap bytes the emulated readers of a sim tile take (cached next to the image)."""
     import json
-    cache = romfs_path + ".hardware.json"
+    cache = romfs_path + ".hardware-v2.json"   # v2: a full load of tags per reader
     known = {}
     if os.path.exists(cache):
         with open(cache) as f:
