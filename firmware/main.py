@@ -96,15 +96,33 @@ class Tile:
                           s["buttons"], s["dice_pockets"], flags, s["variant"])
 
     def snapshot(self):
+        """Send a SNAPSHOT; the slots it has no room for follow as TAG events.
+
+        A full cell tile (8 slots, a card and three pawns on each) holds more tags than
+        one frame carries (about 700 bytes), and its fragmented heap has no room to build
+        big frames: the SNAPSHOT takes what fits in 128 bytes, each slot left over goes
+        as a TAG (under 100 bytes).
+        """
         slots = []
         pockets = []
+        rest = []
+        room = 128 - 6                          # uptime, slot count, pocket count
         for i in range(len(self.reported)):
+            tags = self.reported[i]
+            size = 2                            # slot (or pocket) and count (or flag)
+            for t in tags:
+                size += 2 + len(t[0]) + (len(t[1]) if t[1] else 0)
             if self.dice:
-                tags = self.reported[i]
                 pockets.append((i, tags[0] if tags else None))
+                room -= size
+            elif size <= room and not rest:
+                slots.append((i, tags))
+                room -= size
             else:
-                slots.append((i, self.reported[i]))
-        return wire.snapshot(self.uptime(), slots, pockets)
+                rest.append(i)
+        self.link.send(wire.SNAPSHOT, wire.snapshot(self.uptime(), slots, pockets))
+        for i in rest:
+            self.link.send(wire.TAG, wire.tag(i, self.reported[i]), i)
 
     def health(self):
         readers = []
@@ -225,7 +243,7 @@ class Tile:
                 self.polled = True
                 if self.snapshot_wanted:
                     self.snapshot_wanted = False
-                    self.link.send(wire.SNAPSHOT, self.snapshot())
+                    self.snapshot()
             # With no host listening, poll at a walk: less RF, less power, less CPU.
             await sleep_ms(self.timings["idle_poll_gap_ms" if self.idle else "poll_gap_ms"])
 
@@ -310,7 +328,7 @@ class Tile:
         elif t == "snapshot_request":
             # Before the first round of polls the tile does not know what lies on it yet.
             if self.polled:
-                self.link.send(wire.SNAPSHOT, self.snapshot())
+                self.snapshot()
             else:
                 self.snapshot_wanted = True
         elif t == "led_scene":

@@ -119,21 +119,26 @@ def launcher(romfs_path, then):
             "del f\n%s\n" % (romfs_path, romfs_path, then))
 
 
-# Measures what the emulated chips of a sim tile (bus, chip selects, emulators, and a full
-# load of tags in each field: a card and three pawns, enrolled) take from the heap; run once
-# per image and reader count. The tags are physical objects on a real table: a tile must
-# keep its 64 KB for the firmware however many of them lie on it.
+# Measures what a sim tile has that a real tile does not: the emulated chips (bus, chip
+# selects, emulators, and a full load of tags in each field: a card and three pawns,
+# enrolled) and the virtual table's control channel (firmware/sim/control.py); run once
+# per image and reader count. The tags are physical objects on a real table, the channel
+# is the virtual table's hands: a tile keeps its 64 KB for the firmware whatever lies on it.
 _HARDWARE_PROBE = """
-import gc
-# The firmware first, so the qstr pools and module tables are as on a running tile;
-# then what is hardware: the emulator module, its chips and the tags in their fields.
+import gc, micropython
+# The firmware first (the board backend included), so the qstr pools and module tables are
+# as on a running tile; then what is not the tile's: the emulator module, the control
+# module, the chips and the tags in their fields.
 import asyncio, json, select, socket
 from shared_rules import wire
 from firmware import config, effects, gestures, link, main
 from firmware.drivers import mfrc522
+from firmware.boards import sim
 gc.collect()
+micropython.qstr_info()
 before = gc.mem_free()
 from firmware.sim.mfrc522_emu import Mfrc522Emulator, NtagCard, SimPin, SimSPI
+from firmware.sim import control
 spi = SimSPI()
 chips = []
 for i in range(%d):
@@ -145,13 +150,24 @@ for i in range(%d):
     chips.append((cs, emu))
 gc.collect()
 print("hardware", before - gc.mem_free())
+micropython.qstr_info()
 """
+
+
+def _qstr_pools(text):
+    """(n_pool, n_str_data_bytes, n_total_bytes) of each qstr_info line in `text`."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith("qstr pool:"):
+            f = dict(kv.strip().split("=") for kv in line.split(":", 1)[1].split(","))
+            out.append((int(f["n_pool"]), int(f["n_str_data_bytes"]), int(f["n_total_bytes"])))
+    return out
 
 
 def hardware_bytes(romfs_path, readers):
     """Heap bytes the emulated readers of a sim tile take (cached next to the image)."""
     import json
-    cache = romfs_path + ".hardware-v2.json"   # v2: a full load of tags per reader
+    cache = romfs_path + ".hardware-v3.json"   # v3: tags in full, and the control channel
     known = {}
     if os.path.exists(cache):
         with open(cache) as f:
@@ -167,7 +183,15 @@ def hardware_bytes(romfs_path, readers):
         if proc.returncode != 0 or not line:
             raise RuntimeError("could not measure the emulated readers:\n%s%s"
                                % (proc.stdout, proc.stderr))
-        known[key] = int(line[0].split()[1])
+        hardware = int(line[0].split()[1])
+        pools = _qstr_pools(proc.stdout)
+        if len(pools) != 2:
+            raise RuntimeError("could not read the qstr pools:\n%s" % proc.stdout)
+        if pools[1][0] != pools[0][0]:
+            # The emulator's and control channel's names opened a new qstr pool: the tile's
+            # firmware will have its names in it too, so the pool is the firmware's to pay.
+            hardware -= (pools[1][2] - pools[0][2]) - (pools[1][1] - pools[0][1])
+        known[key] = hardware
         with open(cache + ".tmp", "w") as f:
             json.dump(known, f)
         os.replace(cache + ".tmp", cache)
@@ -176,7 +200,8 @@ def hardware_bytes(romfs_path, readers):
 
 def heapsize_for(romfs_path, firmware_heap=64 * 1024, readers=0):
     """Heap of a unix-port sim tile: the firmware's own heap, plus the ROMFS image
-    bytes (flash on a Pico), plus the emulated readers (chips on a real tile)."""
+    bytes (flash on a Pico), plus the emulated readers with their tags (chips and tags
+    on a real tile) and the virtual table's control channel (see _HARDWARE_PROBE)."""
     extra = hardware_bytes(romfs_path, readers) if readers else 0
     return firmware_heap + os.path.getsize(romfs_path) + extra + 256
 
