@@ -719,6 +719,7 @@ class TableGame:
     name = "royale"
     options = {}
     virtual_heap = "64k"  # the tile firmware's heap on the virtual table (as for Storybook)
+    players_from_bots = True   # `run --headless --bots N` plays N players
     button_actions = ("swap", "end_turn")
     interpreter = RoyaleTable
     scenes = staticmethod(scenes)
