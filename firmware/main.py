@@ -47,20 +47,18 @@ class Tile:
         self.ticks_diff = board.ticks_diff
         self.boot_ms = board.ticks_ms()
         self.boot_id = board.boot_id()
-        self.dice = spec["dice_pockets"] > 0
         n = spec["readers"]
         self.readers = board.readers(n)
         for r in self.readers:
             r.field_settle_us = t["field_settle_us"]
         self.reader_ok = [False] * n
-        self.reported = [[] for _ in range(n)]   # per slot: [(uid, identity), ...]
-        self.identities = [{} for _ in range(n)]  # per slot: uid -> identity pages read
-        # Field scheduling (see readers_task): readers closer than `field_spacing`
-        # slots never have their fields on at the same time.
-        spacing = spec.get("field_spacing") or n
-        self.neighbours = [[j for j in range(n) if j != i and abs(i - j) < spacing]
-                           for i in range(n)]
-        self.max_fields = spec.get("max_fields") or 1   # fields on at once (power budget)
+        self.reported = [[] for _ in range(n)]   # per slot: the reported uids, sorted
+        # Per slot: uid -> the identity pages the driver read, replaced by the parsed
+        # identity once the tag is reported (one object per tag and no pair: a full cell
+        # tile holds 32 tags, and every object per tag costs the 64 KB heap).
+        self.identities = [{} for _ in range(n)]
+        # Field scheduling (see readers_task and _switch_fields_on): readers closer than
+        # spec["field_spacing"] slots never have their fields on at the same time.
         self.on_at = [None] * n                  # per slot: ticks its field went on, or None
         self.polls = [0] * n                     # per slot: polls done (round counter)
         self.rounds = 0                          # full rounds done (min of polls)
@@ -79,7 +77,6 @@ class Tile:
         self.frames = 0
         self.running = True
         self.failures = 0
-        self.polled = False                      # a first round of every reader is done
         self.snapshot_wanted = False
 
     # ------------------------------------------------------------ helpers
@@ -98,15 +95,39 @@ class Tile:
                           s["buttons"], s["dice_pockets"], flags, s["variant"])
 
     def snapshot(self):
+        """Send a SNAPSHOT; the slots it has no room for follow as TAG events.
+
+        A full cell tile (8 slots, a card and three pawns on each) holds more tags than
+        one frame carries (about 700 bytes), and its fragmented heap has no room to build
+        big frames: the SNAPSHOT takes what fits in 128 bytes, each slot left over goes
+        as a TAG (under 100 bytes).
+        """
+        dice = self.spec["dice_pockets"]
         slots = []
         pockets = []
+        rest = []
+        room = 128 - 6                          # uptime, slot count, pocket count
         for i in range(len(self.reported)):
-            if self.dice:
-                tags = self.reported[i]
+            tags = self.tags(i)
+            size = 2                            # slot (or pocket) and count (or flag)
+            for t in tags:
+                size += 2 + len(t[0]) + (len(t[1]) if t[1] else 0)
+            if dice:
                 pockets.append((i, tags[0] if tags else None))
+                room -= size
+            elif size <= room and not rest:
+                slots.append((i, tags))
+                room -= size
             else:
-                slots.append((i, self.reported[i]))
-        return wire.snapshot(self.uptime(), slots, pockets)
+                rest.append(i)
+        self.link.send(wire.SNAPSHOT, wire.snapshot(self.uptime(), slots, pockets))
+        for i in rest:
+            self.link.send(wire.TAG, wire.tag(i, self.tags(i)), i)
+
+    def tags(self, i):
+        """Slot i's reported tags as (uid, identity) pairs, for a message."""
+        ids = self.identities[i]
+        return [(uid, ids.get(uid)) for uid in self.reported[i]]
 
     def health(self):
         readers = []
@@ -148,42 +169,45 @@ class Tile:
             return
         reported = self.reported[i]
         doubt = self.doubt[i]       # uid -> consecutive polls contradicting the report
-        known = [x[0] for x in reported]
         changed = False
-        for uid in seen:
-            if uid in known:
+        k = len(reported)
+        while k:                    # reported tags not seen: gone after gone_polls
+            k -= 1
+            uid = reported[k]
+            if uid in seen:
                 doubt.pop(uid, None)
+                continue
+            n = doubt.get(uid, 0) + 1
+            if n >= self.timings["gone_polls"]:
+                doubt.pop(uid, None)
+                ids.pop(uid, None)      # read its identity again when it comes back
+                del reported[k]
+                changed = True
             else:
-                n = doubt.get(uid, 0) + 1
-                if n >= self.timings["arrive_polls"]:
-                    doubt.pop(uid, None)
-                    reported.append((uid, parse_identity(ids.get(uid))))
-                    changed = True
-                else:
-                    doubt[uid] = n
-        for uid in known:
-            if uid not in seen:
-                n = doubt.get(uid, 0) + 1
-                if n >= self.timings["gone_polls"]:
-                    doubt.pop(uid, None)
-                    ids.pop(uid, None)      # read its identity again when it comes back
-                    for x in reported:
-                        if x[0] == uid:
-                            reported.remove(x)
-                            break
-                    changed = True
-                else:
-                    doubt[uid] = n
-        for uid in list(doubt):             # an unreported tag seen once, then not again
-            if uid not in seen and uid not in known:
-                del doubt[uid]
+                doubt[uid] = n
+        for uid in seen:            # new tags: arrived after arrive_polls
+            if uid in reported:
+                continue
+            n = doubt.get(uid, 0) + 1
+            if n >= self.timings["arrive_polls"]:
+                doubt.pop(uid, None)
+                ids[uid] = parse_identity(ids.get(uid))  # the raw pages go: one copy kept
+                reported.append(uid)
+                changed = True
+            else:
+                doubt[uid] = n
+        if doubt:                   # an unreported tag seen once, then not again
+            for uid in list(doubt):
+                if uid not in seen and uid not in reported:
+                    del doubt[uid]
         if not changed:
             return
         reported.sort()
-        if self.dice:
-            self.link.send(wire.DICE, wire.dice(i, reported[0] if reported else None), i)
+        if self.spec["dice_pockets"]:
+            uid = reported[0] if reported else None
+            self.link.send(wire.DICE, wire.dice(i, (uid, ids.get(uid)) if uid else None), i)
         else:
-            self.link.send(wire.TAG, wire.tag(i, reported), i)
+            self.link.send(wire.TAG, wire.tag(i, self.tags(i)), i)
 
     def check_readers(self):
         for i in range(len(self.readers)):
@@ -198,25 +222,6 @@ class Tile:
                 self.link.send(wire.LOG, wire.log(2 if ok else 3, "reader %d %s" % (
                     i, "back" if ok else "failed")))
             self.reader_ok[i] = ok
-
-    def _may_switch_on(self, i, limit):
-        """Whether reader i's field may go on now: it is off, not ahead of the round
-        limit, every neighbour's field is off, and no neighbour is behind it."""
-        if self.on_at[i] is not None or self.polls[i] >= limit:
-            return False
-        p = self.polls[i]
-        for j in self.neighbours[i]:
-            if self.on_at[j] is not None or self.polls[j] < p:
-                return False
-        return True
-
-    def _skip_reader(self, i):
-        """A failed reader keeps pace with the others without being polled."""
-        top = 0
-        for p in self.polls:
-            if p > top:
-                top = p
-        self.polls[i] = top if top > self.polls[i] else self.polls[i] + 1
 
     async def readers_task(self):
         """Poll every reader, round robin, with its own field on and settled.
@@ -285,30 +290,49 @@ class Tile:
             await sleep_ms(self.board.poll_pause_ms(best, diff(end, now)))
 
     def _switch_fields_on(self, now):
-        """Switch on the fields that may go on now, the furthest-behind readers first."""
+        """Switch on the fields that may go on now, the furthest-behind readers first.
+
+        A field may go on when it is off, its reader is not ahead of the round limit,
+        no neighbour's field is on and no neighbour is behind it. A failed reader
+        keeps pace with the others without being polled.
+        """
+        spec = self.spec
         n = len(self.readers)
         on_at = self.on_at
         polls = self.polls
+        spacing = spec.get("field_spacing") or n
+        most = spec.get("max_fields") or 1          # fields on at once (power budget)
         # With the host silent, one round at a time, so that each ends with all fields off.
         limit = self.rounds + 1 if self.idle else self.rounds + 2
+        top = 0
         fields = 0
         for i in range(n):
+            if polls[i] > top:
+                top = polls[i]
             if on_at[i] is not None:
                 fields += 1
-            elif not self.reader_ok[i] and polls[i] < limit:
-                self._skip_reader(i)
+        for i in range(n):
+            if not self.reader_ok[i] and on_at[i] is None and polls[i] < limit:
+                polls[i] = top if top > polls[i] else polls[i] + 1
         level = self.rounds
-        while fields < self.max_fields and level < limit:
+        while fields < most and level < limit:
             for i in range(n):
-                if (fields < self.max_fields and polls[i] == level and self.reader_ok[i]
-                        and self._may_switch_on(i, limit)):
-                    try:
-                        self.readers[i].antenna(True)
-                        on_at[i] = now
-                        fields += 1
-                    except OSError:
-                        self.readers[i].errors += 1
-                        self._skip_reader(i)
+                if fields >= most or polls[i] != level or on_at[i] is not None \
+                        or not self.reader_ok[i]:
+                    continue
+                free = True
+                for j in range(i - spacing + 1, i + spacing):
+                    if j != i and 0 <= j < n and (on_at[j] is not None or polls[j] < level):
+                        free = False
+                if not free:
+                    continue
+                try:
+                    self.readers[i].antenna(True)
+                    on_at[i] = now
+                    fields += 1
+                except OSError:
+                    self.readers[i].errors += 1
+                    polls[i] += 1           # its turn is over; the health check revives it
             level += 1
 
     def _round_done(self):
@@ -320,11 +344,10 @@ class Tile:
         if low <= self.rounds:
             return False
         self.rounds = low
-        if not self.polled:
-            self.polled = True
+        if low == 1:                    # the first round: the tile knows what lies on it
             if self.snapshot_wanted:
                 self.snapshot_wanted = False
-                self.link.send(wire.SNAPSHOT, self.snapshot())
+                self.snapshot()
         return True
 
     # ------------------------------------------------------------ pads
@@ -407,8 +430,8 @@ class Tile:
             self.link.send(wire.HELLO, self.hello())
         elif t == "snapshot_request":
             # Before the first round of polls the tile does not know what lies on it yet.
-            if self.polled:
-                self.link.send(wire.SNAPSHOT, self.snapshot())
+            if self.rounds:
+                self.snapshot()
             else:
                 self.snapshot_wanted = True
         elif t == "led_scene":

@@ -58,11 +58,17 @@ def seats_of(game, options, setup=None):
     return engine.seats(engine.new_game(options, 0, setup))
 
 
-def new_game_setup(args, options):
-    """The options and setup of a new game from --players and --setup."""
+def new_game_setup(args, options, players_from_bots=False):
+    """The options and setup of a new game from --players and --setup.
+
+    For a game whose player count is free (`players_from_bots`), a headless game without
+    --players has as many players as --bots says: the bots fill every seat.
+    """
     options = dict(options)
     if args.players is not None:
         options["players"] = args.players
+    elif players_from_bots and args.headless and args.bots > 0 and args.setup is None:
+        options["players"] = args.bots
     setup = None
     if args.setup is not None:
         try:
@@ -96,7 +102,8 @@ async def run(args):
     registry = tags.Registry(tags.load_key(key_path),
                              os.path.join(os.path.dirname(os.path.abspath(args.journal)),
                                           "tags.db"))
-    options, setup = new_game_setup(args, game.options)
+    options, setup = new_game_setup(args, game.options,
+                                    getattr(game, "players_from_bots", False))
     seat_list = seats_of(args.game, options, setup)
     if args.bots < 0 or args.bots > len(seat_list):
         raise ValueError("--bots must be 0 to %d for %s" % (len(seat_list), args.game))

@@ -136,8 +136,8 @@ class StorybookHands(VirtualHands):
 class RoyaleHands(VirtualHands):
     """Hands that carry out Battle Royale moves: pawns, pads and the dice tray.
 
-    The dice are rolled by the hands: `royale_table.table_dice` seeded with the game's seed
-    and the state, so the outcome reaches the engine through the tray's tags as in real
+    The dice are rolled by the hands: `royale_table.table_dice` seeded with the game's seed,
+    the number of actions applied so far and the state, so the outcome reaches the engine through the tray's tags as in real
     play, and a resumed game rolls what the uninterrupted one rolled.
     """
 
@@ -177,6 +177,7 @@ class RoyaleHands(VirtualHands):
         from shared_rules import royale
         table = session.table
         kind = action["type"]
+        step = len(session.match.actions)   # the state's place in the game, for the dice
         pid = royale.current(state)
         here = rt.cell_of(state.players[pid].cell) if pid and state.players[pid].cell >= 0 \
             else None
@@ -190,13 +191,13 @@ class RoyaleHands(VirtualHands):
         elif kind == "resurrect":
             await self.gesture(here, "double")
         elif kind == "roll_order":
-            rolled = rt.table_dice(state, action, session.bot_seed)["dice"]
+            rolled = rt.table_dice(state, action, session.bot_seed, step)["dice"]
             await self._needs(lambda: table.throw is not None, "the order roll")
             who = table.throw.who
             for at in range(0, len(who), rt.POCKETS):
                 await self.roll(table, [rolled[q] for q in who[at:at + rt.POCKETS]])
         elif kind == "attack_card":
-            rolled = rt.table_dice(state, action, session.bot_seed)["dice"]
+            rolled = rt.table_dice(state, action, session.bot_seed, step)["dice"]
             await self.empty_tray(table)
             if table.throw is None or table.throw.kind != "attack_card":
                 await self.gesture(here, "tap")
@@ -204,7 +205,7 @@ class RoyaleHands(VirtualHands):
                               table.throw.kind == "attack_card", "the tap")
             await self.roll(table, rolled)
         elif kind == "attack_player":
-            rolled = rt.table_dice(state, action, session.bot_seed)["dice"]
+            rolled = rt.table_dice(state, action, session.bot_seed, step)["dice"]
             await self.empty_tray(table)
             others = [q for q in state.order if q != pid and state.players[q].alive
                       and state.players[q].cell == state.players[pid].cell]

@@ -157,7 +157,6 @@ def test_each_found_card_is_halted_and_the_field_goes_off():
     reader = ready()
     cards = [reader.emu.place(NtagCard(u)) for u in (CARD, PAWN_BLUE)]
     reader.drv.antenna(True)            # keep the field so the card states survive
-    reader.drv._antenna_on = True
     reader.drv.inventory()
     assert not reader.emu.antenna_on
     # Field off resets every card; inside the poll each one went to HALT after its SELECT.

@@ -350,7 +350,7 @@ def test_a_map_card_lifted_is_a_mismatch():
 
 def test_the_hands_dice_are_those_of_the_seed_and_the_state():
     match, table = table_for([player("red", (0, 0), ["S9"]), player("blue", (0, 0), ["H9"])])
-    a = royale_table.table_dice(match.state, {"type": "attack_player", "target": "blue"}, 7)
-    b = royale_table.table_dice(match.state, {"type": "attack_player", "target": "blue"}, 7)
+    a = royale_table.table_dice(match.state, {"type": "attack_player", "target": "blue"}, 7, 0)
+    b = royale_table.table_dice(match.state, {"type": "attack_player", "target": "blue"}, 7, 0)
     assert a == b and royale_table.duel_decided(match.state, "red", "blue", a["dice"])
     assert royale.validate(match.state, a) is None

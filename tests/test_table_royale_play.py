@@ -2,8 +2,10 @@
 every action going through pawn tags, pads and the dice tray (the virtual hands roll seeded
 dice), the journal in SQLite, and a kill -9 in the middle.
 
-A small map (six face-down cards) keeps a whole game, from the order roll to the last card,
-to a few dozen actions.
+The full 25-card diamond is what `fairytable run --game royale --headless --bots N` plays;
+seeds 31 and 39 are among the shortest two-player games on it (94 actions, about a minute
+on the virtual table; BENCHMARKS.md). A small map (six face-down cards) plays seed 8,
+whose order roll is a tie (that game used to roll the same tie for ever).
 """
 
 import json
@@ -25,23 +27,27 @@ SMALL_MAP = {"map": [{"cell": c, "card": k} for c, k in [
     ([1, 1], "H9")]]}
 
 
-def engine_only_game(seed, players, setup):
+def engine_only_game(seed, players, setup=None):
     """The same bots and the same dice, without a table: what the table game must end as."""
     match = Match("royale", {"players": players}, seed, setup)
     while royale.status(match.state) == "ongoing":
-        assert len(match.actions) < 500, "the bots did not finish seed %d" % seed
+        assert len(match.actions) < 3000, "the bots did not finish seed %d" % seed
         s = match.state
         action = TableGame.choose_bot_action("greedy", s, TableGame.current_seat(s), seed)
-        match.apply(table_dice(s, action, seed))
+        match.apply(table_dice(s, action, seed, len(match.actions)))
     return match
 
 
-def command(journal, seed, tmp_path, extra=()):
-    setup = tmp_path / "setup.json"
-    setup.write_text(json.dumps(SMALL_MAP))
-    return [FAIRYTABLE, "run", "--game", "royale", "--players", "2", "--setup", str(setup),
-            "--headless", "--bots", "2", "--json", "--seed", str(seed), "--journal",
-            str(journal)] + list(extra)
+def command(journal, seed, tmp_path, extra=(), small=False):
+    """`fairytable run` of a headless two-bot game: the full map, or the small one."""
+    setup = []
+    if small:
+        path = tmp_path / "setup.json"
+        path.write_text(json.dumps(SMALL_MAP))
+        setup = ["--players", "2", "--setup", str(path)]
+    return [FAIRYTABLE, "run", "--game", "royale"] + setup + [
+        "--headless", "--bots", "2", "--json", "--seed", str(seed), "--journal",
+        str(journal)] + list(extra)
 
 
 def journal_actions(journal):
@@ -49,14 +55,7 @@ def journal_actions(journal):
     return [json.loads(a) for (a,) in db.execute("SELECT action FROM actions ORDER BY seq")]
 
 
-def test_a_headless_royale_game_plays_to_the_end_through_the_tiles(tmp_path):
-    journal = tmp_path / "journal.db"
-    proc = subprocess.run(command(journal, 4, tmp_path, ["--new"]), capture_output=True,
-                          cwd=REPO, timeout=600)
-    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
-    assert b"starting the virtual table (5 tiles" in proc.stderr
-    summary = json.loads(proc.stdout)
-    expected = engine_only_game(4, 2, SMALL_MAP)
+def check_game(summary, journal, expected):
     assert summary["game"] == "royale" and summary["status"] == "finished"
     assert summary["winner"] == expected.state.winner
     assert summary["scores"] == royale.scores(expected.state)
@@ -67,20 +66,47 @@ def test_a_headless_royale_game_plays_to_the_end_through_the_tiles(tmp_path):
     # Every roll came from the tray: the journal holds the table's dice, action for action.
     actions = journal_actions(journal)
     assert canon.dumps(actions) == canon.dumps(expected.actions)
-    kinds = set(a["type"] for a in actions)
-    assert {"roll_order", "place", "move", "attack_card"} <= kinds
     assert all("dice" in a for a in actions if a["type"] in ("roll_order", "attack_card"))
+    return actions
 
 
-def test_kill_9_then_restart_resumes_the_same_royale_game(tmp_path):
+def test_a_headless_royale_game_plays_the_full_map_to_the_end_through_the_tiles(tmp_path):
     journal = tmp_path / "journal.db"
-    host = subprocess.Popen(command(journal, 2, tmp_path, ["--new"]), cwd=REPO,
+    proc = subprocess.run(command(journal, 31, tmp_path, ["--new"]), capture_output=True,
+                          cwd=REPO, timeout=600)
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    assert b"starting the virtual table (5 tiles" in proc.stderr
+    summary = json.loads(proc.stdout)
+    expected = engine_only_game(31, 2)
+    assert len(expected.state.cards) == 25 == len(expected.state.map)   # the whole diamond
+    actions = check_game(summary, journal, expected)
+    kinds = set(a["type"] for a in actions)
+    assert {"roll_order", "place", "move", "attack_card", "resurrect", "end_turn"} <= kinds
+    # No tile ran short of memory with its cards and pawns on it.
+    for uid, tile in summary["tiles"].items():
+        assert tile["health"]["heap_free"] > 4096, (uid, tile["health"])
+
+
+def test_a_tied_order_roll_is_rolled_again_through_the_tray_and_the_game_ends(tmp_path):
+    journal = tmp_path / "journal.db"
+    proc = subprocess.run(command(journal, 8, tmp_path, ["--new"], small=True),
+                          capture_output=True, cwd=REPO, timeout=600)
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    expected = engine_only_game(8, 2, SMALL_MAP)
+    actions = check_game(json.loads(proc.stdout), journal, expected)
+    rolls = [a["dice"] for a in actions if a["type"] == "roll_order"]
+    assert len(rolls) >= 2 and rolls[0]["red"] == rolls[0]["blue"]
+
+
+def test_kill_9_then_restart_resumes_the_same_full_map_royale_game(tmp_path):
+    journal = tmp_path / "journal.db"
+    host = subprocess.Popen(command(journal, 39, tmp_path, ["--new"]), cwd=REPO,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     try:
         deadline = time.monotonic() + 300
         seen = 0
-        while seen < 6 and time.monotonic() < deadline and host.poll() is None:
+        while seen < 40 and time.monotonic() < deadline and host.poll() is None:
             time.sleep(0.2)
             if journal.exists():
                 try:
@@ -92,12 +118,14 @@ def test_kill_9_then_restart_resumes_the_same_royale_game(tmp_path):
     finally:
         os.killpg(host.pid, signal.SIGKILL)  # the plug is pulled: host and tiles at once
         host.wait()
+    before = journal_actions(journal)
+    assert any(a["type"] == "attack_card" for a in before)  # cards were won: the map changed
     proc = subprocess.run(command(journal, 999, tmp_path), capture_output=True, cwd=REPO,
                           timeout=600)
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
     summary = json.loads(proc.stdout)
-    expected = engine_only_game(2, 2, SMALL_MAP)
-    assert summary["seed"] == 2 and summary["status"] == "finished"
+    expected = engine_only_game(39, 2)
+    assert summary["seed"] == 39 and summary["status"] == "finished"
     assert (summary["winner"], summary["scores"], summary["actions"]) == (
         expected.state.winner, royale.scores(expected.state), len(expected.actions))
     assert canon.dumps(journal_actions(journal)) == canon.dumps(expected.actions)

@@ -9,7 +9,7 @@ from vtable_helpers import lit_red, red_scene, wait_event, wait_for
 
 from host.link import TableLink
 from shared_rules import wire
-from tools.virtual_table import VirtualTable
+from tools.virtual_table import ControlError, VirtualTable
 
 
 @requires_micropython
@@ -28,6 +28,44 @@ def test_dice_tray_reports_the_face_tag_settled_in_each_pocket():
                 ev = await wait_event(link, lambda e: e.kind == "dice")
                 assert (ev.pocket, ev.die) == (1, None)
         asyncio.run(main())
+
+
+@requires_micropython
+def test_dice_tray_has_one_button_for_three_pockets():
+    # The tray has three readers but one "dice rolled" button: its pads are the buttons
+    # (a pad per reader made the pads task fail on every sample with an IndexError).
+    with VirtualTable(tiles=1, variant="dice") as vt:
+        tray = vt.tiles[0]
+
+        async def main():
+            async with TableLink(ports=vt.ports()) as link:
+                ev = await wait_event(link, lambda e: e.kind == "online")
+                hello = link.tiles[ev.tile].hello
+                assert (hello["readers"], hello["buttons"]) == (3, 1)
+                await asyncio.to_thread(tray.tap, 0)
+                ev = await wait_event(link, lambda e: e.kind == "gesture")
+                assert (ev.slot, ev.gesture) == (0, "tap")
+                for slot in (1, 2, 3, -1):
+                    try:
+                        await asyncio.to_thread(tray.tap, slot)
+                    except ControlError as e:
+                        assert "no pad %d: this tile has 1 (0..0)" % slot in str(e)
+                    else:
+                        raise AssertionError("a tap on pad %d of the tray was accepted" % slot)
+                try:
+                    await asyncio.to_thread(tray.press, 2, True)
+                except ControlError as e:
+                    assert "no pad 2" in str(e)
+                else:
+                    raise AssertionError("a press on pad 2 of the tray was accepted")
+                # The refused requests changed nothing: the button still works, nothing failed.
+                await asyncio.to_thread(tray.double, 0)
+                ev = await wait_event(link, lambda e: e.kind == "gesture")
+                assert (ev.slot, ev.gesture) == (0, "double")
+                assert (await asyncio.to_thread(tray.stats))["failures"] == 0
+        asyncio.run(main())
+        log = tray.log_tail()
+        assert "task" not in log and "pads" not in log, log
 
 
 @requires_micropython
@@ -76,7 +114,7 @@ def test_tiles_power_off_when_the_table_process_dies():
     import sys
 
     from mpy import REPO
-    script = ("from tools.virtual_table import VirtualTable\n"
+    script = ("from tools.virtual_table import ControlError, VirtualTable\n"
               "import time\n"
               "vt = VirtualTable(tiles=2, cells=2).start()\n"
               "print(' '.join(str(t.proc.pid) for t in vt.tiles), flush=True)\n"

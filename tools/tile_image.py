@@ -119,47 +119,60 @@ def launcher(romfs_path, then):
             "del f\n%s\n" % (romfs_path, romfs_path, then))
 
 
-# Measures what the emulated chips of a sim tile (bus, chip selects, emulators, and in
-# each field as many tags as a slot reports: a card and 3 pawns) take from the heap; run
-# once per image and reader count.
+# Measures what a sim tile has that a real tile does not: the emulated chips (bus, chip
+# selects, emulators, and a full load of tags in each field: a card and three pawns,
+# enrolled) and the virtual table's control channel (firmware/sim/control.py); run once
+# per image and reader count. The tags are physical objects on a real table, the channel
+# is the virtual table's hands: a tile keeps its 64 KB for the firmware whatever lies on it.
 _HARDWARE_PROBE = """
-import gc
-# The firmware first (its board backend included), so the qstr pools and module tables
-# are as on a running tile; then what is hardware: the emulator module (its names too:
-# a qstr pool it makes grow is hardware's), its chips and the cards in their fields.
-# A sim tile imports them in the same order (firmware/boards/sim.py _chips).
+import gc, micropython
+# The firmware first (the board backend included), so the qstr pools and module tables are
+# as on a running tile; then what is not the tile's: the emulator module, the control
+# module, the chips and the tags in their fields.
 import asyncio, json, select, socket
 from shared_rules import wire
 from firmware import config, effects, gestures, link, main
-from firmware.boards import sim
 from firmware.drivers import mfrc522
+from firmware.boards import sim
 gc.collect()
+micropython.qstr_info()
 before = gc.mem_free()
 from firmware.sim.mfrc522_emu import Mfrc522Emulator, NtagCard, SimPin, SimSPI
+from firmware.sim import control
 spi = SimSPI()
 chips = []
 for i in range(%d):
     cs = SimPin()
     emu = Mfrc522Emulator()
     spi.attach(cs, emu)
-    for k in range(wire.MAX_TAGS):      # a card and pawns: the most a field reports
-        emu.place(NtagCard(bytes((4, i, k, 2, 3, 4, 5))))
+    for k in range(wire.MAX_TAGS):   # a card and its pawns, each with an identity record
+        emu.place(NtagCard(bytes((4, i, k, 2, 3, 4, 5)), mfrc522.identity_record(bytes(12))))
     chips.append((cs, emu))
 gc.collect()
 print("hardware", before - gc.mem_free())
+micropython.qstr_info()
 """
+
+
+def _qstr_pools(text):
+    """(n_pool, n_str_data_bytes, n_total_bytes) of each qstr_info line in `text`."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith("qstr pool:"):
+            f = dict(kv.strip().split("=") for kv in line.split(":", 1)[1].split(","))
+            out.append((int(f["n_pool"]), int(f["n_str_data_bytes"]), int(f["n_total_bytes"])))
+    return out
 
 
 def hardware_bytes(romfs_path, readers):
     """Heap bytes the emulated readers of a sim tile take (cached next to the image)."""
     import json
-    cache = romfs_path + ".hardware.json"
+    cache = romfs_path + ".hardware-v4.json"   # v4: a qstr pool the sim opens is the sim's
     known = {}
     if os.path.exists(cache):
         with open(cache) as f:
             known = json.load(f)
-    # Keyed by the probe as well: a new probe measures again.
-    key = "%d:%s" % (readers, hashlib.sha256(_HARDWARE_PROBE.encode()).hexdigest()[:8])
+    key = str(readers)
     if key not in known:
         here = os.path.join(os.path.dirname(sys.executable), "micropython")
         exe = here if os.path.exists(here) else shutil.which("micropython")
@@ -170,7 +183,13 @@ def hardware_bytes(romfs_path, readers):
         if proc.returncode != 0 or not line:
             raise RuntimeError("could not measure the emulated readers:\n%s%s"
                                % (proc.stdout, proc.stderr))
-        known[key] = int(line[0].split()[1])
+        # A qstr pool that the emulator's and control channel's names open is counted
+        # with them: a real tile has none of those names. The firmware's own names stay
+        # in the pools before (tests/test_firmware_loop_micropython.py checks that).
+        hardware = int(line[0].split()[1])
+        if len(_qstr_pools(proc.stdout)) != 2:
+            raise RuntimeError("could not read the qstr pools:\n%s" % proc.stdout)
+        known[key] = hardware
         with open(cache + ".tmp", "w") as f:
             json.dump(known, f)
         os.replace(cache + ".tmp", cache)
@@ -179,7 +198,8 @@ def hardware_bytes(romfs_path, readers):
 
 def heapsize_for(romfs_path, firmware_heap=64 * 1024, readers=0):
     """Heap of a unix-port sim tile: the firmware's own heap, plus the ROMFS image
-    bytes (flash on a Pico), plus the emulated readers (chips on a real tile)."""
+    bytes (flash on a Pico), plus the emulated readers with their tags (chips and tags
+    on a real tile) and the virtual table's control channel (see _HARDWARE_PROBE)."""
     extra = hardware_bytes(romfs_path, readers) if readers else 0
     return firmware_heap + os.path.getsize(romfs_path) + extra + 256
 

@@ -41,7 +41,9 @@ class UsbPort:
 
     def read(self):
         out = bytearray()
-        while len(out) < 512 and self.poll_in.poll(0):
+        # One CDC packet (64 bytes) a pass: the link copies what it is given, and a full
+        # tile's heap (8 cells with a card and three pawns each) has no room for big copies.
+        while len(out) < 64 and self.poll_in.poll(0):
             b = self.rx.read(1)
             if not b:
                 break

@@ -8,21 +8,22 @@
 - Watchdog: a software watchdog that ends the process (as a reset would) if not fed.
 - Control channel: a unix socket the virtual table listens on; one JSON object
   per line each way. Requests carry "op" and an optional "id"; the reply echoes
-  the id. See tools/virtual_table.py for the list of operations.
+  the id. See tools/virtual_table.py for the list of operations. It is the
+  virtual table's, not the tile's: firmware/sim/control.py, loaded with the
+  emulated chips, outside the firmware's 64 KB (tools/tile_image.py).
 
 Runs under MicroPython (tested with a 64 KB heap) and CPython 3.11.
 """
 
 import asyncio
 import binascii
-import json
 import sys
 
 import select
 import socket
 
 from firmware import config
-from firmware.drivers.mfrc522 import MFRC522, identity_record
+from firmware.drivers.mfrc522 import MFRC522
 
 MICROPYTHON = sys.implementation.name == "micropython"
 
@@ -73,23 +74,8 @@ else:
         return bool(poll.poll(0))
 
 
-def _chips():
-    """The emulated MFRC522s and cards: the sim tile's hardware.
-
-    Imported when the readers are made, after the firmware, so that what they
-    take from the heap (their code's names included) is the same on a tile as
-    in the probe that tools/tile_image.py runs to size a tile's heap.
-    """
-    from firmware.sim import mfrc522_emu
-    return mfrc522_emu
-
-
 def _unhex(s):
     return binascii.unhexlify(s)
-
-
-def _hex(b):
-    return binascii.hexlify(b).decode()
 
 
 class StdioPort:
@@ -108,7 +94,9 @@ class StdioPort:
             self.poll_out.register(1, select.POLLOUT)
         self.closed = False
         self.deaf_until = None      # control "deaf": drop what arrives, like a noisy line
-        self.inbuf = bytearray(256)  # preallocated: reading a frame allocates nothing
+        # Preallocated, and one USB full-speed CDC packet (64 bytes) a pass, as a Pico reads:
+        # the link copies what it is given, and a full tile's heap has no room for big copies.
+        self.inbuf = bytearray(64)
         self.one = bytearray(1)
 
     def read(self):
@@ -126,7 +114,7 @@ class StdioPort:
             one = self.one
             rx = self.rx
             n = 0
-            while n < 256 and _ready(self.poll_in):
+            while n < 64 and _ready(self.poll_in):
                 try:
                     got = rx.readinto(one)
                 except OSError:     # the pty's other end is gone
@@ -157,62 +145,19 @@ class StdioPort:
         return True
 
 
-class ControlChannel:
-    """JSON lines over a unix socket to the virtual table."""
-
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock_connect(self.sock, path)
-        self.sock.setblocking(False)
-        self.poll = select.poll()
-        self.poll.register(self.sock, select.POLLIN)
-        self.buf = b""
-        self.chunk = bytearray(256)   # preallocated: the heap is small and fragments
-
-    def lines(self):
-        out = []
-        chunk = self.chunk
-        while _ready(self.poll):
-            try:
-                n = sock_readinto(self.sock, chunk)
-            except OSError:
-                break
-            if not n:
-                raise OSError("control channel closed")
-            if len(self.buf) + n > 2048:  # no request is this long: drop the line
-                self.buf = b""
-                continue
-            self.buf += chunk[:n]
-        while b"\n" in self.buf:
-            i = self.buf.index(b"\n")
-            line = self.buf[:i]
-            self.buf = self.buf[i + 1:]
-            if line:
-                out.append(line)
-        return out
-
-    def send(self, obj):
-        self.write((json.dumps(obj) + "\n").encode())
-
-    def write(self, data):
-        self.sock.setblocking(True)
-        try:
-            sock_write(self.sock, data)
-        finally:
-            self.sock.setblocking(False)
-
-
 class SimBoard:
     """The board backend the main loop drives (see firmware/boards/rp2.py for the real one)."""
 
     has_watchdog = True
 
-    def __init__(self, uid, control_path=None):
+    def __init__(self, uid, control_path=None, buttons=0):
         self.uid = uid
         self.port = StdioPort()
-        self.spi = None                 # the emulated bus, made with the readers
+        self.spi = None                 # the emulated bus, made with the emulated readers
         self.emulators = []
-        self.pressed = []
+        # One entry per pad or button the tile has (a cell tile: one per cell; the dice
+        # tray: three pockets but one "dice rolled" button), as on the rp2 board.
+        self.pressed = [False] * buttons
         self.script = []                # [(at_ms, slot, pressed)] for tap/double/hold
         self.frame = b""
         self.frame_crc = None
@@ -220,7 +165,10 @@ class SimBoard:
         self.watching = False
         self.wdt_ms = 0
         self.wdt_fed = 0
-        self.control = ControlChannel(control_path) if control_path else None
+        self.control = None
+        if control_path:
+            from firmware.sim.control import ControlChannel
+            self.control = ControlChannel(control_path)
 
     # -- what firmware/main.py uses ---------------------------------------------------
 
@@ -238,16 +186,16 @@ class SimBoard:
         return heap_free()
 
     def readers(self, n):
-        chips = _chips()
-        self.spi = chips.SimSPI()
+        from firmware.sim.mfrc522_emu import Mfrc522Emulator, SimPin, SimSPI
+        if self.spi is None:
+            self.spi = SimSPI()
         out = []
         for _ in range(n):
-            emu = chips.Mfrc522Emulator()
-            cs = chips.SimPin()
+            emu = Mfrc522Emulator()
+            cs = SimPin()
             self.spi.attach(cs, emu)
             self.emulators.append(emu)
             out.append(MFRC522(self.spi, cs))
-        self.pressed = [False] * n
         self.chip_us = [0] * n
         return out
 
@@ -279,22 +227,7 @@ class SimBoard:
             self.frame_crc = crc
             self.frame_no += 1
             if self.watching:
-                self.push_frame()
-
-    def push_frame(self):
-        """Send the LED frame to the table, in pieces: as one JSON string it would not fit."""
-        c = self.control
-        if c is None:
-            return
-        try:
-            c.write(b'{"ev": "leds", "frame": %d, "hex": "' % self.frame_no)
-            frame = memoryview(self.frame)
-            for i in range(0, len(frame), 48):  # small pieces: the heap fragments
-                c.write(binascii.hexlify(frame[i:i + 48]))
-            c.write(b'"}\n')
-        except MemoryError:
-            # The table gets a line it cannot parse and skips it; the next frame comes.
-            c.write(b'"}\n')
+                self.control.push_frame(self)
 
     def report(self, task, e):
         print("task %s failed:" % task, file=sys.stderr)
@@ -318,139 +251,8 @@ class SimBoard:
             sys.exit(3)
         if self.port.closed:
             sys.exit(0)
-        if self.control is None:
-            return
-        try:
-            lines = self.control.lines()
-        except MemoryError:
-            # A request we cannot hold is dropped; the firmware carries on.
-            self.control.buf = b""
-            return
-        except OSError:
-            # The virtual table is gone: a tile without its table is unplugged, not orphaned.
-            sys.exit(0)
-        for line in lines:
-            req = None
-            try:
-                req = json.loads(line)
-                reply = self.handle(tile, req)
-            except MemoryError:
-                reply = {"ok": False, "error": "MemoryError"}
-            except Exception as e:  # a bad request must not take the tile down
-                reply = {"ok": False, "error": "%s: %s" % (type(e).__name__, e)}
-            if reply is None:       # the handler wrote its own reply
-                continue
-            if isinstance(req, dict) and "id" in req and "id" not in reply:
-                reply["id"] = req["id"]
-            try:
-                self.control.send(reply)
-            except MemoryError:
-                gc_collect()
-                self.control.write(b'{"ok": false, "error": "MemoryError", "id": %d}\n'
-                                   % (req.get("id", 0) if isinstance(req, dict) else 0))
-
-    def wait_for_start(self, tile):
-        """Before power-on: the table puts the cards that lie on the tile, then says start."""
-        poll = select.poll()
-        poll.register(self.control.sock, select.POLLIN)
-        while True:
-            poll.poll(1000)
-            for line in self.control.lines():
-                req = json.loads(line)
-                if req.get("op") == "start":
-                    self.control.send({"ok": True, "id": req.get("id")})
-                    return
-                reply = self.handle(tile, req)
-                reply["id"] = req.get("id")
-                self.control.send(reply)
-
-    # -- control operations -----------------------------------------------------------
-
-    def _card(self, req):
-        identity = req.get("identity")
-        pages = None
-        if req.get("identity_hex") is not None:  # binary identities (enrollment's MAC'd ids)
-            pages = identity_record(_unhex(req["identity_hex"]))
-        elif identity is not None:
-            pages = identity_record(identity.encode())
-        return _chips().NtagCard(_unhex(req["uid"]), pages)
-
-    def _pad_script(self, slot, presses):
-        at = ticks_ms()
-        if self.script:
-            at = self.script[-1][0]
-        for down_ms, up_ms in presses:
-            at += up_ms
-            self.script.append((at, slot, True))
-            at += down_ms
-            self.script.append((at, slot, False))
-
-    def handle(self, tile, req):
-        op = req["op"]
-        if op == "place":
-            self.emulators[req["slot"]].place(self._card(req))
-            # When the tag entered the field, on the host's clock too (benchmarks).
-            return {"ok": True, "at_ns": wall_ns()}
-        elif op == "lift":
-            self.emulators[req["slot"]].lift(_unhex(req["uid"]))
-        elif op == "clear":
-            emu = self.emulators[req["slot"]]
-            for card in list(emu.cards):
-                emu.lift(card.uid)
-        elif op == "die":
-            emu = self.emulators[req["pocket"]]
-            for card in list(emu.cards):
-                emu.lift(card.uid)
-            if req.get("uid"):
-                emu.place(self._card(req))
-        elif op == "press":
-            self.pressed[req["slot"]] = bool(req["down"])
-        elif op == "tap":
-            self._pad_script(req["slot"], ((60, 20),))
-        elif op == "double":
-            self._pad_script(req["slot"], ((60, 20), (60, 120)))
-        elif op == "hold":
-            self._pad_script(req["slot"], ((1200, 20),))
-        elif op == "leds":
-            self.push_frame()   # arrives before the reply, on the same stream
-            return {"ok": True, "frame": self.frame_no}
-        elif op == "watch":
-            self.watching = bool(req.get("on", True))
-            if self.watching:
-                self.push_frame()
-            return {"ok": True, "frame": self.frame_no}
-        elif op == "fault":
-            # The emulator's fault injections: misread, lift_during, hang.
-            kind = req["kind"]
-            if kind not in ("misread", "lift_during", "hang"):
-                return {"ok": False, "error": "unknown fault %r" % (kind,)}
-            getattr(self.emulators[req["slot"]], kind)(**(req.get("args") or {}))
-        elif op == "deaf":
-            self.port.deaf_until = ticks_ms() + req["ms"]
-        elif op == "garbage":
-            self.port.write(_unhex(req["hex"]))
-        elif op == "stats":
-            # Small and built whole (id included): a 64 KB heap has no room for more.
-            return {"ok": True, "id": req.get("id"), "heap_free": heap_free(),
-                    "loop_max_ms": tile.loop_max_ms, "render_max_ms": tile.render_max_ms,
-                    "frames": tile.frames, "idle": tile.idle, "failures": tile.failures,
-                    "rounds": tile.rounds}
-        elif op == "reported":
-            # Written in pieces, like LED frames: nothing big is built in the heap.
-            c = self.control
-            c.write(b'{"ok": true, "id": %d, "reported": [' % req.get("id", 0))
-            for i in range(len(tile.reported)):
-                c.write(b"[" if i == 0 else b", [")
-                tags = tile.reported[i]
-                for k in range(len(tags)):
-                    c.write(b'"%s"' % binascii.hexlify(tags[k][0]) if k == 0 else
-                            b', "%s"' % binascii.hexlify(tags[k][0]))
-                c.write(b"]")
-            c.write(b"]}\n")
-            return None
-        else:
-            return {"ok": False, "error": "unknown op %r" % (op,)}
-        return {"ok": True}
+        if self.control is not None:
+            self.control.service(self, tile)
 
 
 def main(argv=None):
@@ -474,11 +276,11 @@ def _main(argv):
     args = list(sys.argv[1:] if argv is None else argv)
     uid, control, variant, cells, index = args[:5]
     spec = config.variant(variant, int(cells))
-    board = SimBoard(_unhex(uid), control)
+    board = SimBoard(_unhex(uid), control, spec["buttons"])
     tile = Tile(board, spec)
     if board.control is not None:
         board.control.send({"ev": "ready", "index": int(index),
                             "interpreter": sys.implementation.name, "boot_id": tile.boot_id,
                             "leds_per_cell": spec["segments"] * spec["leds_per_segment"]})
-        board.wait_for_start(tile)
+        board.control.wait_for_start(board, tile)
     asyncio.run(tile.main())

@@ -116,6 +116,11 @@ _ERR_PROTOCOL = const(0x01)
 _COLL_POS_NOT_VALID = const(0x20)
 _COLL_POS_MASK = const(0x1F)
 
+# Driver state bits (one int per reader: every attribute costs a 64 KB heap, times 8)
+_ON = const(1)          # the field is on
+_TRX = const(2)         # Transceive is active, waiting for StartSend
+_DIRTY = const(4)       # the FIFO may hold bytes: flush it before use
+
 _START_SEND = const(0x80)
 _FLUSH_FIFO = const(0x80)
 _ANTENNA_BITS = const(0x03)   # Tx1RFEn | Tx2RFEn
@@ -221,26 +226,6 @@ class MFRC522:
     reset_ms = 50               # wait after soft reset / RST release (oscillator start-up)
     rx_gain = 0x4               # RFCfgReg RxGain: 4 = 33 dB (reset value)
 
-    # Scratch buffers, one set shared by every reader: a poll never yields, so the readers
-    # of a tile use them one at a time, and eight private sets would cost a 64 KB heap
-    # about 2 KB (buffers and the instance dictionaries holding them).
-    _reg = _burst = _tx = _rx = _cl = _uid = _hlta = _fifo_addr = _txv = _rxv = None
-
-    @staticmethod
-    def _scratch():
-        c = MFRC522
-        c._reg = bytearray(2)
-        c._burst = bytearray(4)             # several registers in one transaction
-        c._tx = bytearray(18)
-        c._rx = bytearray(65)               # FIFO data (one spare byte for the read burst)
-        c._cl = bytearray(5)                # UID bytes of one cascade level + BCC
-        c._uid = bytearray(10)
-        c._hlta = bytearray(4)
-        c._fifo_addr = bytearray((_FIFODataReg << 1,))
-        # Views made once: a slice of a view is one small object, not a copy of the data.
-        c._txv = memoryview(c._tx)
-        c._rxv = memoryview(c._rx)
-
     def __init__(self, spi, cs, rst=None):
         self.spi = spi
         self.cs = cs
@@ -248,15 +233,26 @@ class MFRC522:
         self.errors = 0
         self.reinits = 0
         self.suspect = False
-        self._antenna_on = False
+        self._chip = _DIRTY                 # _ON | _TRX | _DIRTY
         self._reload = -1
         self._rx_len = 0
         self._rx_bits = 0                   # valid bits in last received byte, 0 = all 8
-        self._transceiving = False          # Transceive active, waiting for StartSend
-        self._fifo_dirty = True             # the FIFO may hold bytes: flush before use
-        if MFRC522._rx is None:
-            MFRC522._scratch()
         cs(1)
+
+    # Scratch buffers, shared by every reader of the tile: no method awaits or keeps data
+    # in them between calls, so one reader's exchange is over before another's begins.
+    # (Per reader they cost about 800 bytes of the tile's 64 KB heap; a cell tile has 8.)
+    _reg = bytearray(2)
+    _burst = bytearray(4)                   # several registers in one transaction
+    _tx = bytearray(18)
+    _rx = bytearray(65)                     # FIFO data (one spare byte for the read burst)
+    _cl = bytearray(5)                      # UID bytes of one cascade level + BCC
+    _uid = bytearray(10)
+    _hlta = bytearray(4)                    # HLTA and its CRC_A (the same for every chip)
+    _fifo_addr = bytearray((_FIFODataReg << 1,))
+    # Views made once: a slice of a view is one small object, not a copy of the data.
+    _txv = memoryview(_tx)
+    _rxv = memoryview(_rx)
 
     # -- register access ---------------------------------------------------------------
 
@@ -342,8 +338,7 @@ class MFRC522:
         if self.rst is not None:
             self.rst(1)
         self._write(_CommandReg, _CMD_SOFTRESET)
-        self._transceiving = False
-        self._fifo_dirty = True
+        self._chip = _DIRTY
         sleep_ms(self.reset_ms)
         # The PowerDown bit reads 1 until the wake-up after a soft reset is over.
         for _ in range(10):
@@ -364,7 +359,6 @@ class MFRC522:
         self._write(_RFCfgReg, (self.rx_gain & 7) << 4)
         self._write(_CollReg, 0x00)         # ValuesAfterColl = 0: bits after a collision read 0
         self._write(_TxControlReg, 0x80)    # antenna off
-        self._antenna_on = False
         # HLTA is constant: let the CRC coprocessor compute its CRC_A once (also a self-test).
         h = self._hlta
         h[0] = _HLTA
@@ -401,7 +395,7 @@ class MFRC522:
     def antenna(self, on):
         """Switch the 13.56 MHz field (TX1 and TX2 drivers) on or off."""
         self._write(_TxControlReg, 0x80 | _ANTENNA_BITS if on else 0x80)
-        self._antenna_on = bool(on)
+        self._chip = self._chip | _ON if on else self._chip & ~_ON
 
     # -- exchanges ---------------------------------------------------------------------
 
@@ -429,7 +423,7 @@ class MFRC522:
         # Every exchange leaves the chip idle, so no Idle command is needed first.
         self._write(_DivIrqReg, _CRC_IRQ)
         self._write(_FIFOLevelReg, _FLUSH_FIFO)
-        self._transceiving = False          # CalcCRC replaces Transceive
+        self._chip &= ~_TRX                 # CalcCRC replaces Transceive
         self._write_fifo(data, n)
         self._write(_CommandReg, _CMD_CALCCRC)
         ok = self._wait_irq(_DivIrqReg, _CRC_IRQ, 1000)
@@ -458,19 +452,18 @@ class MFRC522:
         self._set_timeout(timeout_us or self.request_timeout_us)
         self._write(_ComIrqReg, _IRQ_CLEAR_ALL)
         # The FIFO is empty after an exchange whose answer was read out whole.
-        if self._fifo_dirty:
+        if self._chip & _DIRTY:
             self._write(_FIFOLevelReg, _FLUSH_FIFO)
         self._write_fifo(self._txv, n)
         # Transceive stays active after a complete answer (data sheet 10.3.1.8: each
         # transmission is started by StartSend); after a timeout or an error it is
         # stopped, so the receiver is not left waiting.
-        if not self._transceiving:
+        if not self._chip & _TRX:
             self._write(_CommandReg, _CMD_TRANSCEIVE)
-            self._transceiving = True
         # Bit framing and StartSend in one write: the transmission starts with it.
         self._write(_BitFramingReg, _START_SEND | (rx_align << 4) | tx_bits)
         self._rx_len = 0
-        self._fifo_dirty = True
+        self._chip |= _TRX | _DIRTY
         irq = self._wait_irq(_ComIrqReg, _RX_IRQ | _IDLE_IRQ | _TIMER_IRQ,
                              self.request_timeout_us + (timeout_us or self.request_timeout_us))
         if not irq or not irq & (_RX_IRQ | _IDLE_IRQ):
@@ -493,7 +486,7 @@ class MFRC522:
         self._rx_bits = st[3] & 0x07
         self._read_fifo(level)
         self._rx_len = level
-        self._fifo_dirty = False
+        self._chip &= ~_DIRTY
         if err & _ERR_COLL:
             return _COLLISION
         return _OK
@@ -501,8 +494,7 @@ class MFRC522:
     def _idle(self):
         """Stop the current command (Transceive waiting for an answer) and forget the FIFO."""
         self._write(_CommandReg, _CMD_IDLE)
-        self._transceiving = False
-        self._fifo_dirty = True
+        self._chip = (self._chip & ~_TRX) | _DIRTY
 
     def _request(self, cmd):
         """REQA or WUPA (7-bit short frame). True if at least one card answered."""
@@ -589,9 +581,9 @@ class MFRC522:
         """HLTA: the selected card goes to HALT. A card never answers it, so the frame goes
         out with the Transmit command and nothing waits for an answer."""
         self._write(_ComIrqReg, _IRQ_CLEAR_ALL)
-        if self._fifo_dirty:
+        if self._chip & _DIRTY:
             self._write(_FIFOLevelReg, _FLUSH_FIFO)
-        self._transceiving = False          # the Transmit command replaces Transceive
+        self._chip &= ~_TRX                 # the Transmit command replaces Transceive
         self._write_fifo(self._hlta, 4)
         self._write(_BitFramingReg, 0)
         self._write(_CommandReg, _CMD_TRANSMIT)
@@ -690,7 +682,7 @@ class MFRC522:
         Returns whether it was off. A caller that switched the field on itself
         (antenna(True)) and waited, e.g. with asyncio.sleep_ms, skips the wait here.
         """
-        if self._antenna_on:
+        if self._chip & _ON:
             return False
         self.antenna(True)
         if self.field_settle_us:

@@ -111,19 +111,26 @@ def duel_decided(state, attacker, defender, rounds):
 
 # ---------------------------------------------------------------- the hands' dice
 
-def table_dice(state, action, seed):
+def table_dice(state, action, seed, step):
     """The dice the table rolls for `action` now (virtual hands and engine-only games alike).
 
-    Seeded from the seed and the canonical state, like the bots, so a game that is killed
-    and resumed rolls the same dice. Returns the action with "dice" filled in (an action
-    that rolls nothing is returned unchanged).
+    `step` is the number of actions the game has applied so far. The dice are seeded from
+    the seed, the step and the canonical state, like the bots, so a game that is killed
+    and resumed rolls the same dice. The step is needed because a roll can leave the state
+    as it was: a tied order roll changes nothing (the same players roll again), and a
+    failed attack, a resurrection and a walk back can bring a position round again. Dice
+    seeded by the state alone would then be rolled again, the same tie or the same miss
+    for ever. Returns the action with "dice" filled in (an action that rolls nothing is
+    returned unchanged).
     """
     kind = action["type"]
     if kind not in ("roll_order", "attack_card", "attack_player"):
         return action
+    if not isinstance(step, int) or step < 0:
+        raise ValueError("step is the number of actions applied so far, not %r" % (step,))
     text = canon.dumps(royale.to_dict(state))
-    rng = prng.seed_state((seed * 2246822519 + binascii.crc32(text.encode()) + 0xD1CE)
-                          & 0xFFFFFFFF)
+    rng = prng.seed_state((seed * 2246822519 + step * 40503 + binascii.crc32(text.encode())
+                           + 0xD1CE) & 0xFFFFFFFF)
 
     def die():
         nonlocal rng
@@ -712,6 +719,7 @@ class TableGame:
     name = "royale"
     options = {}
     virtual_heap = "64k"  # the tile firmware's heap on the virtual table (as for Storybook)
+    players_from_bots = True   # `run --headless --bots N` plays N players
     button_actions = ("swap", "end_turn")
     interpreter = RoyaleTable
     scenes = staticmethod(scenes)
