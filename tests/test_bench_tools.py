@@ -1,0 +1,34 @@
+"""`fairytable bench latency` on a small virtual table: it runs, loses nothing, says what it measured.
+
+No figure is asserted (tests never assert on speed); what is checked is the shape of
+the result and that its clocks agree: every TAG arrives after its tag was placed, and
+after the control request that placed it was sent.
+"""
+
+import json
+import subprocess
+import sys
+
+from mpy import REPO, requires_micropython
+
+KEYS = {"cells", "events", "lost", "tag_to_host_p50_ms", "tag_to_host_p99_ms",
+        "scene_to_led_p50_ms", "scene_to_led_p99_ms", "control_to_host_p50_ms",
+        "control_to_host_p99_ms"}
+
+
+@requires_micropython
+def test_bench_latency_on_one_tile_prints_one_json_object():
+    proc = subprocess.run([sys.executable, "-m", "host.cli", "bench", "latency", "--cells", "7",
+                           "--events", "12", "--json", "--slowest", "3"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    assert KEYS <= set(result)
+    assert result["cells"] == 7 and result["events"] == 12 and result["lost"] == 0
+    assert result["tiles"] == 1 and result["interpreter"] == "micropython"
+    # Clocks: the tile's placement stamp (wall clock) converted to the link's monotonic one.
+    assert 0 < result["tag_to_host_p50_ms"] <= result["tag_to_host_p99_ms"]
+    assert result["tag_to_host_p50_ms"] <= result["control_to_host_p50_ms"]
+    assert result["tag_to_host_p99_ms"] <= result["control_to_host_p99_ms"]
+    assert 0 < result["scene_to_led_p50_ms"] <= result["scene_to_led_p99_ms"]
+    assert "slowest tag_to_host (ms):" in proc.stderr
