@@ -26,6 +26,8 @@ def describe(msg):
 
 
 def _show(v):
+    if isinstance(v, str) and (" " in v or not v):
+        return repr(v)  # a sentence (a log line, a write's reason) stays one field
     if isinstance(v, (bytes, bytearray)):
         return bytes(v).hex()
     if isinstance(v, list):
