@@ -87,7 +87,8 @@ class Tile:
 
     def hello(self):
         s = self.spec
-        flags = wire.CAP_IDENTITY | (wire.CAP_WATCHDOG if self.board.has_watchdog else 0)
+        flags = wire.CAP_IDENTITY | wire.CAP_WRITE_IDENTITY | (
+            wire.CAP_WATCHDOG if self.board.has_watchdog else 0)
         return wire.hello(self.board.unique_id(), config.FIRMWARE_VERSION, self.boot_id,
                           s["cells"], s["segments"], s["leds_per_segment"], s["readers"],
                           s["buttons"], s["dice_pockets"], flags, s["variant"])
@@ -318,10 +319,57 @@ class Tile:
             self.timings[msg["key"]] = msg["value"]
         elif t == "reboot":
             self.board.reset()
+        elif t == "write_identity":
+            self.write_identity(msg)
         else:
             status = wire.ACK_UNSUPPORTED
-        if msg["type"] in ("led_scene", "led_brightness", "set_config", "reboot"):
+        if msg["type"] in ("led_scene", "led_brightness", "set_config", "reboot",
+                           "write_identity"):
             self.link.ack(msg["seq"], status)
+
+    def write_identity(self, msg):
+        """Enrollment through this tile's reader: write a tag's identity record, answer
+        WRITE_RESULT, and report the tag's new identity (hardware/protocol.md)."""
+        i = msg["slot"]
+        uid = msg["uid"]
+        raw = None
+        if i >= len(self.readers):
+            ok, why = False, "no such slot"
+        elif not self.reader_ok[i]:
+            ok, why = False, "reader failed"
+        else:
+            r = self.readers[i]
+            try:
+                # A field the poll loop switched on a moment ago may not have powered the
+                # card yet: from off, the driver waits the whole settle time itself.
+                r.antenna(False)
+                ok, why = r.write_identity(uid, msg["record"])
+                # A failed write may have blanked the record: read what the tag holds now.
+                raw = msg["record"] if ok else r.read_identity(uid)
+            except OSError as e:
+                r.errors += 1
+                ok, why = False, "reader error %s" % e
+            # The driver's words, in the protocol's phrases (hardware/protocol.md).
+            if ok:
+                pass
+            elif why in ("no answer",):   # a tuple constant: no qstr in the tile's pool
+                why = "tag not in field"
+            elif "read-only tag?" in why:
+                why = "read-only tag: " + why
+            else:
+                why = "write failed: " + why
+        if raw is not None:
+            self.identities[i][uid] = raw
+            new = parse_identity(raw)
+            reported = self.reported[i]
+            for k in range(len(reported)):
+                if reported[k][0] == uid and reported[k][1] != new:
+                    reported[k] = (uid, new)
+                    if self.dice:
+                        self.link.send(wire.DICE, wire.dice(i, reported[0]), i)
+                    else:
+                        self.link.send(wire.TAG, wire.tag(i, reported), i)
+        self.link.send(wire.WRITE_RESULT, wire.write_result(msg["seq"], i, ok, uid, why))
 
     async def link_task(self):
         sleep_ms = self.board.sleep_ms

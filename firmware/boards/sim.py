@@ -355,11 +355,13 @@ class SimBoard:
     def _card(self, req):
         identity = req.get("identity")
         pages = None
-        if req.get("identity_hex") is not None:  # binary identities (enrollment's MAC'd ids)
+        if req.get("pages") is not None:        # what a lifted tag held (lift's reply)
+            pages = _unhex(req["pages"])
+        elif req.get("identity_hex") is not None:  # binary identities (enrollment's MAC'd ids)
             pages = identity_record(_unhex(req["identity_hex"]))
         elif identity is not None:
             pages = identity_record(identity.encode())
-        return NtagCard(_unhex(req["uid"]), pages)
+        return NtagCard(_unhex(req["uid"]), pages, read_only=bool(req.get("read_only")))
 
     def _pad_script(self, slot, presses):
         at = ticks_ms()
@@ -376,7 +378,16 @@ class SimBoard:
         if op == "place":
             self.emulators[req["slot"]].place(self._card(req))
         elif op == "lift":
-            self.emulators[req["slot"]].lift(_unhex(req["uid"]))
+            # The reply says what the tag holds (pages 4..7), so a hand can put it down
+            # elsewhere as it is, e.g. after enrollment wrote it.
+            uid = _unhex(req["uid"])
+            emu = self.emulators[req["slot"]]
+            held = None
+            for card in emu.cards:
+                if card.uid == uid:
+                    held = _hex(card.mem[16:32])
+            emu.lift(uid)
+            return {"ok": True, "pages": held}
         elif op == "clear":
             emu = self.emulators[req["slot"]]
             for card in list(emu.cards):
