@@ -213,7 +213,7 @@ def test_malformed_write_is_refused_in_the_ack_and_writes_nothing(tile, host):
     for seq, payload in ((501, b"\x01\x05" + bytes.fromhex(uid)[:5] + b"FT\x01\x00" + bytes(12)),
                          (502, b"\x01\x07" + bytes.fromhex(uid) + b"FT\x01\x00" + bytes(11))):
         host.ser.write(wire.encode_frame(wire.WRITE_IDENTITY, seq, payload))
-        ack = host.wait(lambda m: m["type"] == "ack" and m["ack"] == seq, "ack")
+        ack = host.wait(lambda m, seq=seq: m["type"] == "ack" and m["ack"] == seq, "ack")
         assert ack["status"] == "bad_payload"
     time.sleep(0.3)
     assert not [m for m in host.pump() + host.unread if m["type"] == "write_result"]
