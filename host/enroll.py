@@ -65,18 +65,20 @@ def _tag_on(tiles, tile, slot, uid_hex):
     return dict(tiles[tile].slots.get(slot, ()))[uid_hex]
 
 
-async def wait_for_tag(link, tile=None, slot=None, done=(), baseline=None, wait_s=30.0):
+async def wait_for_tag(link, tile=None, slot=None, done=(), baseline=None, wait_s=30.0,
+                       say=None):
     """The first new tag on the chosen reader: (tile uid, slot, tag uid bytes).
 
     ``tile``/``slot`` None: any tile that can write identities, any slot. A tag
     in ``done`` (enrolled in this run) never counts; one in ``baseline`` (a set,
     lying there when enrollment began) counts only once it has been lifted and
-    put back. Raises EnrollError after ``wait_s`` seconds, or when several new
-    tags lie on the readers at once.
+    put back. While several new tags lie on the readers, none is chosen (and
+    ``say`` is told once). Raises EnrollError after ``wait_s`` seconds.
     """
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + wait_s
+    deadline = loop.time() + max(wait_s, 0)
     baseline = baseline if baseline is not None else set()
+    crowded = None
     while True:
         while not link.queue.empty():       # the state below is what counts
             link.queue.get_nowait()
@@ -100,11 +102,16 @@ async def wait_for_tag(link, tile=None, slot=None, done=(), baseline=None, wait_
             tile_uid, s, uid_hex = found[0]
             return tile_uid, s, bytes.fromhex(uid_hex)
         if len(found) > 1:
-            raise EnrollError("%d new tags lie on the readers at once (%s): hold one tag at a "
-                              "time" % (len(found), ", ".join("tile %s slot %d" % (t, s)
-                                                              for t, s, _ in found)))
-        if loop.time() > deadline:
-            raise EnrollError("no tag came to %s in %d s" % (_where(tile, slot), wait_s))
+            was, crowded = crowded, "%d new tags lie on the readers at once (%s)" % (
+                len(found), ", ".join("tile %s slot %d" % (t, s) for t, s, _ in found))
+            if was is None and say is not None:
+                say("%s: leave only one" % crowded)
+        else:
+            crowded = None
+        if loop.time() >= deadline:
+            if crowded:
+                raise EnrollError("%s: hold one tag at a time" % crowded)
+            raise EnrollError("no tag came to %s in %g s" % (_where(tile, slot), wait_s))
         await asyncio.sleep(0.05)
 
 
@@ -130,9 +137,22 @@ async def enroll_on_tile(link, registry, item, tile=None, slot=None, done=(), ba
     """
     if prompt:
         say("hold the tag for %s on %s" % (item, _where(tile, slot)))
-    tile_uid, slot, uid = await wait_for_tag(link, tile, slot, done, baseline, wait_s)
-    record = identity_record(registry.identity_for(uid, item))
-    result = await link.write_identity(tile_uid, slot, uid, record)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait_s
+    while True:
+        tile_uid, at, uid = await wait_for_tag(link, tile, slot, done, baseline,
+                                               deadline - loop.time(), say)
+        record = identity_record(registry.identity_for(uid, item))
+        result = await link.write_identity(tile_uid, at, uid, record)
+        if result.reason != "tag not in field":
+            break
+        # Lifted before the write, or the tile's report was a moment old: once the tile
+        # reports it gone, the next tag counts; if it is still there, it is tried again.
+        if loop.time() >= deadline:
+            raise EnrollError("tag %s left tile %s slot %d before it could be written"
+                              % (uid.hex(), tile_uid, at))
+        await asyncio.sleep(0.3)
+    slot = at
     if result.read_only:
         registry.enroll_uid(uid, item)
         say("tag %s is read-only (the tile says: %s): %s enrolled by its UID in the registry "
@@ -179,7 +199,7 @@ async def enroll_with_tiles(args, registry, say=print):
         await link.start()
         await _wait_for_tiles(link, tile, slot, args)
         baseline = set()
-        if vtable is None and (tile is None or slot is None):
+        if vtable is None and tile is None and slot is None:
             # Tags lying on the table before enrollment began are not the ones to enroll.
             for state in link.tiles.values():
                 for s in state.slots.values():
@@ -215,7 +235,9 @@ async def _wait_for_tiles(link, tile, slot, args):
     deadline = loop.time() + args.wait
     where = ", ".join(args.port) if args.port else "USB (no --port given)"
     while True:
-        online = {u: t for u, t in link.tiles.items() if t.online}
+        # Online, and its snapshot in: what lies on its readers is known.
+        online = {u: t for u, t in link.tiles.items() if t.online and t.session is not None
+                  and not t.session.snapshot_wanted}
         if tile is not None and tile in online or tile is None and online:
             break
         if loop.time() > deadline:

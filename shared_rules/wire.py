@@ -479,10 +479,10 @@ def write_identity(slot, uid, record):
     return bytes((_check_u8(slot, "slot"),)) + _blob(uid, "uid", _MAX_UID) + bytes(record)
 
 
-def write_result(request_seq, slot, ok, uid, reason):
-    """WRITE_RESULT: how the WRITE_IDENTITY numbered ``request_seq`` ended, ``reason`` in words."""
+def write_result(ack, slot, ok, uid, reason):
+    """WRITE_RESULT: how the WRITE_IDENTITY numbered ``ack`` ended, ``reason`` in words."""
     text = reason.encode()[:_MAX_REASON]
-    return _u16(request_seq) + bytes((_check_u8(slot, "slot"), 1 if ok else 0)) + \
+    return _u16(ack) + bytes((_check_u8(slot, "slot"), 1 if ok else 0)) + \
         _blob(uid, "uid", _MAX_UID) + _blob(text, "reason", _MAX_REASON)
 
 
@@ -605,7 +605,7 @@ def _parse_payload(t, r, m):
         m["uid"] = uid
         m["record"] = r.raw(_RECORD_LEN, "record")
     elif t == WRITE_RESULT:
-        m["request_seq"] = r.u16("request_seq")
+        m["ack"] = r.u16("ack")       # the seq of the WRITE_IDENTITY it answers
         m["slot"] = r.u8("slot")
         ok = r.u8("ok")
         if ok > 1:

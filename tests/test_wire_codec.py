@@ -147,10 +147,10 @@ def test_write_identity_round_trip(slot, uid, record, seq):
 
 @given(st.integers(0, 0xFFFF), u8, st.booleans(), uids,
        st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=64))
-def test_write_result_round_trip(request_seq, slot, ok, uid, reason):
+def test_write_result_round_trip(answered_seq, slot, ok, uid, reason):
     m = wire.parse(wire.Frame(1, wire.WRITE_RESULT, 9,
-                              wire.write_result(request_seq, slot, ok, uid, reason)))
-    assert m == {"type": "write_result", "seq": 9, "request_seq": request_seq, "slot": slot,
+                              wire.write_result(answered_seq, slot, ok, uid, reason)))
+    assert m == {"type": "write_result", "seq": 9, "ack": answered_seq, "slot": slot,
                  "ok": ok, "uid": uid, "reason": reason}
 
 
@@ -228,5 +228,5 @@ def test_describe_is_one_readable_line():
     assert describe(m) == "tag #12 slot=5 tags=[{identity=None uid=04a1b2c3}]"
     m = wire.parse(wire.Frame(1, wire.WRITE_RESULT, 13, wire.write_result(
         40, 2, False, b"\x04\xa1\xb2\xc3", "read-only tag: NAK on page 4")))
-    assert describe(m) == ("write_result #13 ok=False reason='read-only tag: NAK on page 4' "
-                           "request_seq=40 slot=2 uid=04a1b2c3")
+    assert describe(m) == ("write_result #13 ack=40 ok=False reason='read-only tag: NAK on "
+                           "page 4' slot=2 uid=04a1b2c3")

@@ -128,16 +128,19 @@ class VirtualTile:
                 str(self.index)]
         code = "from firmware.boards import sim\nsim.main()\n"
         env = dict(os.environ)
+        # In the environment, not argv: the unix port would make each argument a qstr, in
+        # the tile's 64 KB heap (a real tile has no arguments), and spill its qstr pool.
+        env["FAIRYTABLE_TILE"] = " ".join(args)
         if self.table.micropython:
             from tools import tile_image
             readers = 3 if self.variant == "dice" else self.cells
             heap = tile_image.heapsize_for(self.table.romfs, self.table.heap_bytes, readers)
             cmd = [self.table.micropython, "-X", "heapsize=%d" % heap,
-                   "-c", tile_image.launcher(self.table.romfs, code)] + args
+                   "-c", tile_image.launcher(self.table.romfs, code)]
             env["MICROPYPATH"] = ".frozen"
             cwd = self.table.workdir
         else:
-            cmd = [sys.executable, "-c", code] + args
+            cmd = [sys.executable, "-c", code]
             env["PYTHONPATH"] = REPO
             cwd = REPO
         with open(self.stderr_path, "ab") as err:

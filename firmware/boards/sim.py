@@ -448,7 +448,9 @@ class SimBoard:
 
 
 def main(argv=None):
-    """Run one simulated tile: argv is ``UID_HEX CONTROL_PATH VARIANT CELLS INDEX``.
+    """Run one simulated tile: argv is ``UID_HEX CONTROL_PATH VARIANT CELLS INDEX``, or,
+    with no arguments, the environment variable FAIRYTABLE_TILE holds them (the virtual
+    table's way: the unix port interns every argument as a qstr, heap a real tile keeps).
 
     A crash is reported on stderr (the tile's log), never on the serial stream.
     """
@@ -464,8 +466,11 @@ def main(argv=None):
 def _main(argv):
     from firmware.main import Tile
 
-    # argv: UID_HEX CONTROL_PATH VARIANT CELLS INDEX (the virtual table passes all five)
+    # UID_HEX CONTROL_PATH VARIANT CELLS INDEX (the virtual table passes all five)
     args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        import os
+        args = os.getenv("FAIRYTABLE_TILE").split()
     uid, control, variant, cells, index = args[:5]
     spec = config.variant(variant, int(cells))
     board = SimBoard(_unhex(uid), control)

@@ -262,12 +262,12 @@ class PortSession:
         elif msg_type == wire.LOG:
             self.link._tile_log(tile, msg["level"], msg["text"])
         elif msg_type == wire.WRITE_RESULT:
-            fut = self.waiters.pop(msg["request_seq"], None)
+            fut = self.waiters.pop(msg["ack"], None)
             if fut is not None and not fut.done():
                 fut.set_result(msg)
             else:
                 log.info("%s: tile %s answered write #%d after the host gave up: %s",
-                         self.path, tile.uid, msg["request_seq"], msg["reason"])
+                         self.path, tile.uid, msg["ack"], msg["reason"])
 
     def _on_hello(self, msg):
         if msg["protocol"] != wire.PROTOCOL_VERSION:
