@@ -8,7 +8,9 @@
 - Watchdog: a software watchdog that ends the process (as a reset would) if not fed.
 - Control channel: a unix socket the virtual table listens on; one JSON object
   per line each way. Requests carry "op" and an optional "id"; the reply echoes
-  the id. See tools/virtual_table.py for the list of operations.
+  the id. See tools/virtual_table.py for the list of operations. A placed tag
+  may be read-only ("read_only": true) or hold given pages 4..7 ("pages",
+  hex); "lift" answers with the pages the tag held.
 
 Runs under MicroPython (tested with a 64 KB heap) and CPython 3.11.
 """
