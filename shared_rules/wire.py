@@ -218,21 +218,6 @@ class Frame:
 
 
 
-class BadFrame:
-    """Bytes the decoder dropped, reported only with ``Decoder(report=True)``.
-
-    ``reason`` names the Decoder counter it went to: "crc_errors",
-    "cobs_errors", "short_frames", "oversize" (or "decoder_errors").
-    """
-
-    __slots__ = ("reason", "size")
-
-    def __init__(self, reason, size):
-        self.reason = reason
-        self.size = size
-
-
-
 class Decoder:
     """Streaming frame decoder: ``feed(bytes)`` -> list of whole frames.
 
@@ -240,6 +225,12 @@ class Decoder:
     over-long run of bytes without a delimiter is discarded up to the next
     0x00. Counters: ``frames``, ``crc_errors``, ``cobs_errors``,
     ``short_frames``, ``oversize``, ``garbage_bytes``.
+
+    With ``report=True`` (``fairytable sniff``), what is dropped is returned too,
+    in order among the frames, as a tuple ``(reason, size)``: reason names the
+    counter it went to ("crc_errors", "cobs_errors", "short_frames",
+    "oversize", or "decoder_errors"), size the bytes dropped. (A tuple, not a
+    class: a class costs a 64 KB tile a few hundred bytes of heap.)
     """
 
     def __init__(self, max_frame=MAX_FRAME, report=False):
@@ -268,14 +259,14 @@ class Decoder:
             self._buf = bytearray()
             self._overflow = 0
             if self.report:
-                out.append(BadFrame("decoder_errors", 0))
+                out.append(("decoder_errors", 0))
         return out
 
     def _drop(self, counter, size, out):
         setattr(self, counter, getattr(self, counter) + 1)
         self.garbage_bytes += size
         if self.report:
-            out.append(BadFrame(counter, size))
+            out.append((counter, size))
 
     def _feed(self, data, out):
         data = bytes(data)
@@ -470,12 +461,9 @@ def set_config(key, value):
 
 
 def write_identity(slot, uid, record):
-    """WRITE_IDENTITY: write the 16-byte identity ``record`` into tag ``uid`` on ``slot``."""
-    if len(uid) not in (4, 7, 10):
-        raise WireError("write_identity: uid of %d bytes is not a type A UID (4, 7 or 10)"
-                        % len(uid))
-    if len(record) != _RECORD_LEN:
-        raise WireError("write_identity: record is %d bytes, not %d" % (len(record), _RECORD_LEN))
+    """WRITE_IDENTITY: write the 16-byte identity ``record`` into tag ``uid`` (4, 7 or 10
+    bytes) on ``slot``. The host checks the lengths (host/link/tiles.py): every string
+    here costs the tile heap."""
     return bytes((_check_u8(slot, "slot"),)) + _blob(uid, "uid", _MAX_UID) + bytes(record)
 
 
@@ -600,8 +588,7 @@ def _parse_payload(t, r, m):
         m["slot"] = r.u8("slot")
         uid = r.blob("uid", _MAX_UID)
         if len(uid) not in (4, 7, 10):
-            raise WireError("write_identity: uid of %d bytes is not a type A UID (4, 7 or 10)"
-                            % len(uid))
+            raise WireError("%s: uid of %d bytes is not 4, 7 or 10" % (r.what, len(uid)))
         m["uid"] = uid
         m["record"] = r.raw(_RECORD_LEN, "record")
     elif t == WRITE_RESULT:
@@ -609,7 +596,7 @@ def _parse_payload(t, r, m):
         m["slot"] = r.u8("slot")
         ok = r.u8("ok")
         if ok > 1:
-            raise WireError("write_result: ok %d is neither 0 nor 1" % ok)
+            raise WireError("%s: ok %d is not 0 or 1" % (r.what, ok))
         m["ok"] = ok == 1
         m["uid"] = r.blob("uid", _MAX_UID)
         m["reason"] = _text(r.blob("reason", _MAX_REASON))

@@ -137,7 +137,8 @@ def test_write_to_an_empty_reader_fails_in_words_and_the_tile_keeps_reading(tabl
 
     async def scenario(link, tile_uid):
         result = await link.write_identity(tile_uid, 2, uid, record)
-        assert (result.ok, result.reason) == (False, "tag not in field")
+        assert (result.ok, result.reason, result.tile_reason) == (False, "tag not in field",
+                                                                  "no answer")
         await asyncio.to_thread(tile.place, 2, uid.hex())
         ev = await wait_event(link, tags_on(2, uid))
         assert dict(ev.tags)[uid.hex()] is None     # still blank: nothing was written
@@ -155,7 +156,7 @@ def test_bad_requests_are_refused_before_anything_is_sent(table, tile, registry)
             await link.write_identity("00ff", 0, uid, record)
         with pytest.raises(ValueError, match="record is 12 bytes, not 16"):
             await link.write_identity(tile_uid, 0, uid, record[:12])
-        with pytest.raises(ValueError, match="uid of 3 bytes is not a type A UID"):
+        with pytest.raises(ValueError, match="uid of 3 bytes: 04aa00"):
             await link.write_identity(tile_uid, 0, uid[:3], record)
         assert link.pending_commands(tile_uid) == []
         # A tile whose HELLO does not announce the capability (older firmware) is not asked.

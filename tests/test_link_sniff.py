@@ -86,4 +86,4 @@ def test_an_enrollment_write_and_its_result_read_as_one_line_each(tmp_path, caps
     assert lines[1].endswith("write_result #9 ack=40 ok=True reason=written slot=2 "
                              "uid=04a1b2c3d4e5f6")
     assert "bad message (type 0x46, seq 41" in lines[2]
-    assert "uid of 5 bytes is not a type A UID" in lines[2]
+    assert "write_identity: uid of 5 bytes is not 4, 7 or 10" in lines[2]

@@ -52,23 +52,36 @@ class TileEvent:
         return "TileEvent(%s)" % " ".join(str(f) for f in fields)
 
 
+def _write_reason(words):
+    """A tile's WRITE_RESULT words (its driver's, kept short for its heap) as a phrase for
+    people (hardware/protocol.md, "Enrollment from a tile's reader")."""
+    if words in ("written", "no such slot", "reader failed"):
+        return words
+    if words == "no answer":
+        return "tag not in field"
+    if words.startswith("NAK"):
+        return "read-only tag: " + words
+    return "write failed: " + words
+
+
 class WriteResult:
     """How an identity write through a tile's reader ended (WRITE_RESULT).
 
-    ok: the record was written and read back. reason: the tile's words
-    ("written", "no such slot", "reader failed", "tag not in field",
-    "read-only tag: ...", "write failed: ..."; hardware/protocol.md).
+    ok: the record was written and read back. reason: "written", "no such
+    slot", "reader failed", "tag not in field", "read-only tag: ..." or
+    "write failed: ..."; tile_reason: the tile's own words.
     read_only: the tag refused the write (enroll it by UID instead).
     """
 
-    __slots__ = ("tile", "slot", "uid", "ok", "reason")
+    __slots__ = ("tile", "slot", "uid", "ok", "reason", "tile_reason")
 
-    def __init__(self, tile, slot, uid, ok, reason):
+    def __init__(self, tile, slot, uid, ok, tile_reason):
         self.tile = tile
         self.slot = slot
         self.uid = uid
         self.ok = ok
-        self.reason = reason
+        self.tile_reason = tile_reason
+        self.reason = "written" if ok else _write_reason(tile_reason)
 
     @property
     def read_only(self):
@@ -247,7 +260,15 @@ class TableLink:
         if not 0 <= slot < tile.hello["readers"]:
             raise ValueError("tile %s has %d readers; there is no slot %r"
                              % (tile_uid, tile.hello["readers"], slot))
-        payload = wire.write_identity(slot, bytes(uid), bytes(record))
+        uid = bytes(uid)
+        record = bytes(record)
+        if len(uid) not in (4, 7, 10):
+            raise ValueError("a tag uid is 4, 7 or 10 bytes (ISO/IEC 14443-3 type A); "
+                             "uid of %d bytes: %s" % (len(uid), uid.hex()))
+        if len(record) != 16:
+            raise ValueError("an identity record is 16 bytes (NTAG pages 4..7); record is "
+                             "%d bytes, not 16" % len(record))
+        payload = wire.write_identity(slot, uid, record)
         if not tile.hello["flags"] & wire.CAP_WRITE_IDENTITY:
             raise LinkError("tile %s (firmware %s) cannot write tag identities: update its "
                             "firmware, or enroll with the Pi's reader"
