@@ -10,8 +10,8 @@ One asyncio task per job, none blocking longer than one reader poll:
 - render: the LED scene at a fixed frame rate (firmware/effects.py), the idle
   animation while the host is silent;
 - link: host commands (HELLO request, snapshot, LED scene, brightness,
-  config, reboot), resends and heartbeats; board chores (the sim control
-  channel);
+  config, reboot, identity writes for enrollment), resends and heartbeats;
+  board chores (the sim control channel);
 - watchdog: fed only while every other task is still making progress;
 - health: a HEALTH report and a VersionReg check of each reader.
 

@@ -59,10 +59,19 @@ def enroll_one(reader, registry, item, wait_s=30.0, say=print):
     return uid, "uid"
 
 
+def _reported(state):
+    """What a tile reports on each reader: slot -> ((uid hex, identity), ...). A dice
+    tray's reader is a pocket holding at most one die (its face tag)."""
+    out = dict(state.slots)
+    for pocket, die in state.pockets.items():
+        out[pocket] = (die,) if die is not None else ()
+    return out
+
+
 def _tag_on(tiles, tile, slot, uid_hex):
     """The identity the tile reports for tag ``uid_hex`` on ``slot`` (None: no identity);
     KeyError if the tag is not reported there."""
-    return dict(tiles[tile].slots.get(slot, ()))[uid_hex]
+    return dict(_reported(tiles[tile]).get(slot, ()))[uid_hex]
 
 
 async def wait_for_tag(link, tile=None, slot=None, done=(), baseline=None, wait_s=30.0,
@@ -90,10 +99,11 @@ async def wait_for_tag(link, tile=None, slot=None, done=(), baseline=None, wait_
                 continue
             if not state.online or not state.hello["flags"] & wire.CAP_WRITE_IDENTITY:
                 continue
-            for s in sorted(state.slots):
+            reported = _reported(state)
+            for s in sorted(reported):
                 if slot is not None and s != slot:
                     continue
-                for uid_hex, _identity in state.slots[s]:
+                for uid_hex, _identity in reported[s]:
                     present.add(uid_hex)
                     if uid_hex not in done and uid_hex not in baseline:
                         found.append((tile_uid, s, uid_hex))
@@ -202,7 +212,7 @@ async def enroll_with_tiles(args, registry, say=print):
         if vtable is None and tile is None and slot is None:
             # Tags lying on the table before enrollment began are not the ones to enroll.
             for state in link.tiles.values():
-                for s in state.slots.values():
+                for s in _reported(state).values():
                     baseline.update(uid_hex for uid_hex, _ in s)
         done = set()
         for item in args.items:

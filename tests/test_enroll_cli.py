@@ -157,6 +157,21 @@ def test_two_new_tags_at_once_are_refused_and_neither_is_written(table, tile, fi
     assert tile.lift(0, "04cc0000000007") == bytes(16)
 
 
+def test_a_die_face_is_enrolled_in_a_pocket_of_the_dice_tray(files, capsys):
+    args, key, db = files
+    face = "04dd0000000024"
+    with VirtualTable(tiles=1, variant="dice") as vt:
+        tray = vt.tiles[0]
+        tray.set_die(1, face)
+        status = enroll.main(["die:2:4", "--reader", "tile", "--port", tray.port, "--slot",
+                              "1", "--wait", "20"] + args)
+        out = capsys.readouterr()
+        assert status == 0, out.err
+        assert "tag %s is now die:2:4 (written on tile %s slot 1" % (face, tray.uid) in out.out
+        held = tray.lift(1, face)
+    assert registry_of(key, db).resolve(bytes.fromhex(face), parse_identity(held)) == "die:2:4"
+
+
 def test_no_tile_on_the_port_is_a_setup_error(tmp_path, files, capsys):
     args, key, db = files
     assert enroll.main(["pawn:red", "--reader", "tile", "--port", str(tmp_path / "ttyNONE"),
