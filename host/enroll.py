@@ -153,6 +153,7 @@ async def enroll_on_tile(link, registry, item, tile=None, slot=None, done=(), ba
         tile_uid, at, uid = await wait_for_tag(link, tile, slot, done, baseline,
                                                deadline - loop.time(), say)
         record = identity_record(registry.identity_for(uid, item))
+        was = _enrolled_as(registry, uid, _tag_on(link.tiles, tile_uid, at, uid.hex()))
         result = await link.write_identity(tile_uid, at, uid, record)
         if result.reason != "tag not in field":
             break
@@ -172,7 +173,6 @@ async def enroll_on_tile(link, registry, item, tile=None, slot=None, done=(), ba
         raise EnrollError("tag %s on tile %s slot %d was not written: %s"
                           % (uid.hex(), tile_uid, slot, result.reason))
     # The tile reports the identity it read back from the tag; the table must accept it.
-    loop = asyncio.get_running_loop()
     deadline = loop.time() + 2.0
     while True:
         try:
@@ -185,9 +185,20 @@ async def enroll_on_tile(link, registry, item, tile=None, slot=None, done=(), ba
             raise EnrollError("tag %s was written, but tile %s does not report it as %s: "
                               "lift it and enroll it again" % (uid.hex(), tile_uid, item))
         await asyncio.sleep(0.05)
-    say("tag %s is now %s (written on tile %s slot %d, read back and verified)"
-        % (uid.hex(), item, tile_uid, slot))
+    say("tag %s is now %s (written on tile %s slot %d, read back and verified)%s"
+        % (uid.hex(), item, tile_uid, slot,
+           "; it was %s" % was if was is not None and was != item else ""))
     return uid, "written"
+
+
+def _enrolled_as(registry, uid, identity):
+    """The item a tag stood for before this enrollment, or None (blank, forged, unknown)."""
+    if identity is None:
+        return None
+    try:
+        return registry.resolve(uid, identity)
+    except tags.TagRefused:
+        return None
 
 
 async def enroll_with_tiles(args, registry, say=print):

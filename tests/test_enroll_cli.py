@@ -110,6 +110,14 @@ def test_enrolls_on_the_chosen_tile_and_slot(table, tile, files, capsys):
                           "--tile", tile.uid, "--slot", "3", "--wait", "20"] + args)
     out = capsys.readouterr()
     assert status == 0, out.err
+    # Enrolled again as another card: the command says what it was.
+    status = enroll.main(["pawn:black", "--reader", "tile", "--port", tile.port,
+                          "--tile", tile.uid, "--slot", "3", "--wait", "20"] + args)
+    out = capsys.readouterr()
+    assert status == 0, out.err
+    assert out.out.rstrip().endswith("read back and verified); it was %s" % CROCODILE)
+    assert enroll.main([CROCODILE, "--reader", "tile", "--port", tile.port,
+                        "--tile", tile.uid, "--slot", "3", "--wait", "20"] + args) == 0
     registry = registry_of(key, db)
     assert tile.lift(3, uid) == identity_record(registry.identity_for(bytes.fromhex(uid),
                                                                       CROCODILE))
