@@ -10,8 +10,8 @@ One asyncio task per job, none blocking longer than one reader poll:
 - render: the LED scene at a fixed frame rate (firmware/effects.py), the idle
   animation while the host is silent;
 - link: host commands (HELLO request, snapshot, LED scene, brightness,
-  config, reboot), resends and heartbeats; board chores (the sim control
-  channel);
+  config, reboot, identity writes for enrollment), resends and heartbeats;
+  board chores (the sim control channel);
 - watchdog: fed only while every other task is still making progress;
 - health: a HEALTH report and a VersionReg check of each reader.
 
@@ -89,7 +89,8 @@ class Tile:
 
     def hello(self):
         s = self.spec
-        flags = wire.CAP_IDENTITY | (wire.CAP_WATCHDOG if self.board.has_watchdog else 0)
+        flags = wire.CAP_IDENTITY | wire.CAP_WRITE_IDENTITY | (
+            wire.CAP_WATCHDOG if self.board.has_watchdog else 0)
         return wire.hello(self.board.unique_id(), config.FIRMWARE_VERSION, self.boot_id,
                           s["cells"], s["segments"], s["leds_per_segment"], s["readers"],
                           s["buttons"], s["dice_pockets"], flags, s["variant"])
@@ -444,10 +445,53 @@ class Tile:
             self.timings[msg["key"]] = msg["value"]
         elif t == "reboot":
             self.board.reset()
+        elif t == "write_identity":
+            self.write_identity(msg)
         else:
             status = wire.ACK_UNSUPPORTED
-        if msg["type"] in ("led_scene", "led_brightness", "set_config", "reboot"):
+        if msg["type"] in ("led_scene", "led_brightness", "set_config", "reboot",
+                           "write_identity"):
             self.link.ack(msg["seq"], status)
+
+    def write_identity(self, msg):
+        """Enrollment through this tile's reader: write a tag's identity record, answer
+        WRITE_RESULT, and report the tag's new identity (hardware/protocol.md)."""
+        i = msg["slot"]
+        uid = msg["uid"]
+        raw = None
+        if i >= len(self.readers):
+            ok, why = False, "no such slot"
+        elif not self.reader_ok[i]:
+            ok, why = False, "reader failed"
+        else:
+            r = self.readers[i]
+            try:
+                # A field the poll loop switched on a moment ago may not have powered the
+                # card yet: from off, the driver waits the whole settle time itself.
+                r.antenna(False)
+                self.on_at[i] = None        # its poll's field starts again from off
+                ok, why = r.write_identity(uid, msg["record"])
+                # A failed write may have blanked the record: read what the tag holds now.
+                raw = msg["record"] if ok else r.read_identity(uid)
+            except OSError:
+                r.errors += 1
+                ok, why = False, "reader failed"
+            # The driver's words go to the host as they are; it phrases them for people
+            # (every string here costs the tile heap).
+        if raw is not None:
+            ids = self.identities[i]
+            if uid in self.reported[i]:
+                # A reported tag keeps its parsed identity; a new one goes to the host.
+                new = parse_identity(raw)
+                if ids.get(uid) != new:
+                    ids[uid] = new
+                    if self.spec["dice_pockets"]:
+                        self.link.send(wire.DICE, wire.dice(i, (uid, new)), i)
+                    else:
+                        self.link.send(wire.TAG, wire.tag(i, self.tags(i)), i)
+            else:
+                ids[uid] = raw      # pages, parsed when the tag is reported
+        self.link.send(wire.WRITE_RESULT, wire.write_result(msg["seq"], i, ok, uid, why))
 
     async def link_task(self):
         sleep_ms = self.board.sleep_ms

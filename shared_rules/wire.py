@@ -61,12 +61,14 @@ GESTURE = 0x04
 DICE = 0x05
 HEALTH = 0x06
 LOG = 0x07
+WRITE_RESULT = 0x08
 HELLO_REQUEST = 0x40
 SNAPSHOT_REQUEST = 0x41
 LED_SCENE = 0x42
 LED_BRIGHTNESS = 0x43
 SET_CONFIG = 0x44
 REBOOT = 0x45
+WRITE_IDENTITY = 0x46
 ACK = 0x80
 HEARTBEAT = 0x81
 
@@ -75,13 +77,15 @@ TYPE_NAMES = {
     HEALTH: "health", LOG: "log", HELLO_REQUEST: "hello_request",
     SNAPSHOT_REQUEST: "snapshot_request", LED_SCENE: "led_scene",
     LED_BRIGHTNESS: "led_brightness", SET_CONFIG: "set_config", REBOOT: "reboot",
-    ACK: "ack", HEARTBEAT: "heartbeat",
+    ACK: "ack", HEARTBEAT: "heartbeat", WRITE_IDENTITY: "write_identity",
+    WRITE_RESULT: "write_result",
 }
 
 # Messages the receiver acknowledges with ACK; the sender resends them until it is.
 # Each carries full state (or is deduplicated by seq), so a repeat is harmless.
 # Requests (HELLO_REQUEST, SNAPSHOT_REQUEST) are not acked: their answer is the ack.
-ACKED = (TAG, GESTURE, DICE, LED_SCENE, LED_BRIGHTNESS, SET_CONFIG, REBOOT)
+ACKED = (TAG, GESTURE, DICE, LED_SCENE, LED_BRIGHTNESS, SET_CONFIG, REBOOT, WRITE_IDENTITY,
+         WRITE_RESULT)
 
 # ACK status codes.
 ACK_OK = 0
@@ -108,6 +112,7 @@ LOG_LEVELS = {0: "debug", 1: "info", 2: "warning", 3: "error"}
 # Capability bits in HELLO.
 CAP_IDENTITY = 1  # reads the NTAG identity page written by enrollment
 CAP_WATCHDOG = 2
+CAP_WRITE_IDENTITY = 4  # writes identity records for enrollment (WRITE_IDENTITY)
 
 # SET_CONFIG keys.
 CONFIG_ARRIVE_POLLS = 1
@@ -121,6 +126,8 @@ CONFIG_NAMES = {CONFIG_ARRIVE_POLLS: "arrive_polls", CONFIG_GONE_POLLS: "gone_po
 MAX_TAGS = 4      # tags reported per slot (a card and pawns)
 _MAX_UID = const(10)       # ISO 14443-3A triple-size UID
 _MAX_IDENTITY = const(16)
+_RECORD_LEN = const(16)    # an identity record: NTAG pages 4..7 (firmware/drivers/mfrc522.py)
+_MAX_REASON = const(64)
 
 
 class WireError(ValueError):
@@ -211,21 +218,6 @@ class Frame:
 
 
 
-class BadFrame:
-    """Bytes the decoder dropped, reported only with ``Decoder(report=True)``.
-
-    ``reason`` names the Decoder counter it went to: "crc_errors",
-    "cobs_errors", "short_frames", "oversize" (or "decoder_errors").
-    """
-
-    __slots__ = ("reason", "size")
-
-    def __init__(self, reason, size):
-        self.reason = reason
-        self.size = size
-
-
-
 class Decoder:
     """Streaming frame decoder: ``feed(bytes)`` -> list of whole frames.
 
@@ -233,6 +225,12 @@ class Decoder:
     over-long run of bytes without a delimiter is discarded up to the next
     0x00. Counters: ``frames``, ``crc_errors``, ``cobs_errors``,
     ``short_frames``, ``oversize``, ``garbage_bytes``.
+
+    With ``report=True`` (``fairytable sniff``), what is dropped is returned too,
+    in order among the frames, as a tuple ``(reason, size)``: reason names the
+    counter it went to ("crc_errors", "cobs_errors", "short_frames",
+    "oversize", or "decoder_errors"), size the bytes dropped. (A tuple, not a
+    class: a class costs a 64 KB tile a few hundred bytes of heap.)
     """
 
     def __init__(self, max_frame=MAX_FRAME, report=False):
@@ -261,14 +259,14 @@ class Decoder:
             self._buf = bytearray()
             self._overflow = 0
             if self.report:
-                out.append(BadFrame("decoder_errors", 0))
+                out.append(("decoder_errors", 0))
         return out
 
     def _drop(self, counter, size, out):
         setattr(self, counter, getattr(self, counter) + 1)
         self.garbage_bytes += size
         if self.report:
-            out.append(BadFrame(counter, size))
+            out.append((counter, size))
 
     def _feed(self, data, out):
         data = bytes(data)
@@ -462,6 +460,20 @@ def set_config(key, value):
     return bytes((_check_u8(key, "config key"),)) + _u16(value)
 
 
+def write_identity(slot, uid, record):
+    """WRITE_IDENTITY: write the 16-byte identity ``record`` into tag ``uid`` (4, 7 or 10
+    bytes) on ``slot``. The host checks the lengths (host/link/tiles.py): every string
+    here costs the tile heap."""
+    return bytes((_check_u8(slot, "slot"),)) + _blob(uid, "uid", _MAX_UID) + bytes(record)
+
+
+def write_result(ack, slot, ok, uid, reason):
+    """WRITE_RESULT: how the WRITE_IDENTITY numbered ``ack`` ended, ``reason`` in words."""
+    text = reason.encode()[:_MAX_REASON]
+    return _u16(ack) + bytes((_check_u8(slot, "slot"), 1 if ok else 0)) + \
+        _blob(uid, "uid", _MAX_UID) + _blob(text, "reason", _MAX_REASON)
+
+
 # ---------------------------------------------------------------- parsers
 
 def _p_tags(r):
@@ -572,6 +584,22 @@ def _parse_payload(t, r, m):
             raise WireError("set_config: unknown key %d" % key)
         m["key"] = CONFIG_NAMES[key]
         m["value"] = r.u16("value")
+    elif t == WRITE_IDENTITY:
+        m["slot"] = r.u8("slot")
+        uid = r.blob("uid", _MAX_UID)
+        if len(uid) not in (4, 7, 10):
+            raise WireError("%s: uid of %d bytes is not 4, 7 or 10" % (r.what, len(uid)))
+        m["uid"] = uid
+        m["record"] = r.raw(_RECORD_LEN, "record")
+    elif t == WRITE_RESULT:
+        m["ack"] = r.u16("ack")       # the seq of the WRITE_IDENTITY it answers
+        m["slot"] = r.u8("slot")
+        ok = r.u8("ok")
+        if ok > 1:
+            raise WireError("%s: ok %d is not 0 or 1" % (r.what, ok))
+        m["ok"] = ok == 1
+        m["uid"] = r.blob("uid", _MAX_UID)
+        m["reason"] = _text(r.blob("reason", _MAX_REASON))
     elif t in (HELLO_REQUEST, SNAPSHOT_REQUEST, REBOOT):
         pass
     else:

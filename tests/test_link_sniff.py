@@ -68,3 +68,22 @@ def test_live_sniff_of_a_virtual_tile_port():
         out = []
         sniff.sniff_port(vt.tiles[0].port, out=out.append, seconds=2.5)
     assert any(" heartbeat #" in line for line in out), out
+
+
+def test_an_enrollment_write_and_its_result_read_as_one_line_each(tmp_path, capsys):
+    record = b"FT\x01\x0c" + bytes(range(12))
+    path = tmp_path / "enroll.bin"
+    path.write_bytes(
+        wire.encode_frame(wire.WRITE_IDENTITY, 40, wire.write_identity(
+            2, b"\x04\xa1\xb2\xc3\xd4\xe5\xf6", record)) +
+        wire.encode_frame(wire.WRITE_RESULT, 9, wire.write_result(
+            40, 2, True, b"\x04\xa1\xb2\xc3\xd4\xe5\xf6", "written")) +
+        wire.encode_frame(wire.WRITE_IDENTITY, 41, b"\x02\x05\x01\x02\x03\x04\x05" + bytes(16)))
+    assert cli_main(["sniff", "--capture", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == ("@0 write_identity #40 record=%s slot=2 uid=04a1b2c3d4e5f6"
+                        % record.hex())
+    assert lines[1].endswith("write_result #9 ack=40 ok=True reason=written slot=2 "
+                             "uid=04a1b2c3d4e5f6")
+    assert "bad message (type 0x46, seq 41" in lines[2]
+    assert "write_identity: uid of 5 bytes is not 4, 7 or 10" in lines[2]

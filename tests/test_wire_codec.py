@@ -36,7 +36,9 @@ def test_decoder_never_raises_and_stays_bounded(garbage, chunks):
     pos = 0
     for c in chunks + [len(garbage)]:
         for item in d.feed(garbage[pos:pos + c]):
-            assert isinstance(item, (wire.Frame, wire.BadFrame))
+            assert isinstance(item, wire.Frame) or (
+                isinstance(item, tuple) and item[0] in ("crc_errors", "cobs_errors",
+                                                        "short_frames", "oversize"))
         pos += c
         assert len(d._buf) <= d.max_encoded
 
@@ -134,6 +136,57 @@ def test_small_messages_round_trip():
         assert rt(t, b"")["type"] == wire.TYPE_NAMES[t]
 
 
+type_a_uids = st.sampled_from((4, 7, 10)).flatmap(lambda n: st.binary(min_size=n, max_size=n))
+
+
+@given(u8, type_a_uids, st.binary(min_size=16, max_size=16), st.integers(0, 0xFFFF))
+def test_write_identity_round_trip(slot, uid, record, seq):
+    frame = wire.Decoder().feed(wire.encode_frame(wire.WRITE_IDENTITY, seq,
+                                                  wire.write_identity(slot, uid, record)))[0]
+    assert wire.parse(frame) == {"type": "write_identity", "seq": seq, "slot": slot,
+                                 "uid": uid, "record": record}
+
+
+@given(st.integers(0, 0xFFFF), u8, st.booleans(), uids,
+       st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=64))
+def test_write_result_round_trip(answered_seq, slot, ok, uid, reason):
+    m = wire.parse(wire.Frame(1, wire.WRITE_RESULT, 9,
+                              wire.write_result(answered_seq, slot, ok, uid, reason)))
+    assert m == {"type": "write_result", "seq": 9, "ack": answered_seq, "slot": slot,
+                 "ok": ok, "uid": uid, "reason": reason}
+
+
+def test_identity_writes_are_acknowledged_and_announced_by_a_capability_bit():
+    assert wire.WRITE_IDENTITY in wire.ACKED and wire.WRITE_RESULT in wire.ACKED
+    assert 0x40 <= wire.WRITE_IDENTITY <= 0x7F and 0x01 <= wire.WRITE_RESULT <= 0x3F
+    caps = (wire.CAP_IDENTITY, wire.CAP_WATCHDOG, wire.CAP_WRITE_IDENTITY)
+    assert len(set(caps)) == 3 and all(c & (c - 1) == 0 for c in caps)
+
+
+def test_a_long_reason_is_cut_to_fit_the_message():
+    m = wire.parse(wire.Frame(1, wire.WRITE_RESULT, 1,
+                              wire.write_result(3, 0, False, b"\x01\x02\x03\x04", "x" * 300)))
+    assert m["reason"] == "x" * 64
+
+
+@pytest.mark.parametrize("t,payload,words", [
+    (wire.WRITE_IDENTITY, b"", "write_identity: payload ends inside slot"),
+    (wire.WRITE_IDENTITY, b"\x00\x07\x04\x01\x02", "payload ends inside uid"),
+    (wire.WRITE_IDENTITY, b"\x00\x05\x04\x01\x02\x03\x04" + bytes(16),
+     "write_identity: uid of 5 bytes is not 4, 7 or 10"),
+    (wire.WRITE_IDENTITY, b"\x00\x0b" + bytes(11) + bytes(16), "uid of 11 bytes exceeds 10"),
+    (wire.WRITE_IDENTITY, b"\x00\x04\x01\x02\x03\x04" + bytes(15),
+     "payload ends inside record"),
+    (wire.WRITE_IDENTITY, b"\x00\x04\x01\x02\x03\x04" + bytes(17),
+     "write_identity: 1 unexpected bytes"),
+    (wire.WRITE_RESULT, b"\x00\x05\x00\x02\x00\x00", "write_result: ok 2 is not 0 or 1"),
+    (wire.WRITE_RESULT, b"\x00\x05\x00\x01\x00\x41" + b"x" * 65, "reason of 65 bytes"),
+])
+def test_malformed_identity_write_is_a_clear_wire_error(t, payload, words):
+    with pytest.raises(wire.WireError, match=words):
+        wire.parse(wire.Frame(1, t, 1, payload))
+
+
 @pytest.mark.parametrize("t,payload,words", [
     (wire.TAG, b"\x01\x01\x08\x01", "payload ends inside uid"),
     (wire.TAG, b"\x01\x09", "9 tags exceed"),
@@ -166,3 +219,7 @@ def test_describe_is_one_readable_line():
     from host.link.sniff import describe
     m = wire.parse(wire.Frame(1, wire.TAG, 12, wire.tag(5, [(b"\x04\xa1\xb2\xc3", None)])))
     assert describe(m) == "tag #12 slot=5 tags=[{identity=None uid=04a1b2c3}]"
+    m = wire.parse(wire.Frame(1, wire.WRITE_RESULT, 13, wire.write_result(
+        40, 2, False, b"\x04\xa1\xb2\xc3", "read-only tag: NAK on page 4")))
+    assert describe(m) == ("write_result #13 ack=40 ok=False reason='read-only tag: NAK on "
+                           "page 4' slot=2 uid=04a1b2c3")

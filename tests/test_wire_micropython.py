@@ -26,6 +26,10 @@ frames = [
     wire.encode_frame(wire.LOG, 6, wire.log(2, "heap low")),
     wire.encode_frame(wire.GESTURE, 7, wire.gesture(3, wire.DOUBLE_TAP)),
     wire.encode_frame(wire.DICE, 8, wire.dice(2, None)),
+    wire.encode_frame(wire.WRITE_IDENTITY, 9, wire.write_identity(
+        6, b"\x04\x11\x22\x33\x44\x55\x66", b"FT\x01\x0c" + bytes(range(12)))),
+    wire.encode_frame(wire.WRITE_RESULT, 10, wire.write_result(
+        9, 6, False, b"\x04\x11\x22\x33\x44\x55\x66", "read-only tag: NAK on page 4")),
 ]
 def show(v):
     # canonical text: dict order differs between the interpreters
@@ -50,7 +54,7 @@ def test_frames_are_byte_identical_on_both_interpreters():
     cp = subprocess.run([sys.executable, "-c", ENCODE_SCRIPT], cwd=REPO, capture_output=True)
     assert cp.returncode == 0, cp.stderr.decode()
     assert mp.stdout.decode().splitlines() == cp.stdout.decode().splitlines()
-    assert len(mp.stdout.splitlines()) == 18
+    assert len(mp.stdout.splitlines()) == 22
 
 
 @requires_micropython

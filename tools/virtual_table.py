@@ -20,7 +20,8 @@ restarted one like a board that rebooted.
 Control: each tile connects back to a unix socket of the table; JSON lines.
 ``VirtualTile`` wraps the operations:
 
-    place(slot, uid_hex, identity=None)   lift(slot, uid_hex)   clear(slot)
+    place(slot, uid_hex, identity=None, identity_hex=None, pages=None, read_only=False)
+    lift(slot, uid_hex) -> the 16 bytes of pages 4..7 the tag held   clear(slot)
     tap(slot)  double(slot)  hold(slot)   press(slot, down)
     set_die(pocket, uid_hex=None, identity=None)
     leds() -> bytes (GRB)  watch_leds(callback(frame_no, grb_bytes, t))
@@ -68,6 +69,23 @@ class ControlError(RuntimeError):
     """A control request the tile refused or did not answer."""
 
 
+def _tag_fields(identity, identity_hex, pages, read_only):
+    """The fields of a place request that describe the tag itself (firmware/boards/sim.py)."""
+    given = [x for x in (identity, identity_hex, pages) if x is not None]
+    if len(given) > 1:
+        raise ValueError("give a tag's identity, identity_hex or pages, not several")
+    fields = {"identity": identity}
+    if identity_hex is not None:
+        fields["identity_hex"] = identity_hex
+    if pages is not None:
+        if len(pages) != 16:
+            raise ValueError("a tag's pages 4..7 are 16 bytes, not %d" % len(pages))
+        fields["pages"] = bytes(pages).hex()
+    if read_only:
+        fields["read_only"] = True
+    return fields
+
+
 class VirtualTile:
     """One tile process, its pty and its control connection."""
 
@@ -95,7 +113,9 @@ class VirtualTile:
         self.led_callbacks = []
         self.stderr_path = os.path.join(table.workdir, "tile%d.log" % index)
         # What lies on the tile: it stays there while the tile is off, like real cards.
-        self.cards = {}         # slot -> {uid hex: identity}
+        # (A tag the tile's reader wrote keeps what it was placed with here: lift it and
+        # place it again with the pages lift returns to carry the write across a restart.)
+        self.cards = {}         # slot -> {uid hex: the place request's tag fields}
         self.starts = 0
 
     # ------------------------------------------------------------ process
@@ -108,16 +128,19 @@ class VirtualTile:
                 str(self.index)]
         code = "from firmware.boards import sim\nsim.main()\n"
         env = dict(os.environ)
+        # In the environment, not argv: the unix port would make each argument a qstr, in
+        # the tile's 64 KB heap (a real tile has no arguments), and spill its qstr pool.
+        env["FAIRYTABLE_TILE"] = " ".join(args)
         if self.table.micropython:
             from tools import tile_image
             readers = 3 if self.variant == "dice" else self.cells
             heap = tile_image.heapsize_for(self.table.romfs, self.table.heap_bytes, readers)
             cmd = [self.table.micropython, "-X", "heapsize=%d" % heap,
-                   "-c", tile_image.launcher(self.table.romfs, code)] + args
+                   "-c", tile_image.launcher(self.table.romfs, code)]
             env["MICROPYPATH"] = ".frozen"
             cwd = self.table.workdir
         else:
-            cmd = [sys.executable, "-c", code] + args
+            cmd = [sys.executable, "-c", code]
             env["PYTHONPATH"] = REPO
             cwd = REPO
         with open(self.stderr_path, "ab") as err:
@@ -167,11 +190,11 @@ class VirtualTile:
 
     def _replace_cards(self):
         for slot in sorted(self.cards):
-            for uid, identity in sorted(self.cards[slot].items()):
+            for uid, fields in sorted(self.cards[slot].items()):
                 if self.variant == "dice":
-                    self.request("die", pocket=slot, uid=uid, identity=identity)
+                    self.request("die", pocket=slot, uid=uid, **fields)
                 else:
-                    self.request("place", slot=slot, uid=uid, identity=identity)
+                    self.request("place", slot=slot, uid=uid, **fields)
 
     def unplug(self):
         """Pull the USB cable: the tile loses power and its serial port disappears."""
@@ -264,15 +287,26 @@ class VirtualTile:
 
     # ------------------------------------------------------------ operations
 
-    def place(self, slot, uid_hex, identity=None):
-        self.cards.setdefault(slot, {})[uid_hex] = identity
+    def place(self, slot, uid_hex, identity=None, identity_hex=None, pages=None,
+              read_only=False):
+        """Put a tag on a slot. Its memory (pages 4..7) holds the identity record of
+        ``identity`` (text) or ``identity_hex``, or exactly ``pages`` (16 bytes, e.g. what
+        ``lift`` returned), or nothing; a ``read_only`` tag refuses every write."""
+        fields = _tag_fields(identity, identity_hex, pages, read_only)
+        self.cards.setdefault(slot, {})[uid_hex] = fields
         if self.alive():
-            return self.request("place", slot=slot, uid=uid_hex, identity=identity)
+            return self.request("place", slot=slot, uid=uid_hex, **fields)
 
     def lift(self, slot, uid_hex):
-        self.cards.get(slot, {}).pop(uid_hex, None)
+        """Take a tag off a slot; returns the 16 bytes of pages 4..7 it held (None if it
+        was not there), so it can be put down elsewhere as it is."""
+        fields = self.cards.get(slot, {}).pop(uid_hex, None)
         if self.alive():
-            return self.request("lift", slot=slot, uid=uid_hex)
+            held = self.request("lift", slot=slot, uid=uid_hex).get("pages")
+            return bytes.fromhex(held) if held else None
+        if fields is not None and fields.get("pages"):
+            return bytes.fromhex(fields["pages"])
+        return None
 
     def clear(self, slot):
         self.cards.pop(slot, None)
@@ -292,9 +326,10 @@ class VirtualTile:
         return self.request("press", slot=slot, down=bool(down))
 
     def set_die(self, pocket, uid_hex=None, identity=None):
-        self.cards[pocket] = {uid_hex: identity} if uid_hex else {}
+        fields = _tag_fields(identity, None, None, False)
+        self.cards[pocket] = {uid_hex: fields} if uid_hex else {}
         if self.alive():
-            return self.request("die", pocket=pocket, uid=uid_hex, identity=identity)
+            return self.request("die", pocket=pocket, uid=uid_hex, **fields)
 
     def leds(self):
         """The tile's LED buffer now (GRB bytes, 3 per LED, cell after cell)."""

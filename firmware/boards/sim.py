@@ -10,7 +10,9 @@
   per line each way. Requests carry "op" and an optional "id"; the reply echoes
   the id. See tools/virtual_table.py for the list of operations. It is the
   virtual table's, not the tile's: firmware/sim/control.py, loaded with the
-  emulated chips, outside the firmware's 64 KB (tools/tile_image.py).
+  emulated chips, outside the firmware's 64 KB (tools/tile_image.py). A placed
+  tag may be read-only ("read_only": true) or hold given pages 4..7 ("pages",
+  hex); "lift" answers with the pages the tag held.
 
 Runs under MicroPython (tested with a 64 KB heap) and CPython 3.11.
 """
@@ -256,7 +258,9 @@ class SimBoard:
 
 
 def main(argv=None):
-    """Run one simulated tile: argv is ``UID_HEX CONTROL_PATH VARIANT CELLS INDEX``.
+    """Run one simulated tile: argv is ``UID_HEX CONTROL_PATH VARIANT CELLS INDEX``, or,
+    with no arguments, the environment variable FAIRYTABLE_TILE holds them (the virtual
+    table's way: the unix port interns every argument as a qstr, heap a real tile keeps).
 
     A crash is reported on stderr (the tile's log), never on the serial stream.
     """
@@ -272,8 +276,11 @@ def main(argv=None):
 def _main(argv):
     from firmware.main import Tile
 
-    # argv: UID_HEX CONTROL_PATH VARIANT CELLS INDEX (the virtual table passes all five)
+    # UID_HEX CONTROL_PATH VARIANT CELLS INDEX (the virtual table passes all five)
     args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        import os
+        args = os.getenv("FAIRYTABLE_TILE").split()
     uid, control, variant, cells, index = args[:5]
     spec = config.variant(variant, int(cells))
     board = SimBoard(_unhex(uid), control, spec["buttons"])

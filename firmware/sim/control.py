@@ -135,11 +135,13 @@ class ControlChannel:
     def _card(self, req):
         identity = req.get("identity")
         pages = None
-        if req.get("identity_hex") is not None:  # binary identities (enrollment's MAC'd ids)
+        if req.get("pages") is not None:        # what a lifted tag held (lift's reply)
+            pages = _unhex(req["pages"])
+        elif req.get("identity_hex") is not None:  # binary identities (enrollment's MAC'd ids)
             pages = identity_record(_unhex(req["identity_hex"]))
         elif identity is not None:
             pages = identity_record(identity.encode())
-        return NtagCard(_unhex(req["uid"]), pages)
+        return NtagCard(_unhex(req["uid"]), pages, read_only=bool(req.get("read_only")))
 
     def _pad(self, board, slot):
         pressed = board.pressed
@@ -168,7 +170,16 @@ class ControlChannel:
             # When the tag entered the field, on the host's clock too (benchmarks).
             return {"ok": True, "at_ns": wall_ns()}
         elif op == "lift":
-            emulators[req["slot"]].lift(_unhex(req["uid"]))
+            # The reply says what the tag holds (pages 4..7), so a hand can put it down
+            # elsewhere as it is, e.g. after enrollment wrote it.
+            uid = _unhex(req["uid"])
+            emu = emulators[req["slot"]]
+            held = None
+            for card in emu.cards:
+                if card.uid == uid:
+                    held = binascii.hexlify(card.mem[16:32]).decode()
+            emu.lift(uid)
+            return {"ok": True, "pages": held}
         elif op == "clear":
             emu = emulators[req["slot"]]
             for card in list(emu.cards):

@@ -18,6 +18,8 @@ Usage by the table layer (asyncio)::
             print(ev.tile, ev.kind, ev.detail)
     from firmware.effects import SOLID, uniform_scene
     link.set_scene(tile_uid, [(cell, uniform_scene(SOLID, (255, 0, 0)))])
+    # enrollment through a tile's reader (hardware/protocol.md): a WriteResult
+    result = await link.write_identity(tile_uid, slot, uid_bytes, identity_record(identity))
     await link.stop()
 
 - Tiles are named by their unique id (hex of ``machine.unique_id()``),
@@ -37,7 +39,8 @@ Modules: ``session`` (one port's conversation), ``tiles`` (TableLink,
 TileState, TileEvent), ``sniff`` (the ``fairytable sniff`` command).
 """
 
-from .session import LinkTimings, PortSession
-from .tiles import PICO_VID, TableLink, TileEvent, TileState
+from .session import LinkError, LinkTimings, PortSession
+from .tiles import PICO_VID, TableLink, TileEvent, TileState, WriteResult
 
-__all__ = ["LinkTimings", "PortSession", "PICO_VID", "TableLink", "TileEvent", "TileState"]
+__all__ = ["LinkError", "LinkTimings", "PortSession", "PICO_VID", "TableLink", "TileEvent",
+           "TileState", "WriteResult"]

@@ -23,6 +23,11 @@ log = logging.getLogger("fairytable.link")
 _SEEN = 64  # recent tile seqs remembered to drop resent duplicates
 
 
+class LinkError(RuntimeError):
+    """A tile command the link could not see through, with the reason in words: the tile is
+    offline, lacks the capability, refused the command, rebooted or did not answer in time."""
+
+
 class LinkTimings:
     """Host-side timings in seconds; hardware/protocol.md explains each."""
 
@@ -51,6 +56,7 @@ class PortSession:
         self.boot_id = None
         self.seq = 0
         self.pending = {}           # seq -> [frame, sent_at, key, attempts]
+        self.waiters = {}           # seq of a command -> future of the tile's answer to it
         self.seen = []
         self.outbuf = bytearray()
         self.failed = None          # exception that ended the port, set by callbacks
@@ -117,9 +123,19 @@ class PortSession:
         # moved to another port meanwhile).
         if self.tile is not None and self.tile.online and self.tile.session is self:
             self.link._tile_offline(self.tile, "port closed")
+        self.fail_waiters("its port %s closed" % self.path)
 
     def stop(self):
         self.stopping = True
+
+    def fail_waiters(self, why):
+        """Commands awaiting an answer will not get one: say why to whoever waits."""
+        waiters, self.waiters = self.waiters, {}
+        uid = self.tile.uid if self.tile is not None else self.path
+        for seq, fut in waiters.items():
+            if not fut.done():
+                fut.set_exception(LinkError("tile %s did not answer command #%d: %s"
+                                            % (uid, seq, why)))
 
     # ------------------------------------------------------------ bytes
 
@@ -219,6 +235,10 @@ class PortSession:
             if self.pending.pop(msg["ack"], None) is not None and msg["status"] != "ok":
                 self.link._tile_log(tile, "warning", "tile refused command #%d: %s"
                                     % (msg["ack"], msg["status"]))
+                fut = self.waiters.pop(msg["ack"], None)
+                if fut is not None and not fut.done():
+                    fut.set_exception(LinkError("tile %s refused command #%d: %s"
+                                                % (tile.uid, msg["ack"], msg["status"])))
             return
         if msg_type in wire.ACKED:
             self.send(wire.ACK, wire.ack(msg["seq"]))
@@ -241,6 +261,13 @@ class PortSession:
             self.link._tile_health(tile, msg)
         elif msg_type == wire.LOG:
             self.link._tile_log(tile, msg["level"], msg["text"])
+        elif msg_type == wire.WRITE_RESULT:
+            fut = self.waiters.pop(msg["ack"], None)
+            if fut is not None and not fut.done():
+                fut.set_result(msg)
+            else:
+                log.info("%s: tile %s answered write #%d after the host gave up: %s",
+                         self.path, tile.uid, msg["ack"], msg["reason"])
 
     def _on_hello(self, msg):
         if msg["protocol"] != wire.PROTOCOL_VERSION:
@@ -255,6 +282,7 @@ class PortSession:
             self.seen = []
             # Commands for a previous boot are moot: the full scene goes again below.
             self.pending = {}
+            self.fail_waiters("it rebooted (or another tile answered on its port)")
             self.link._tile_resend_scene(tile, self)
         self.snapshot_wanted = True
         self.snapshot_at = 0.0
@@ -272,6 +300,7 @@ class PortSession:
             if tile is not None and tile.online and tile.session is self \
                     and silent > t.offline_s:
                 self.link._tile_offline(tile, "silent for %.1f s" % silent)
+                self.fail_waiters("it fell silent")
             if silent > t.reopen_s:
                 raise serial.SerialException("silent for %.1f s, reopening" % silent)
             if tile is None or not tile.online or tile.session is not self:

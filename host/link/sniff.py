@@ -26,6 +26,8 @@ def describe(msg):
 
 
 def _show(v):
+    if isinstance(v, str) and (" " in v or not v):
+        return repr(v)  # a sentence (a log line, a write's reason) stays one field
     if isinstance(v, (bytes, bytearray)):
         return bytes(v).hex()
     if isinstance(v, list):
@@ -70,10 +72,11 @@ class Sniffer:
 
     def _lines(self, items, where):
         for item in items:
-            if isinstance(item, wire.BadFrame):
+            if isinstance(item, tuple):     # (reason, size): bytes the decoder dropped
+                reason, size = item
                 self.problems += 1
                 self.out("%s garbage: %d bytes dropped (%s)"
-                         % (where, item.size, _REASONS.get(item.reason, item.reason)))
+                         % (where, size, _REASONS.get(reason, reason)))
                 continue
             try:
                 msg = wire.parse(item)

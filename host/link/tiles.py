@@ -10,7 +10,7 @@ import time
 
 from shared_rules import wire
 
-from .session import LinkTimings, PortSession
+from .session import LinkError, LinkTimings, PortSession
 
 log = logging.getLogger("fairytable.link")
 
@@ -50,6 +50,46 @@ class TileEvent:
             if v is not None:
                 fields.append("%s=%r" % (name, v))
         return "TileEvent(%s)" % " ".join(str(f) for f in fields)
+
+
+def _write_reason(words):
+    """A tile's WRITE_RESULT words (its driver's, kept short for its heap) as a phrase for
+    people (hardware/protocol.md, "Enrollment from a tile's reader")."""
+    if words in ("written", "no such slot", "reader failed"):
+        return words
+    if words == "no answer":
+        return "tag not in field"
+    if words.startswith("NAK"):
+        return "read-only tag: " + words
+    return "write failed: " + words
+
+
+class WriteResult:
+    """How an identity write through a tile's reader ended (WRITE_RESULT).
+
+    ok: the record was written and read back. reason: "written", "no such
+    slot", "reader failed", "tag not in field", "read-only tag: ..." or
+    "write failed: ..."; tile_reason: the tile's own words.
+    read_only: the tag refused the write (enroll it by UID instead).
+    """
+
+    __slots__ = ("tile", "slot", "uid", "ok", "reason", "tile_reason")
+
+    def __init__(self, tile, slot, uid, ok, tile_reason):
+        self.tile = tile
+        self.slot = slot
+        self.uid = uid
+        self.ok = ok
+        self.tile_reason = tile_reason
+        self.reason = "written" if ok else _write_reason(tile_reason)
+
+    @property
+    def read_only(self):
+        return self.reason.startswith("read-only tag")
+
+    def __repr__(self):
+        return "WriteResult(%s slot %d tag %s: %s)" % (self.tile, self.slot, self.uid,
+                                                      self.reason)
 
 
 class TileState:
@@ -202,6 +242,53 @@ class TableLink:
             return tile.session.send(wire.LED_BRIGHTNESS, wire.led_brightness(level),
                                      key=("brightness",))
         return None
+
+    async def write_identity(self, tile_uid, slot, uid, record, timeout=5.0):
+        """Write an identity record into tag ``uid`` (bytes) on reader ``slot`` of a tile.
+
+        ``record`` is the 16 bytes of NTAG pages 4..7 (``identity_record()`` in
+        firmware/drivers/mfrc522.py). Returns a WriteResult once the tile has written
+        and read back the pages, or says why it could not (``ok`` False). Raises
+        ValueError, before sending anything, for an unknown tile, a slot the tile does
+        not have or a malformed uid or record; LinkError if the tile is offline, cannot
+        write identities (no CAP_WRITE_IDENTITY in its HELLO), refuses the command,
+        reboots or falls silent, or gives no result within ``timeout`` seconds.
+        """
+        tile = self.tiles.get(tile_uid)
+        if tile is None or tile.hello is None:
+            raise ValueError("no tile %s has said hello" % tile_uid)
+        if not 0 <= slot < tile.hello["readers"]:
+            raise ValueError("tile %s has %d readers; there is no slot %r"
+                             % (tile_uid, tile.hello["readers"], slot))
+        uid = bytes(uid)
+        record = bytes(record)
+        if len(uid) not in (4, 7, 10):
+            raise ValueError("a tag uid is 4, 7 or 10 bytes (ISO/IEC 14443-3 type A); "
+                             "uid of %d bytes: %s" % (len(uid), uid.hex()))
+        if len(record) != 16:
+            raise ValueError("an identity record is 16 bytes (NTAG pages 4..7); record is "
+                             "%d bytes, not 16" % len(record))
+        payload = wire.write_identity(slot, uid, record)
+        if not tile.hello["flags"] & wire.CAP_WRITE_IDENTITY:
+            raise LinkError("tile %s (firmware %s) cannot write tag identities: update its "
+                            "firmware, or enroll with the Pi's reader"
+                            % (tile_uid, tile.health["firmware"]))
+        session = tile.session
+        if not tile.online or session is None or session.ser is None:
+            raise LinkError("tile %s is offline; check its cable (fairytable doctor)"
+                            % tile_uid)
+        seq = session.send(wire.WRITE_IDENTITY, payload)
+        fut = session.waiters[seq] = asyncio.get_running_loop().create_future()
+        try:
+            msg = await asyncio.wait_for(fut, timeout)
+        except asyncio.TimeoutError:
+            raise LinkError("tile %s gave no result for the write to slot %d within %.1f s"
+                            % (tile_uid, slot, timeout)) from None
+        finally:
+            session.waiters.pop(seq, None)
+            session.pending.pop(seq, None)      # given up on: stop resending it
+        return WriteResult(tile_uid, msg["slot"], binascii.hexlify(msg["uid"]).decode(),
+                           msg["ok"], msg["reason"])
 
     def pending_commands(self, tile_uid):
         """Sequence numbers of commands sent to a tile and not yet acknowledged."""
