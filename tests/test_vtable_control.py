@@ -69,6 +69,30 @@ def test_dice_tray_has_one_button_for_three_pockets():
 
 
 @requires_micropython
+def test_gestures_asked_one_after_another_are_each_seen():
+    # A hold asked while the previous hold is still pressed is a second hold (the Battle
+    # Royale hands pick the second player on a cell so): the finger comes off the pad for
+    # longer than the debounce first. Two taps asked together stay two taps.
+    with VirtualTable(tiles=1, cells=2) as vt:
+        tile = vt.tiles[0]
+
+        async def main():
+            async with TableLink(ports=vt.ports()) as link:
+                await wait_event(link, lambda e: e.kind == "online")
+                await asyncio.to_thread(tile.hold, 1)
+                await asyncio.to_thread(tile.hold, 1)
+                for _ in range(2):
+                    ev = await wait_event(link, lambda e: e.kind == "gesture")
+                    assert (ev.slot, ev.gesture) == (1, "hold")
+                await asyncio.to_thread(tile.tap, 0)
+                await asyncio.to_thread(tile.tap, 0)
+                for _ in range(2):
+                    ev = await wait_event(link, lambda e: e.kind == "gesture")
+                    assert (ev.slot, ev.gesture) == (0, "tap")
+        asyncio.run(main())
+
+
+@requires_micropython
 def test_led_frame_is_readable_cell_by_cell():
     with VirtualTable(tiles=1, cells=3) as vt:
         tile = vt.tiles[0]

@@ -155,7 +155,11 @@ class ControlChannel:
         script = board.script
         at = ticks_ms()
         if script:
-            at = script[-1][0]
+            # Asked while a gesture is still under way: the finger comes off the pad first,
+            # for longer than the double-tap window, so a hold after a hold is a second hold
+            # (not one long press through a 20 ms gap the debounce smooths over) and a tap
+            # after a tap is two taps.
+            at = script[-1][0] + 400
         for down_ms, up_ms in presses:
             at += up_ms
             script.append((at, slot, True))
