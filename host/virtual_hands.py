@@ -137,8 +137,9 @@ class RoyaleHands(VirtualHands):
     """Hands that carry out Battle Royale moves: pawns, pads and the dice tray.
 
     The dice are rolled by the hands: `royale_table.table_dice` seeded with the game's seed,
-    the number of actions applied so far and the state, so the outcome reaches the engine through the tray's tags as in real
-    play, and a resumed game rolls what the uninterrupted one rolled.
+    the number of actions applied so far and the state, so the outcome reaches the engine
+    through the tray's tags as in real play, and a resumed game rolls what the
+    uninterrupted one rolled.
     """
 
     wait_s = 5.0

@@ -1,4 +1,4 @@
-"""`fairytable bench latency` on a small virtual table: it runs, loses nothing, says what it measured.
+"""`fairytable bench latency` on a small virtual table: it runs, loses nothing, says what it saw.
 
 No figure is asserted (tests never assert on speed); what is checked is the shape of
 the result and that its clocks agree: every TAG arrives after its tag was placed, and
