@@ -151,7 +151,20 @@ class Tile:
                 self.link.send(wire.LOG, wire.log(3, "reader %d %s" % (i, e)))
 
     def poll_reader(self, i):
-        """One inventory of reader ``i``; report the slot when a tag came or went for good.
+        """One inventory of reader ``i`` (which switches its field off): the uids seen, or
+        None if the reader failed. The identities of new tags land in identities[i]."""
+        r = self.readers[i]
+        if not self.reader_ok[i]:
+            return None
+        try:
+            return r.inventory(wire.MAX_TAGS, self.identities[i])
+        except OSError:
+            r.errors += 1
+            return None
+
+    def take_poll(self, i, seen):
+        """Debounce slot ``i``'s tags against a poll that saw ``seen``; report the slot
+        when a tag came or went for good.
 
         Each tag is debounced on its own: one not yet reported counts as
         arrived after ``arrive_polls`` consecutive polls that see it, a
@@ -159,15 +172,7 @@ class Tile:
         not. So a card swapped for another is reported at once (both for a
         moment), and its predecessor leaves after the gone polls.
         """
-        r = self.readers[i]
-        if not self.reader_ok[i]:
-            return
         ids = self.identities[i]
-        try:
-            seen = r.inventory(wire.MAX_TAGS, ids)
-        except OSError:
-            r.errors += 1
-            return
         reported = self.reported[i]
         doubt = self.doubt[i]       # uid -> consecutive polls contradicting the report
         changed = False
@@ -269,8 +274,9 @@ class Tile:
             if wait > 0:
                 await sleep_ms(wait)
                 continue
+            seen = None
             if self.reader_ok[best]:
-                self.poll_reader(best)      # switches the field off again
+                seen = self.poll_reader(best)      # switches the field off again
             else:
                 try:
                     self.readers[best].antenna(False)
@@ -279,16 +285,21 @@ class Tile:
             on_at[best] = None
             polls[best] += 1
             changed = True
-            end = ticks_ms()
-            self.beat("readers", end)
+            # A board whose readers are quicker than real chips (the sim's emulators) asks
+            # for the rest of the poll's chip time back, and the tile knows the poll's
+            # result only then, as it would with real chips.
+            pause = self.board.poll_pause_ms(best, diff(ticks_ms(), now))
+            if pause:
+                await sleep_ms(pause)
+            if seen is not None:
+                self.take_poll(best, seen)
+            self.beat("readers", ticks_ms())
             if self._round_done() and self.idle:
                 # With no host listening, poll at a walk: a round, then a pause with every
                 # field off (less RF, less power, less CPU).
                 await sleep_ms(self.timings["idle_poll_gap_ms"])
                 continue
-            # A board whose readers are quicker than real chips (the sim's emulators)
-            # asks for the rest of the poll's chip time back.
-            await sleep_ms(self.board.poll_pause_ms(best, diff(end, now)))
+            await sleep_ms(0)
 
     def _switch_fields_on(self, now):
         """Switch on the fields that may go on now, the furthest-behind readers first.

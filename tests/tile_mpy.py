@@ -24,7 +24,7 @@ for i in range(8):
     emu = Mfrc522Emulator()
     spi.attach(cs, emu)
     emu.attach_rst(rst)
-    r = MFRC522(spi, cs, rst)
+    r = MFRC522(spi, cs, rst, emu.advance)
     r.field_settle_us = 0
     r.reset_ms = 0
     r.init()

@@ -44,7 +44,7 @@ def reader_with(uids):
     cs = SimPin(value=1)
     emu = Mfrc522Emulator()
     spi.attach(cs, emu)
-    drv = MFRC522(spi, cs)
+    drv = MFRC522(spi, cs, None, emu.advance)
     drv.field_settle_us = 0
     drv.reset_ms = 0
     drv.init()

@@ -197,7 +197,7 @@ class SimBoard:
             cs = SimPin()
             self.spi.attach(cs, emu)
             self.emulators.append(emu)
-            out.append(MFRC522(self.spi, cs))
+            out.append(MFRC522(self.spi, cs, None, emu.advance))
         self.chip_us = [0] * n
         return out
 

@@ -16,7 +16,7 @@ firmware/sim/mfrc522_emu.py:
 
 Timeouts use the chip's timer (TAuto: it starts when transmission ends and
 raises TimerIRq if no answer begins in time), so a poll without a card ends
-after a small, bounded number of SPI transactions (18 on an empty cell). A
+after a small, bounded number of SPI transactions (9 on an empty cell). A
 count-based backstop (timeout / `min_poll_us` register reads) ends a wait on
 a chip whose timer no longer runs (hung); such a wait counts an error, marks
 the chip `suspect`, and the next `health()` re-initialises it (soft reset,
@@ -128,6 +128,10 @@ _ANTENNA_BITS = const(0x03)   # Tx1RFEn | Tx2RFEn
 # Timer: f_timer = 13.56 MHz / (2 * TPrescaler + 1); 67 gives a tick of 9.96 us.
 _TPRESCALER = const(67)
 _TICK_NS = const(9956)
+# Air interface at 106 kbit/s (ISO/IEC 14443-2/-3): one bit is 128 / fc; a card answers
+# no sooner than the frame delay time, 1172 / fc, after the end of the PCD's frame.
+_BIT_NS = const(9440)
+_FDT_US = const(86)
 
 # ISO/IEC 14443-3 type A and NTAG21x commands
 _REQA = const(0x26)
@@ -173,6 +177,12 @@ def crc_a(data, n, out=None, at=0):
         out[at] = c & 0xFF
         out[at + 1] = c >> 8
     return c
+
+
+def air_us(bits):
+    """Microseconds a frame of ``bits`` data bits takes on the air at 106 kbit/s: start
+    of frame, the bits with a parity bit per whole byte, end of frame."""
+    return (bits + (bits >> 3) + 2) * _BIT_NS // 1000
 
 
 IDENTITY_FIRST_PAGE = 4     # enrollment writes the card identity record at pages 4..7
@@ -226,10 +236,13 @@ class MFRC522:
     reset_ms = 50               # wait after soft reset / RST release (oscillator start-up)
     rx_gain = 0x4               # RFCfgReg RxGain: 4 = 33 dB (reset value)
 
-    def __init__(self, spi, cs, rst=None):
+    def __init__(self, spi, cs, rst=None, delay_us=None):
         self.spi = spi
         self.cs = cs
         self.rst = rst
+        # How time passes while a frame is on the air: a busy wait on a board; against
+        # the emulator, its virtual clock (firmware/boards/sim.py passes emu.advance).
+        self.delay_us = delay_us or sleep_us
         self.errors = 0
         self.reinits = 0
         self.suspect = False
@@ -244,6 +257,7 @@ class MFRC522:
     # (Per reader they cost about 800 bytes of the tile's 64 KB heap; a cell tile has 8.)
     _reg = bytearray(2)
     _burst = bytearray(4)                   # several registers in one transaction
+    _status = bytearray(5)                  # ComIrq, Error, FIFOLevel, Control + 0
     _tx = bytearray(18)
     _rx = bytearray(65)                     # FIFO data (one spare byte for the read burst)
     _cl = bytearray(5)                      # UID bytes of one cascade level + BCC
@@ -408,8 +422,15 @@ class MFRC522:
             self._write(_TReloadRegL, reload & 0xFF)
             self._reload = reload
 
-    def _wait_irq(self, reg, mask, timeout_us):
-        """Poll an IRQ register until one of `mask` is set; the bits, or 0 on the backstop."""
+    def _wait_irq(self, reg, mask, timeout_us, first_us=0):
+        """Poll an IRQ register until one of `mask` is set; the bits, or 0 on the backstop.
+
+        `first_us`: the soonest anything can be set (the frame's air time, and the
+        answer's if one is expected). Waiting it out first saves the SPI reads that could
+        only see nothing yet: an empty poll reads the IRQ register twice, not ten times.
+        """
+        if first_us > 0:
+            self.delay_us(first_us)
         for _ in range(timeout_us // self.min_poll_us + 16):
             irq = self._read(reg)
             if irq & mask:
@@ -444,9 +465,11 @@ class MFRC522:
         """True if the last n received bytes end in a correct CRC_A (CRC over all is 0)."""
         return n >= 3 and crc_a(self._rx, n) == 0
 
-    def _transceive(self, n, tx_bits=0, rx_align=0, timeout_us=0):
+    def _transceive(self, n, tx_bits=0, rx_align=0, timeout_us=0, rx_bits=0):
         """Send self._tx[:n] (last byte tx_bits long, 0 = 8) and receive into self._rx.
 
+        rx_bits: the length of the answer the command gets if a card answers (0: unknown);
+        nothing can arrive before the frame, the frame delay time and that answer are over.
         Returns _OK, _TIMEOUT, _COLLISION or _ERROR; self._rx_len / _rx_bits say what came.
         """
         self._set_timeout(timeout_us or self.request_timeout_us)
@@ -464,26 +487,42 @@ class MFRC522:
         self._write(_BitFramingReg, _START_SEND | (rx_align << 4) | tx_bits)
         self._rx_len = 0
         self._chip |= _TRX | _DIRTY
-        irq = self._wait_irq(_ComIrqReg, _RX_IRQ | _IDLE_IRQ | _TIMER_IRQ,
-                             self.request_timeout_us + (timeout_us or self.request_timeout_us))
-        if not irq or not irq & (_RX_IRQ | _IDLE_IRQ):
+        first = air_us((n - 1) * 8 + (tx_bits or 8))
+        if rx_bits:
+            first += _FDT_US + air_us(rx_bits)
+        self.delay_us(first)
+        # Each poll reads ComIrqReg and, in the same transaction, what an answer leaves
+        # in ErrorReg, FIFOLevelReg and ControlReg: final once RxIRq is set, which the
+        # chip sets when the reception ends.
+        st = self._status
+        irq = 0
+        for _ in range((self.request_timeout_us + (timeout_us or self.request_timeout_us))
+                       // self.min_poll_us + 16):
+            st[0] = 0x80 | (_ComIrqReg << 1)
+            st[1] = 0x80 | (_ErrorReg << 1)
+            st[2] = 0x80 | (_FIFOLevelReg << 1)
+            st[3] = 0x80 | (_ControlReg << 1)
+            st[4] = 0
+            self._read_burst(st)
+            irq = st[1]
+            if irq & (_RX_IRQ | _IDLE_IRQ | _TIMER_IRQ):
+                break
+        else:
+            self.suspect = True             # the timer never fired: a hung chip
+            self.errors += 1
+            irq = 0
+        if not irq & (_RX_IRQ | _IDLE_IRQ):
             self._idle()
             return _TIMEOUT if irq else _ERROR
-        st = self._burst
-        st[0] = 0x80 | (_ErrorReg << 1)
-        st[1] = 0x80 | (_FIFOLevelReg << 1)
-        st[2] = 0x80 | (_ControlReg << 1)
-        st[3] = 0
-        self._read_burst(st)
-        err = st[1]
+        err = st[2]
         if err & (_ERR_BUFFER_OVFL | _ERR_PARITY | _ERR_PROTOCOL):
             self.errors += 1
             self._idle()
             return _ERROR
-        level = st[2] & 0x7F
+        level = st[3] & 0x7F
         if level > 64:
             level = 64
-        self._rx_bits = st[3] & 0x07
+        self._rx_bits = st[4] & 0x07
         self._read_fifo(level)
         self._rx_len = level
         self._chip &= ~_DIRTY
@@ -499,7 +538,7 @@ class MFRC522:
     def _request(self, cmd):
         """REQA or WUPA (7-bit short frame). True if at least one card answered."""
         self._tx[0] = cmd
-        st = self._transceive(1, 7)
+        st = self._transceive(1, 7, 0, 0, 16)   # ATQA: 16 bits
         if st == _COLLISION:
             return True         # cards of different ATQA answered: anticollision sorts them
         return st == _OK and self._rx_len == 2 and self._rx_bits == 0
@@ -518,7 +557,8 @@ class MFRC522:
             nsend = nbytes + (1 if nbits else 0)
             for i in range(nsend):
                 tx[2 + i] = cl[i]
-            st = self._transceive(2 + nsend, nbits, nbits)
+            # The cards answer the UID bits and BCC we do not know yet.
+            st = self._transceive(2 + nsend, nbits, nbits, 0, 40 - known)
             if st == _TIMEOUT or st == _ERROR:
                 return False
             # The first received byte shares its low `nbits` bits with our last sent byte.
@@ -559,7 +599,7 @@ class MFRC522:
         """Send self._tx[:n] with CRC_A appended; True if an answer of answer_len bytes
         with a correct CRC_A came back (in self._rx)."""
         crc_a(self._tx, n, self._tx, n)
-        st = self._transceive(n + 2, 0, 0, timeout_us)
+        st = self._transceive(n + 2, 0, 0, timeout_us, answer_len * 8)
         if st != _OK or self._rx_len != answer_len or not self._crc_ok(answer_len):
             if st != _TIMEOUT:
                 self.errors += 1     # a misread, or a 4-bit NAK instead of data
@@ -587,7 +627,7 @@ class MFRC522:
         self._write_fifo(self._hlta, 4)
         self._write(_BitFramingReg, 0)
         self._write(_CommandReg, _CMD_TRANSMIT)
-        self._wait_irq(_ComIrqReg, _IDLE_IRQ | _TX_IRQ, 1000)
+        self._wait_irq(_ComIrqReg, _IDLE_IRQ | _TX_IRQ, 1000, air_us(32))
 
     def _activate(self, uid):
         """Full anticollision + SELECT of one card; writes its UID into `uid`, returns length."""
@@ -669,7 +709,7 @@ class MFRC522:
         for i in range(4):
             tx[2 + i] = data[at + i] if data else 0
         crc_a(tx, 6, tx, 6)
-        st = self._transceive(8, 0, 0, self.write_timeout_us)
+        st = self._transceive(8, 0, 0, self.write_timeout_us, 4)
         if st != _OK or self._rx_len != 1 or self._rx_bits != 4:
             if st != _TIMEOUT:
                 self.errors += 1
