@@ -32,6 +32,17 @@ _ANIMATED = (BLINK, PULSE, CHASE, RAINBOW)
 _SEGMENT_BYTES = SEGMENT_BYTES
 
 
+def field_phases(n, spacing, most):
+    """The readers' phases: readers `spacing` or more slots apart, at most `most` to a
+    phase ([[0, 2, 4, 6], [1, 3, 5]] for 7 slots, spacing 2, 4 fields at most)."""
+    phases = []
+    for first in range(spacing):
+        members = list(range(first, n, spacing))
+        for k in range(0, len(members), most):
+            phases.append(members[k:k + most])
+    return phases
+
+
 class Tile:
     """One tile: its readers, pads and LEDs, and its link to the host."""
 
@@ -57,12 +68,17 @@ class Tile:
         # identity once the tag is reported (one object per tag and no pair: a full cell
         # tile holds 32 tags, and every object per tag costs the 64 KB heap).
         self.identities = [{} for _ in range(n)]
-        # Field scheduling (see readers_task and _switch_fields_on): readers closer than
+        # Field scheduling (see readers_task and field_phases): readers closer than
         # spec["field_spacing"] slots never have their fields on at the same time.
-        self.on_at = [None] * n                  # per slot: ticks its field went on, or None
+        self.on_at = [None] * n                  # per slot: ticks_us its field went on, or None
         self.polls = [0] * n                     # per slot: polls done (round counter)
         self.rounds = 0                          # full rounds done (min of polls)
-        self.doubt = [{} for _ in range(n)]       # per slot: see poll_reader
+        self.spacing = spec.get("field_spacing") or n
+        self.max_fields = spec.get("max_fields") or 1      # fields on at once (power)
+        self.phases = field_phases(n, self.spacing, self.max_fields)
+        self.phase = len(self.phases) - 1        # the phase being polled (0 comes first)
+        self.todo = []                           # its readers still to poll this round
+        self.doubt = [{} for _ in range(n)]       # per slot: see take_poll
         self.link = TileLink(board.port, t, board.ticks_ms, board.ticks_diff)
         cells = spec["cells"]
         self.effects = EffectsEngine(cells, spec["leds_per_segment"],
@@ -155,6 +171,10 @@ class Tile:
         None if the reader failed. The identities of new tags land in identities[i]."""
         r = self.readers[i]
         if not self.reader_ok[i]:
+            try:
+                r.antenna(False)        # it failed while its field was on
+            except OSError:
+                pass
             return None
         try:
             return r.inventory(wire.MAX_TAGS, self.identities[i])
@@ -230,122 +250,120 @@ class Tile:
             self.reader_ok[i] = ok
 
     async def readers_task(self):
-        """Poll every reader, round robin, with its own field on and settled.
+        """Poll every reader, phase by phase, each with its own field on and settled.
 
         A card needs `field_settle_us` of field before it must answer (ISO/IEC
         14443-3: 5 ms), neighbouring readers never have their fields on
         together, and at most `max_fields` are on at once (the readers' power
-        budget, hardware/tile.md). So the fields move over the tile as a wave:
-        each reader's field goes on as soon as its neighbours' fields are off,
-        none of them is behind it and the budget allows; it settles while the
-        loop serves the host, the LEDs and the other readers; and the reader is
-        polled (which switches its field off) as soon as it is ready, the
-        longest settled first. On a row of 7 cells a round takes two settle
-        times and three polls instead of seven of each: hardware/protocol.md
-        ("Tile timings") has the numbers.
+        budget, hardware/tile.md). So the readers are split into fixed phases
+        of readers that are no neighbours (every other cell of a row: 0 2 4 6,
+        then 1 3 5), polled phase after phase. A field goes on as soon as no
+        neighbour's field is on and the budget allows: the next phase's fields
+        go on while the current phase is still being read, so they settle
+        while the loop polls, serves the host and renders the LEDs. A round of
+        a row of 7 cells takes about two settle times, where one field at a
+        time would take seven. The fixed phases bound every reader's wait:
+        between two polls of a reader each other reader is polled once,
+        whatever a slow poll (a new card's identity read) does to the timing.
+        hardware/protocol.md ("Tile timings") has the numbers.
         """
         sleep_ms = self.board.sleep_ms
-        ticks_ms = self.ticks_ms
+        ticks_us = self.board.ticks_us
         diff = self.ticks_diff
-        n = len(self.readers)
         on_at = self.on_at
-        polls = self.polls
-        changed = True                  # a field went off or a round ended: look again
+        phases = self.phases
+        todo = self.todo                # the current phase's readers still to poll
+        lit = False                     # a field went on this round
         while self.running:
-            # A whole millisecond more than the settle time: ticks_ms counts whole ms.
-            settle_ms = (self.timings["field_settle_us"] + 999) // 1000 + 1
-            now = ticks_ms()
-            if changed:
-                changed = False
-                self._switch_fields_on(now)
-            # The reader whose field has been on longest, if it has settled.
+            if not todo:
+                # The phase is over: on to the next.
+                self.phase = (self.phase + 1) % len(phases)
+                if self.phase == 0:
+                    self._round_done()
+                    if self.idle or not lit:
+                        # With no host listening, poll at a walk: a round, then a pause
+                        # with every field off (less RF, less power, less CPU). With no
+                        # reader working, do not spin.
+                        self.beat("readers", self.ticks_ms())
+                        await sleep_ms(self.timings["idle_poll_gap_ms" if self.idle
+                                                     else "poll_gap_ms"])
+                    lit = False
+                for i in phases[self.phase]:
+                    if self.reader_ok[i]:
+                        todo.append(i)
+                    else:
+                        self.polls[i] += 1  # its turn passes; the health check revives it
+                continue
+            if self._fields_on(ticks_us()):
+                lit = True
+            # The reader to poll: the current phase's whose field has been on longest.
             best = -1
-            for i in range(n):
+            for i in todo:
                 if on_at[i] is not None and (best < 0 or diff(on_at[best], on_at[i]) > 0):
                     best = i
             if best < 0:
-                # No field on and none may go on (every reader failed): do not spin.
-                self.beat("readers", now)
+                # None could go on (a reader failing to switch): do not spin.
                 await sleep_ms(self.timings["poll_gap_ms"])
-                changed = True
-                self._round_done()
                 continue
-            wait = settle_ms - diff(now, on_at[best])
+            wait = self.timings["field_settle_us"] - diff(ticks_us(), on_at[best])
+            if wait > 1000:
+                # The loop's sleeps count whole milliseconds: sleep what surely ends
+                # before the settle time does, and the last fraction of it below.
+                await sleep_ms(wait // 1000)
+                continue
             if wait > 0:
-                await sleep_ms(wait)
-                continue
-            seen = None
-            if self.reader_ok[best]:
-                seen = self.poll_reader(best)      # switches the field off again
-            else:
-                try:
-                    self.readers[best].antenna(False)
-                except OSError:
-                    pass
+                self.board.sleep_us(wait)
+            start = ticks_us()
+            seen = self.poll_reader(best)       # switches the field off again
+            # A board whose readers are quicker than real chips (the sim's emulators)
+            # takes the rest of the poll's chip time here.
+            self.board.chip_wait(best, start)
             on_at[best] = None
-            polls[best] += 1
-            changed = True
-            # A board whose readers are quicker than real chips (the sim's emulators) asks
-            # for the rest of the poll's chip time back, and the tile knows the poll's
-            # result only then, as it would with real chips.
-            pause = self.board.poll_pause_ms(best, diff(ticks_ms(), now))
-            if pause:
-                await sleep_ms(pause)
+            todo.remove(best)
+            self.polls[best] += 1
             if seen is not None:
                 self.take_poll(best, seen)
-            self.beat("readers", ticks_ms())
-            if self._round_done() and self.idle:
-                # With no host listening, poll at a walk: a round, then a pause with every
-                # field off (less RF, less power, less CPU).
-                await sleep_ms(self.timings["idle_poll_gap_ms"])
-                continue
+            self.beat("readers", self.ticks_ms())
             await sleep_ms(0)
 
-    def _switch_fields_on(self, now):
-        """Switch on the fields that may go on now, the furthest-behind readers first.
-
-        A field may go on when it is off, its reader is not ahead of the round limit,
-        no neighbour's field is on and no neighbour is behind it. A failed reader
-        keeps pace with the others without being polled.
-        """
-        spec = self.spec
-        n = len(self.readers)
+    def _fields_on(self, now_us):
+        """Switch on the fields that may go on: first the current phase's readers still to
+        poll, then the next phase's. A field goes on when no neighbour's field is on and
+        fewer than `max_fields` are on. With the host silent, the next round's fields wait
+        until this round is over (it ends with every field off). True if any went on."""
         on_at = self.on_at
-        polls = self.polls
-        spacing = spec.get("field_spacing") or n
-        most = spec.get("max_fields") or 1          # fields on at once (power budget)
-        # With the host silent, one round at a time, so that each ends with all fields off.
-        limit = self.rounds + 1 if self.idle else self.rounds + 2
-        top = 0
         fields = 0
-        for i in range(n):
-            if polls[i] > top:
-                top = polls[i]
+        for i in range(len(on_at)):
             if on_at[i] is not None:
                 fields += 1
-        for i in range(n):
-            if not self.reader_ok[i] and on_at[i] is None and polls[i] < limit:
-                polls[i] = top if top > polls[i] else polls[i] + 1
-        level = self.rounds
-        while fields < most and level < limit:
-            for i in range(n):
-                if fields >= most or polls[i] != level or on_at[i] is not None \
-                        or not self.reader_ok[i]:
-                    continue
-                free = True
-                for j in range(i - spacing + 1, i + spacing):
-                    if j != i and 0 <= j < n and (on_at[j] is not None or polls[j] < level):
-                        free = False
-                if not free:
+        went_on = False
+        nxt = (self.phase + 1) % len(self.phases)
+        for group in (self.todo, None if self.idle and nxt == 0 else self.phases[nxt]):
+            if group is None:
+                break
+            for i in group:
+                if fields >= self.max_fields or on_at[i] is not None \
+                        or not self.reader_ok[i] or self._neighbour_on(i):
                     continue
                 try:
                     self.readers[i].antenna(True)
-                    on_at[i] = now
+                    on_at[i] = now_us
                     fields += 1
+                    went_on = True
                 except OSError:
                     self.readers[i].errors += 1
-                    polls[i] += 1           # its turn is over; the health check revives it
-            level += 1
+                    if i in self.todo:
+                        self.todo.remove(i)     # its turn is over; the health check
+                        self.polls[i] += 1      # revives it
+        return went_on
+
+    def _neighbour_on(self, i):
+        on_at = self.on_at
+        spacing = self.spacing
+        for j in range(i - spacing + 1, i + spacing):
+            if j != i and 0 <= j < len(on_at) and on_at[j] is not None:
+                return True
+        return False
 
     def _round_done(self):
         """Count rounds (every reader polled once more); True when one just ended."""

@@ -10,18 +10,26 @@ polls down with every field off in between.
 """
 
 import asyncio
+import random
 
 import pytest
 
 from firmware import config
-from firmware.main import Tile
+from firmware.main import Tile, field_phases
 
 
 class Clock:
-    def __init__(self):
-        self.now = 1000
+    """Microseconds; the loop's sleeps and the readers' polls move it."""
+
+    def __init__(self, jitter=0):
+        self.now = 1000000
+        self.jitter = jitter            # a busy machine: sleeps end up to this much late
+        self.rng = random.Random(7)
 
     def ticks_ms(self):
+        return self.now // 1000
+
+    def ticks_us(self):
         return self.now
 
     @staticmethod
@@ -39,6 +47,9 @@ class FakeReader:
         self.reinits = 0
         self.field_settle_us = 0
         self.fail = False
+        self.poll_us = 1000             # a poll's chip time: an empty cell, about 1 ms
+        self.slow_polls = ()            # these polls (0-based) take 9 ms: a new card read
+        self.polls = 0
 
     def init(self):
         if self.fail:
@@ -51,7 +62,8 @@ class FakeReader:
     def inventory(self, max_tags, identities):
         assert self.on, "polled with its field off"
         self.log.append((self.clock.now, "poll", self.i))
-        self.clock.now += 1             # a poll takes a millisecond of chip time
+        self.clock.now += 9000 if self.polls in self.slow_polls else self.poll_us
+        self.polls += 1
         self.antenna(False)
         return []
 
@@ -72,13 +84,15 @@ class FakeBoard:
         self.log = []
         self.port = FakePort()
         self.ticks_ms = clock.ticks_ms
+        self.ticks_us = clock.ticks_us
         self.ticks_diff = clock.ticks_diff
         self.rs = [FakeReader(i, self.log, clock) for i in range(n)]
         for i in failing:
             self.rs[i].fail = True
 
     async def sleep_ms(self, ms):
-        self.clock.now += max(0, ms)
+        c = self.clock
+        c.now += max(0, ms) * 1000 + (c.rng.randrange(c.jitter) if c.jitter else 0)
         await asyncio.sleep(0)
 
     def readers(self, n):
@@ -87,13 +101,23 @@ class FakeBoard:
     def boot_id(self):
         return 1
 
-    def poll_pause_ms(self, slot, ms):
-        return 0
+    def sleep_us(self, us):
+        self.clock.now += us
+
+    def chip_wait(self, slot, start_us):
+        pass                            # the fake readers move the clock themselves
 
 
-def run_schedule(n, polls, failing=(), idle=False, variant="cell"):
-    clock = Clock()
+def run_schedule(n, polls, failing=(), idle=False, variant="cell", slow=None, once=None,
+                 jitter=0):
+    """Run the loop until `polls` polls are logged. slow: {slot: poll time in us};
+    once: {slot: polls of it that take 9 ms}; jitter: sleeps end up to this many us late."""
+    clock = Clock(jitter)
     board = FakeBoard(clock, n, failing)
+    for i, us in (slow or {}).items():
+        board.rs[i].poll_us = us
+    for i, which in (once or {}).items():
+        board.rs[i].slow_polls = which
     spec = config.variant(variant, n) if variant == "cell" else config.variant("dice")
     tile = Tile(board, spec, {"field_settle_us": 5000})
     tile.start_readers()
@@ -125,7 +149,7 @@ def replay(log, n):
         elif what == "off":
             on_since.pop(i, None)
         else:
-            assert t - on_since[i] >= 5, "reader %d polled %d ms after its field" % (
+            assert t - on_since[i] >= 5000, "reader %d polled %d us after its field" % (
                 i, t - on_since[i])
             polls[i] += 1
     return most, polls
@@ -147,9 +171,49 @@ def test_each_poll_waits_the_settle_and_neighbours_never_share_a_moment(n):
 def test_a_row_of_seven_polls_faster_than_one_field_at_a_time():
     _, log = run_schedule(7, 7 * 30)
     starts = [t for t, what, i in log if what == "poll" and i == 0]
-    period = (starts[-1] - starts[5]) / (len(starts) - 6)
-    # One field at a time would be 7 x (settle 6 + poll 1) = 49 ms a round.
-    assert period < 25, period
+    period = (starts[-1] - starts[5]) / (len(starts) - 6) / 1000
+    # One field at a time would be 7 x (settle 5 + poll 1) = 42 ms a round; two waves
+    # of fields, 2 x 5 ms of settle and 7 polls of 1 ms.
+    assert period < 18, period
+
+
+def test_the_phases_take_every_other_cell_within_the_power_budget():
+    assert field_phases(7, 2, 4) == [[0, 2, 4, 6], [1, 3, 5]]
+    assert field_phases(8, 2, 4) == [[0, 2, 4, 6], [1, 3, 5, 7]]
+    assert field_phases(8, 2, 3) == [[0, 2, 4], [6], [1, 3, 5], [7]]
+    assert field_phases(3, 3, 1) == [[0], [1], [2]]
+    assert field_phases(1, 2, 4) == [[0]]
+
+
+@pytest.mark.parametrize("slow,once", [
+    ({}, {}), ({0: 9000}, {}), ({3: 9000, 4: 9000}, {}), ({6: 25000}, {}),
+    ({}, {0: (10,)}), ({}, {2: (7, 15)}), ({}, {0: (10,), 5: (10,)}),
+    ({}, {i: (5 + i,) for i in range(7)})])
+@pytest.mark.parametrize("jitter", [0, 1500])
+def test_no_reader_waits_longer_than_a_round(slow, once, jitter):
+    """Between two polls of a reader, every other reader is polled once: a slow poll (a
+    new card's identity read, about 9 ms) delays a round but starves nobody."""
+    n = 7
+    _, log = run_schedule(n, n * 40, slow=slow, once=once, jitter=jitter)
+    settle = 5000 + 1000                    # the settle, and the loop's ms sleeps
+    polls_us = sum(slow.get(i, 1000) for i in range(n)) + 9000 * len(once)
+    # Two phases' settles, every poll, and each sleep of the round late by the jitter
+    # (a settle may take two sleeps, and the loop yields after each poll).
+    bound = 2 * settle + polls_us + (n + 4) * jitter + 1000
+    last = {}
+    between = {}
+    for t, what, i in log:
+        if what != "poll":
+            continue
+        if i in last:
+            assert t - last[i] <= bound, "reader %d waited %d us (bound %d)" % (
+                i, t - last[i], bound)
+            assert between[i] == set(range(n)) - {i}, (i, between[i])
+        last[i] = t
+        between[i] = set()
+        for j in between:
+            if j != i:
+                between[j].add(i)
 
 
 def test_the_dice_tray_reads_one_pocket_at_a_time():
@@ -175,7 +239,7 @@ def test_with_the_host_silent_each_round_ends_with_every_field_off_and_a_pause()
             on.add(i)
         elif what == "off":
             on.discard(i)
-        if t_next - t >= config.TIMINGS["idle_poll_gap_ms"]:
+        if t_next - t >= config.TIMINGS["idle_poll_gap_ms"] * 1000:
             assert not on, "fields %r on during the idle pause" % sorted(on)
             pauses += 1
     assert pauses >= 3

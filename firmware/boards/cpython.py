@@ -16,12 +16,20 @@ def ticks_ms():
     return (time.monotonic_ns() - _T0) // 1000000
 
 
+def ticks_us():
+    return (time.monotonic_ns() - _T0) // 1000
+
+
 def ticks_diff(a, b):
     return a - b
 
 
 def sleep_ms(ms):
     return asyncio.sleep(ms / 1000)
+
+
+def sleep_us(us):
+    time.sleep(us / 1000000)
 
 
 def wall_ns():
@@ -36,9 +44,9 @@ def heap_free():
     return 0
 
 
-__all__ = ["ticks_ms", "ticks_diff", "sleep_ms", "urandom32", "wall_ns", "heap_free", "fd_read",
-           "fd_write", "gc_collect", "sock_connect", "sock_readinto", "sock_write",
-           "print_exception"]
+__all__ = ["ticks_ms", "ticks_us", "ticks_diff", "sleep_ms", "sleep_us", "urandom32", "wall_ns",
+           "heap_free", "fd_read", "fd_write", "gc_collect", "sock_connect", "sock_readinto",
+           "sock_write", "print_exception"]
 
 
 def gc_collect():

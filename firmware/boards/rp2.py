@@ -24,6 +24,7 @@ except ImportError:
     import uasyncio as asyncio
 
 ticks_ms = time.ticks_ms
+ticks_us = time.ticks_us
 ticks_diff = time.ticks_diff
 
 
@@ -64,8 +65,10 @@ class Rp2Board:
     has_watchdog = True
 
     ticks_ms = staticmethod(ticks_ms)
+    ticks_us = staticmethod(ticks_us)
     ticks_diff = staticmethod(ticks_diff)
     sleep_ms = staticmethod(asyncio.sleep_ms)
+    sleep_us = staticmethod(time.sleep_us)  # blocking: a fraction of a millisecond
 
     def __init__(self, spec, pin_map):
         self.spec = spec
@@ -114,8 +117,8 @@ class Rp2Board:
         self.strip.buf[:] = buf
         self.strip.write()
 
-    def poll_pause_ms(self, slot, ms):
-        return 0   # real chips: the poll took what it takes
+    def chip_wait(self, slot, start_us):
+        pass    # real chips: the poll took what it takes
 
     def report(self, task, e):
         pass  # stdout is the data stream; the LOG frame the main loop sends says it

@@ -35,8 +35,10 @@ if MICROPYTHON:
     import time
 
     ticks_ms = time.ticks_ms
+    ticks_us = time.ticks_us
     ticks_diff = time.ticks_diff
     sleep_ms = asyncio.sleep_ms
+    sleep_us = time.sleep_us
 
     def urandom32():
         return int.from_bytes(os.urandom(4), "big")
@@ -175,8 +177,10 @@ class SimBoard:
     # -- what firmware/main.py uses ---------------------------------------------------
 
     ticks_ms = staticmethod(ticks_ms)
+    ticks_us = staticmethod(ticks_us)
     ticks_diff = staticmethod(ticks_diff)
     sleep_ms = staticmethod(sleep_ms)
+    sleep_us = staticmethod(sleep_us)       # blocking, as on a Pico
 
     def unique_id(self):
         return self.uid
@@ -201,17 +205,20 @@ class SimBoard:
         self.chip_us = [0] * n
         return out
 
-    def poll_pause_ms(self, slot, ms):
-        """What a real chip would still take for the poll the emulator just answered.
+    def chip_wait(self, slot, start_us):
+        """Take as long as a real chip would have taken for the poll just done.
 
         The emulator keeps a virtual clock of the chip (SPI accesses at a Pico's pace
-        plus air time): sleeping off the difference makes a virtual tile as slow as a
-        real one, and leaves the CPU to the other tiles of the table.
+        plus air time), which a poll on this machine outruns: the rest is slept off
+        here, blocking, as a Pico's driver blocks its loop for the whole poll. So a
+        virtual tile learns a poll's result when a real one would, and leaves the
+        CPU to the other tiles of the table meanwhile.
         """
         emu = self.emulators[slot]
-        chip_ms = (emu.now_us - self.chip_us[slot]) // 1000
+        left = emu.now_us - self.chip_us[slot] - ticks_diff(ticks_us(), start_us)
         self.chip_us[slot] = emu.now_us
-        return chip_ms - ms if chip_ms > ms else 0
+        if left > 0:
+            sleep_us(left)
 
     def pads(self):
         # One scripted change per sample: a pads task that runs late (a busy machine)
