@@ -177,7 +177,7 @@ class Tile:
                 pass
             return None
         try:
-            return r.inventory(wire.MAX_TAGS, self.identities[i])
+            return r.inventory(wire.MAX_TAGS, self.identities[i], self.reported[i])
         except OSError:
             r.errors += 1
             return None

@@ -373,3 +373,74 @@ def test_identity_read_leaves_the_field_as_it_found_it():
     reader.drv.antenna(False)
     assert parse_identity(reader.drv.read_identity(CARD)) == b"sb:wolf"
     assert not reader.emu.antenna_on
+
+
+# -- the tags of the last poll, selected by their UIDs ------------------------------------
+
+def test_tags_lying_still_are_polled_by_uid_in_fewer_transactions():
+    reader = ready()
+    for uid in (CARD, PAWN_RED, PAWN_BLUE, OLD_TAG):
+        reader.emu.place(NtagCard(uid))
+    first, cold = reader.transactions_of(reader.drv.inventory, 4, None)
+    known = sorted(first)
+    again, warm = reader.transactions_of(reader.drv.inventory, 4, None, known)
+    assert sorted(again) == known
+    assert warm < cold      # no anticollision: each is selected by the UID it had
+    assert reader.drv.errors == 0
+
+
+def test_a_known_tag_lifted_is_gone_and_the_others_stay():
+    reader = ready()
+    for uid in (CARD, PAWN_BLUE, OLD_TAG):
+        reader.emu.place(NtagCard(uid))
+    known = sorted(reader.drv.inventory())
+    assert reader.emu.lift(CARD)
+    assert sorted(reader.drv.inventory(4, None, known)) == sorted([PAWN_BLUE, OLD_TAG])
+    reader.emu.lift(PAWN_BLUE)
+    reader.emu.lift(OLD_TAG)
+    assert reader.drv.inventory(4, None, known) == []
+
+
+def test_a_new_tag_beside_known_ones_is_found_through_anticollision():
+    reader = ready()
+    reader.emu.place(NtagCard(CARD))
+    known = reader.drv.inventory()
+    # PAWN_RED differs from CARD in its last bit only: the search must resolve it alone.
+    reader.emu.place(NtagCard(PAWN_RED))
+    assert sorted(reader.drv.inventory(4, None, known)) == sorted([CARD, PAWN_RED])
+
+
+def test_a_known_tag_swapped_for_another_reports_the_new_one():
+    reader = ready()
+    reader.emu.place(NtagCard(CARD))
+    known = reader.drv.inventory()
+    reader.emu.lift(CARD)
+    reader.emu.place(NtagCard(PAWN_RED))
+    assert reader.drv.inventory(4, None, known) == [PAWN_RED]
+
+
+def test_a_misread_select_of_a_known_tag_falls_back_to_the_search():
+    reader = ready()
+    reader.emu.place(NtagCard(CARD))
+    reader.emu.place(NtagCard(PAWN_BLUE))
+    known = sorted(reader.drv.inventory())
+    reader.emu.misread(1, command=0x93)     # the SAK of the first known tag is garbled
+    assert sorted(reader.drv.inventory(4, None, known)) == known
+    assert reader.drv.errors >= 1
+
+
+def test_known_tags_respect_max_tags():
+    reader = ready()
+    for uid in (CARD, PAWN_RED, PAWN_BLUE):
+        reader.emu.place(NtagCard(uid))
+    known = sorted(reader.drv.inventory())
+    assert len(reader.drv.inventory(2, None, known)) == 2
+
+
+def test_a_known_tag_whose_identity_is_missing_is_read_while_selected():
+    reader = ready()
+    reader.emu.place(NtagCard(CARD, identity_record(b"sb:dragon")))
+    ids = {}
+    assert reader.drv.inventory(4, ids, [CARD]) == [CARD]
+    assert parse_identity(ids[CARD]) == b"sb:dragon"
+    assert not reader.emu.antenna_on

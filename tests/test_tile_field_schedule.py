@@ -59,7 +59,7 @@ class FakeReader:
         self.on = bool(on)
         self.log.append((self.clock.now, "on" if on else "off", self.i))
 
-    def inventory(self, max_tags, identities):
+    def inventory(self, max_tags, identities, known=None):
         assert self.on, "polled with its field off"
         self.log.append((self.clock.now, "poll", self.i))
         self.clock.now += 9000 if self.polls in self.slow_polls else self.poll_us
