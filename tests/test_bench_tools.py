@@ -19,12 +19,14 @@ KEYS = {"cells", "events", "lost", "tag_to_host_p50_ms", "tag_to_host_p99_ms",
 @requires_micropython
 def test_bench_latency_on_one_tile_prints_one_json_object():
     proc = subprocess.run([sys.executable, "-m", "host.cli", "bench", "latency", "--cells", "7",
-                           "--events", "12", "--json", "--slowest", "3"],
+                           "--events", "12", "--json", "--slowest", "3",
+                           "--resident", "3"],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = json.loads(proc.stdout)
     assert KEYS <= set(result)
     assert result["cells"] == 7 and result["events"] == 12 and result["lost"] == 0
+    assert result["resident"] == 3     # three cards left lying, as in a game
     assert result["tiles"] == 1 and result["interpreter"] == "micropython"
     # Clocks: the tile's placement stamp (wall clock) converted to the link's monotonic one.
     assert 0 < result["tag_to_host_p50_ms"] <= result["tag_to_host_p99_ms"]

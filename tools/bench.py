@@ -15,9 +15,10 @@ on pseudo-terminals), connects the host link with pyserial, then measures:
   LED buffer (read back over the control channel) showing it.
 
 Events are sequential (one in flight at a time) over random cells; each
-card is lifted again right after its event, so few cards lie on the table
-at once (every card in a field costs the emulated reader a full
-anticollision, which on the virtual table is CPU time shared by 7 tiles).
+card is lifted again right after its event. ``--resident K`` leaves K
+other cards lying on the table as in a game (each costs its reader a full
+anticollision every round, so its tile's rounds get longer); the events
+then use the cells left free.
 An event that does not arrive within ``--timeout`` seconds counts as lost.
 Prints one JSON object (``--json``) or a short table.
 """
@@ -90,10 +91,17 @@ async def _latency(args):
                 online.add(ev.tile)
         if len(online) < tiles:
             raise RuntimeError("only %d of %d tiles came online" % (len(online), tiles))
-        await asyncio.sleep(0.2)
+        # Cards left lying on the table, as in a game: each makes its reader's polls
+        # longer (a full anticollision every round), so every round of its tile too.
+        lying = rng.sample(cells, args.resident)
+        for k, (tile, cell) in enumerate(lying):
+            await asyncio.to_thread(tile.place, cell, "04%012x" % (0xA000000000 + k),
+                                    identity="lying%d" % k)
+        free = [c for c in cells if c not in lying]
+        await asyncio.sleep(0.2 + 0.02 * len(lying))
         # -- tag placed -> TAG event at the host
         for k in range(args.events):
-            tile, cell = cells[rng.randrange(len(cells))]
+            tile, cell = free[rng.randrange(len(free))]
             uid = "04%012x" % (0xB000000000 + k)
             while not link.queue.empty():
                 link.queue.get_nowait()
@@ -159,6 +167,7 @@ async def _latency(args):
     result = {
         "cells": args.cells,
         "events": args.events,
+        "resident": args.resident,
         "lost": lost,
         "tag_to_host_p50_ms": round(percentile(tag_ms, 50), 2) if tag_ms else None,
         "tag_to_host_p99_ms": round(percentile(tag_ms, 99), 2) if tag_ms else None,
@@ -216,6 +225,8 @@ def main(argv):
     lat.add_argument("--seed", type=int, default=1)
     lat.add_argument("--heap", default="64k", help="firmware heap of each tile")
     lat.add_argument("--json", action="store_true", help="print one JSON object")
+    lat.add_argument("--resident", type=int, default=0, metavar="K",
+                     help="leave K cards lying on random cells (events use the others)")
     lat.add_argument("--slowest", type=int, default=0, metavar="N",
                      help="also print the N slowest tag_to_host times on stderr")
     ren = sub.add_parser("render", help="LED render time of one tile with every cell animated")
@@ -230,6 +241,8 @@ def main(argv):
         return 0
     if args.cells < 1 or args.events < 1:
         p.error("--cells and --events must be at least 1")
+    if not 0 <= args.resident < args.cells:
+        p.error("--resident must be at least 0 and less than --cells")
     result = asyncio.run(_latency(args))
     if args.json:
         print(json.dumps(result, sort_keys=True))
