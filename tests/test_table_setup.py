@@ -19,6 +19,23 @@ def test_the_shipped_layouts_cover_their_boards():
     assert br.bind(["a1b2c3d4e5", "b1", "c1", "d1", "e1"])[4] == "e1"
 
 
+def test_field_neighbours_are_the_cells_that_share_a_side():
+    sb = layout.load(layout.builtin_path("storybook"))
+    # A row of 7: slot i borders i - 1 and i + 1 only.
+    assert sb.tiles[0].field_neighbours() == [0b10, 0b101, 0b1010, 0b10100, 0b101000,
+                                              0b1010000, 0b100000]
+    br = layout.load(layout.builtin_path("royale"))
+    first = br.tiles[0]     # [0, 3], [-1, 2], [0, 2], [1, 2], [-2, 1], [-1, 1], [0, 1]
+    masks = first.field_neighbours()
+    assert masks[2] == (1 << 0) | (1 << 1) | (1 << 3) | (1 << 6)   # [0, 2]: N, W, E, S
+    assert masks[4] == 1 << 5                                      # [-2, 1]: only [-1, 1]
+    for i, mask in enumerate(masks):
+        assert not mask & (1 << i)
+        for j in range(len(masks)):
+            assert bool(mask & (1 << j)) == bool(masks[j] & (1 << i))     # symmetric
+    assert br.tiles[br.dice_tile].field_neighbours() is None
+
+
 @pytest.mark.parametrize("text,line,words", [
     ('game = "chess"\n', 1, "game must be one of"),
     ('game = "storybook"\n\n[[tile]]\ncells = [[0, 0], [0, 0]]\n', 4, "already slot 0"),

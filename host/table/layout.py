@@ -43,6 +43,22 @@ class TileSlots:
         self.cells = cells        # list of cells, slot order (cell tiles)
         self.pockets = pockets    # number of dice pockets (dice tile)
 
+    def field_neighbours(self):
+        """Per slot, the bit mask of the tile's slots whose cells border it (a side in
+        common, 100 mm centre to centre): readers whose fields must not be on together
+        (hardware/tile.md, "Reader spacing and cross-talk"). None for the dice tray, which
+        reads one pocket at a time anyway."""
+        if self.variant != "cell":
+            return None
+        masks = []
+        for x, y in self.cells:
+            mask = 0
+            for j, (u, v) in enumerate(self.cells):
+                if abs(u - x) + abs(v - y) == 1:
+                    mask |= 1 << j
+            masks.append(mask)
+        return masks
+
     def __repr__(self):
         return "TileSlots(%d, %s, %s, %d cells, %d pockets)" % (
             self.index, self.uid, self.variant, len(self.cells), self.pockets)
