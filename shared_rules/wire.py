@@ -38,12 +38,6 @@ except ImportError:  # CPython
     def const(x):
         return x
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
-
 PROTOCOL_VERSION = 1
 
 # Largest decoded body (header + payload + CRC) either side will accept.
