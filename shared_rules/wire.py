@@ -15,9 +15,9 @@ Layers, each usable alone:
 - ``cobs_encode`` / ``cobs_decode``: byte stuffing.
 - ``encode_frame(type, seq, payload)`` -> bytes ready to write;
   ``Decoder.feed(data)`` -> whole ``Frame`` objects. The decoder never
-  raises on any input, keeps at most ``max_frame`` bytes buffered,
-  resynchronises at the next 0x00 after garbage and drops (and counts)
-  frames with a bad CRC.
+  raises on any input, buffers at most the COBS form of a ``max_frame``
+  body, resynchronises at the next 0x00 after garbage and drops (and
+  counts) frames with a bad CRC.
 - Message builders (``hello(...)``, ``tag(...)``, ``led_scene(...)``, ...)
   return payload bytes; ``parse(frame)`` turns a frame into a dict with a
   ``"type"`` name and the message fields, or raises ``WireError`` (a
@@ -211,14 +211,16 @@ class Frame:
         self.payload = payload
 
 
-
 class Decoder:
     """Streaming frame decoder: ``feed(bytes)`` -> list of whole frames.
 
-    Never raises on any input. Memory is bounded by ``max_frame``: an
-    over-long run of bytes without a delimiter is discarded up to the next
-    0x00. Counters: ``frames``, ``crc_errors``, ``cobs_errors``,
-    ``short_frames``, ``oversize``, ``garbage_bytes``.
+    Never raises on any input. Memory is bounded by ``max_frame``: a run of
+    bytes longer than the COBS form of a ``max_frame`` body is discarded up to
+    the next 0x00, and so is a frame whose body decodes longer than
+    ``max_frame`` (both ``oversize``). Counters: ``frames``, ``crc_errors``,
+    ``cobs_errors``, ``short_frames``, ``oversize``, ``garbage_bytes``, and
+    ``decoder_errors``: a bug in the decoder itself (any exception inside
+    ``feed``), counted, after which the partial frame is forgotten.
 
     With ``report=True`` (``fairytable sniff``), what is dropped is returned too,
     in order among the frames, as a tuple ``(reason, size)``: reason names the
@@ -228,8 +230,9 @@ class Decoder:
     """
 
     def __init__(self, max_frame=MAX_FRAME, report=False):
-        # Encoded length bound: one code byte per 254 data bytes, plus one.
-        self.max_encoded = max_frame + max_frame // 254 + 2
+        # The longest COBS form of a max_frame body: a code byte, plus one per 254 bytes.
+        self.max_frame = max_frame
+        self.max_encoded = max_frame + 1 + max_frame // 254
         self.report = report
         self._buf = bytearray()
         self._overflow = 0
@@ -239,6 +242,7 @@ class Decoder:
         self.short_frames = 0
         self.oversize = 0
         self.garbage_bytes = 0
+        self.decoder_errors = 0
 
     def reset(self):
         """Forget a partial frame (e.g. after a reconnect)."""
@@ -250,10 +254,13 @@ class Decoder:
         try:
             self._feed(data, out)
         except Exception:  # the decoder must never raise; keep what was decoded
+            size = len(self._buf) + self._overflow
             self._buf = bytearray()
             self._overflow = 0
+            self.decoder_errors += 1
+            self.garbage_bytes += size
             if self.report:
-                out.append(("decoder_errors", 0))
+                out.append(("decoder_errors", size))
         return out
 
     def _drop(self, counter, size, out):
@@ -297,6 +304,9 @@ class Decoder:
             return
         if len(body) < _HEADER_LEN + _CRC_LEN:
             self._drop("short_frames", size, out)
+            return
+        if len(body) > self.max_frame:     # zeros in it made its COBS form short enough
+            self._drop("oversize", size, out)
             return
         if int.from_bytes(body[-_CRC_LEN:], "big") != binascii.crc32(body[:-_CRC_LEN]) & 0xFFFFFFFF:
             self._drop("crc_errors", size, out)

@@ -1,7 +1,9 @@
 """The wire codec on CPython: COBS, frames, the streaming decoder and every message."""
 
+import binascii
+
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shared_rules import wire
@@ -84,6 +86,52 @@ def test_oversize_run_is_discarded_and_decoder_recovers():
     out = d.feed(b"\x00" + wire.encode_frame(wire.HEARTBEAT, 9, wire.heartbeat(1)))
     assert [f.seq for f in out] == [9]
     assert d.oversize == 1
+
+
+def test_frame_shorter_than_header_and_crc_is_counted_as_short():
+    d = wire.Decoder(report=True)
+    short = wire.cobs_encode(b"\x01\x81\x00") + b"\x00"   # a 3-byte body
+    good = wire.encode_frame(wire.HEARTBEAT, 6, wire.heartbeat(0))
+    out = d.feed(short + good)
+    assert out[0] == ("short_frames", len(short) - 1)
+    assert [f.seq for f in out[1:]] == [6]
+    assert (d.short_frames, d.crc_errors, d.cobs_errors, d.frames) == (1, 0, 0, 1)
+
+
+def _body_frame(payload_len, filler):
+    """A frame whose body (header + payload + CRC) is payload_len + 8 bytes, CRC valid."""
+    body = bytes((wire.PROTOCOL_VERSION, wire.LOG, 0, 1)) + filler * payload_len
+    body += binascii.crc32(body).to_bytes(4, "big")
+    return wire.cobs_encode(body) + b"\x00"
+
+
+@pytest.mark.parametrize("filler", [b"\x55", b"\x00"])
+def test_the_largest_body_is_exactly_max_frame(filler):
+    # "The largest body is 512 bytes (MAX_FRAME)": with or without zeros in it, whatever
+    # its COBS form's length.
+    d = wire.Decoder()
+    largest = _body_frame(wire.MAX_FRAME - 8, filler)
+    assert [len(f.payload) for f in d.feed(largest)] == [wire.MAX_PAYLOAD]
+    assert d.feed(_body_frame(wire.MAX_FRAME - 7, filler)) == []
+    assert d.oversize == 1 and d.frames == 1
+    assert [f.seq for f in d.feed(largest)] == [1]
+
+
+def test_a_bug_inside_the_decoder_is_counted_and_the_next_frame_survives():
+    d = wire.Decoder(report=True)
+    good = wire.encode_frame(wire.HEARTBEAT, 8, wire.heartbeat(0))
+    assert d.feed(good[:5]) == []
+
+    def broken(out):
+        raise IndexError("a decoder bug")
+    d._finish = broken
+    # the frame's bytes (all but the delimiter) are dropped
+    assert d.feed(good[5:]) == [("decoder_errors", len(good) - 1)]
+    assert (d.decoder_errors, d.garbage_bytes, d.frames) == (1, len(good) - 1, 0)
+    del d._finish
+    assert [f.seq for f in d.feed(good)] == [8]
+    plain = wire.Decoder()
+    assert plain.feed(None) == [] and plain.decoder_errors == 1
 
 
 @given(uids, st.tuples(u8, u8, u8), st.integers(0, 0xFFFFFFFF), u8, u8, u8, u8, u8, u8)
