@@ -480,13 +480,20 @@ def write_result(ack, slot, ok, uid, reason):
 
 # ---------------------------------------------------------------- parsers
 
+def _p_uid(r):
+    uid = r.blob("uid", _MAX_UID)
+    if len(uid) not in (4, 7, 10):
+        raise WireError("%s: uid of %d bytes is not 4, 7 or 10" % (r.what, len(uid)))
+    return uid
+
+
 def _p_tags(r):
     n = r.u8("tags")
     if n > MAX_TAGS:
         raise WireError("%s: %d tags exceed the %d per slot" % (r.what, n, MAX_TAGS))
     tags = []
     for _ in range(n):
-        uid = r.blob("uid", _MAX_UID)
+        uid = _p_uid(r)
         identity = r.blob("identity", _MAX_IDENTITY)
         tags.append({"uid": uid, "identity": identity or None})
     return tags
@@ -498,7 +505,7 @@ def _p_die(r):
         return None
     if present != 1:
         raise WireError("%s: pocket state %d is neither 0 (empty) nor 1" % (r.what, present))
-    uid = r.blob("uid", _MAX_UID)
+    uid = _p_uid(r)
     identity = r.blob("identity", _MAX_IDENTITY)
     return {"uid": uid, "identity": identity or None}
 
@@ -590,10 +597,7 @@ def _parse_payload(t, r, m):
         m["value"] = r.u16("value")
     elif t == WRITE_IDENTITY:
         m["slot"] = r.u8("slot")
-        uid = r.blob("uid", _MAX_UID)
-        if len(uid) not in (4, 7, 10):
-            raise WireError("%s: uid of %d bytes is not 4, 7 or 10" % (r.what, len(uid)))
-        m["uid"] = uid
+        m["uid"] = _p_uid(r)
         m["record"] = r.raw(_RECORD_LEN, "record")
     elif t == WRITE_RESULT:
         m["ack"] = r.u16("ack")       # the seq of the WRITE_IDENTITY it answers
@@ -602,7 +606,7 @@ def _parse_payload(t, r, m):
         if ok > 1:
             raise WireError("%s: ok %d is not 0 or 1" % (r.what, ok))
         m["ok"] = ok == 1
-        m["uid"] = r.blob("uid", _MAX_UID)
+        m["uid"] = _p_uid(r)
         m["reason"] = _text(r.blob("reason", _MAX_REASON))
     elif t in (HELLO_REQUEST, SNAPSHOT_REQUEST, REBOOT):
         pass
