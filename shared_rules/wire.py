@@ -357,6 +357,16 @@ def _blob(data, field, limit):
     return bytes((len(data),)) + data
 
 
+def _utf8_cut(data, limit):
+    """``data[:limit]``, shorter if the cut would split a UTF-8 character."""
+    n = limit
+    if len(data) > n:
+        # A continuation byte (10xxxxxx) at the cut belongs to the character it splits.
+        while n > limit - 3 and data[n] & 0xC0 == 0x80:
+            n -= 1
+    return data[:n]
+
+
 def _check_u8(v, field):
     if not (0 <= v <= 0xFF):
         raise WireError("%s %r is out of range 0..255" % (field, v))
@@ -431,7 +441,7 @@ def health(uptime_ms, readers, rx_crc_errors, rx_garbage, resends, heap_free, lo
 
 def log(level, text):
     data = text.encode() if isinstance(text, str) else bytes(text)
-    return bytes((level & 0xFF,)) + data[:MAX_PAYLOAD - 1]
+    return bytes((level & 0xFF,)) + _utf8_cut(data, MAX_PAYLOAD - 1)
 
 
 def ack(seq, status=ACK_OK):
@@ -473,7 +483,7 @@ def write_identity(slot, uid, record):
 
 def write_result(ack, slot, ok, uid, reason):
     """WRITE_RESULT: how the WRITE_IDENTITY numbered ``ack`` ended, ``reason`` in words."""
-    text = reason.encode()[:_MAX_REASON]
+    text = _utf8_cut(reason.encode(), _MAX_REASON)
     return _u16(ack) + bytes((_check_u8(slot, "slot"), 1 if ok else 0)) + \
         _blob(uid, "uid", _MAX_UID) + _blob(text, "reason", _MAX_REASON)
 

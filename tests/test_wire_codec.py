@@ -215,6 +215,19 @@ def test_a_long_reason_is_cut_to_fit_the_message():
     assert m["reason"] == "x" * 64
 
 
+@given(st.text(max_size=300), st.sampled_from(["é", "☕", "𝄞", "x"]), st.integers(0, 3))
+def test_long_text_is_cut_between_characters_never_inside_one(text, wide, skew):
+    text = "x" * skew + wide * 130 + text
+    reason = wire.parse(wire.Frame(1, wire.WRITE_RESULT, 1, wire.write_result(
+        3, 0, False, b"\x01\x02\x03\x04", text)))["reason"]
+    log = wire.parse(wire.Frame(1, wire.LOG, 1, wire.log(2, text)))["text"]
+    for shown, limit in ((reason, 64), (log, wire.MAX_PAYLOAD - 1)):
+        if len(text.encode()) <= limit:
+            assert shown == text
+        else:   # as much as fits: a character is at most 4 bytes
+            assert text.startswith(shown) and limit - 4 < len(shown.encode()) <= limit
+
+
 @pytest.mark.parametrize("t,payload,words", [
     (wire.WRITE_IDENTITY, b"", "write_identity: payload ends inside slot"),
     (wire.WRITE_IDENTITY, b"\x00\x07\x04\x01\x02", "payload ends inside uid"),
