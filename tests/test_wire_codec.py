@@ -101,7 +101,7 @@ def test_frame_shorter_than_header_and_crc_is_counted_as_short():
 
 def _body_frame(payload_len, filler):
     """A frame whose body (header + payload + CRC) is payload_len + 8 bytes, CRC valid."""
-    body = bytes((wire.PROTOCOL_VERSION, wire.LOG, 0, 1)) + filler * payload_len
+    body = bytes((wire.PROTOCOL_VERSION, wire.LOG, 1, 1)) + filler * payload_len
     body += binascii.crc32(body).to_bytes(4, "big")
     return wire.cobs_encode(body) + b"\x00"
 
@@ -115,7 +115,19 @@ def test_the_largest_body_is_exactly_max_frame(filler):
     assert [len(f.payload) for f in d.feed(largest)] == [wire.MAX_PAYLOAD]
     assert d.feed(_body_frame(wire.MAX_FRAME - 7, filler)) == []
     assert d.oversize == 1 and d.frames == 1
-    assert [f.seq for f in d.feed(largest)] == [1]
+    assert [f.seq for f in d.feed(largest)] == [0x101]
+
+
+def test_the_decoder_buffers_no_more_than_the_cobs_form_of_the_largest_body():
+    # "The largest body is 512 bytes (MAX_FRAME); its COBS form at most 515."
+    largest = _body_frame(wire.MAX_FRAME - 8, b"\x55")     # no zero anywhere, CRC included
+    assert len(largest) == 515 + 1
+    d = wire.Decoder()
+    d.feed(largest[:-1])
+    assert len(d._buf) == 515
+    d.feed(b"\x55")    # one byte more cannot be a frame: dropped, not kept
+    assert len(d._buf) == 0
+    assert d.feed(b"\x00") == [] and d.oversize == 1
 
 
 def test_a_bug_inside_the_decoder_is_counted_and_the_next_frame_survives():
