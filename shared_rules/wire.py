@@ -15,9 +15,9 @@ Layers, each usable alone:
 - ``cobs_encode`` / ``cobs_decode``: byte stuffing.
 - ``encode_frame(type, seq, payload)`` -> bytes ready to write;
   ``Decoder.feed(data)`` -> whole ``Frame`` objects. The decoder never
-  raises on any input, keeps at most ``max_frame`` bytes buffered,
-  resynchronises at the next 0x00 after garbage and drops (and counts)
-  frames with a bad CRC.
+  raises on any input, buffers at most the COBS form of a ``max_frame``
+  body, resynchronises at the next 0x00 after garbage and drops (and
+  counts) frames with a bad CRC.
 - Message builders (``hello(...)``, ``tag(...)``, ``led_scene(...)``, ...)
   return payload bytes; ``parse(frame)`` turns a frame into a dict with a
   ``"type"`` name and the message fields, or raises ``WireError`` (a
@@ -31,12 +31,6 @@ Layers, each usable alone:
 """
 
 import binascii
-
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
 
 try:
     from micropython import const
@@ -217,14 +211,16 @@ class Frame:
         self.payload = payload
 
 
-
 class Decoder:
     """Streaming frame decoder: ``feed(bytes)`` -> list of whole frames.
 
-    Never raises on any input. Memory is bounded by ``max_frame``: an
-    over-long run of bytes without a delimiter is discarded up to the next
-    0x00. Counters: ``frames``, ``crc_errors``, ``cobs_errors``,
-    ``short_frames``, ``oversize``, ``garbage_bytes``.
+    Never raises on any input. Memory is bounded by ``max_frame``: a run of
+    bytes longer than the COBS form of a ``max_frame`` body is discarded up to
+    the next 0x00, and so is a frame whose body decodes longer than
+    ``max_frame`` (both ``oversize``). Counters: ``frames``, ``crc_errors``,
+    ``cobs_errors``, ``short_frames``, ``oversize``, ``garbage_bytes``, and
+    ``decoder_errors``: a bug in the decoder itself (any exception inside
+    ``feed``), counted, after which the partial frame is forgotten.
 
     With ``report=True`` (``fairytable sniff``), what is dropped is returned too,
     in order among the frames, as a tuple ``(reason, size)``: reason names the
@@ -234,8 +230,9 @@ class Decoder:
     """
 
     def __init__(self, max_frame=MAX_FRAME, report=False):
-        # Encoded length bound: one code byte per 254 data bytes, plus one.
-        self.max_encoded = max_frame + max_frame // 254 + 2
+        # The longest COBS form of a max_frame body: a code byte, plus one per 254 bytes.
+        self.max_frame = max_frame
+        self.max_encoded = max_frame + 1 + max_frame // 254
         self.report = report
         self._buf = bytearray()
         self._overflow = 0
@@ -245,6 +242,7 @@ class Decoder:
         self.short_frames = 0
         self.oversize = 0
         self.garbage_bytes = 0
+        self.decoder_errors = 0
 
     def reset(self):
         """Forget a partial frame (e.g. after a reconnect)."""
@@ -256,10 +254,13 @@ class Decoder:
         try:
             self._feed(data, out)
         except Exception:  # the decoder must never raise; keep what was decoded
+            size = len(self._buf) + self._overflow
             self._buf = bytearray()
             self._overflow = 0
+            self.decoder_errors += 1
+            self.garbage_bytes += size
             if self.report:
-                out.append(("decoder_errors", 0))
+                out.append(("decoder_errors", size))
         return out
 
     def _drop(self, counter, size, out):
@@ -303,6 +304,9 @@ class Decoder:
             return
         if len(body) < _HEADER_LEN + _CRC_LEN:
             self._drop("short_frames", size, out)
+            return
+        if len(body) > self.max_frame:     # zeros in it made its COBS form short enough
+            self._drop("oversize", size, out)
             return
         if int.from_bytes(body[-_CRC_LEN:], "big") != binascii.crc32(body[:-_CRC_LEN]) & 0xFFFFFFFF:
             self._drop("crc_errors", size, out)
@@ -351,6 +355,16 @@ def _blob(data, field, limit):
     if len(data) > limit:
         raise WireError("%s: %s of %d bytes exceeds %d" % ("builder", field, len(data), limit))
     return bytes((len(data),)) + data
+
+
+def _utf8_cut(data, limit):
+    """``data[:limit]``, shorter if the cut would split a UTF-8 character."""
+    n = limit
+    if len(data) > n:
+        # A continuation byte (10xxxxxx) at the cut belongs to the character it splits.
+        while n > limit - 3 and data[n] & 0xC0 == 0x80:
+            n -= 1
+    return data[:n]
 
 
 def _check_u8(v, field):
@@ -427,7 +441,7 @@ def health(uptime_ms, readers, rx_crc_errors, rx_garbage, resends, heap_free, lo
 
 def log(level, text):
     data = text.encode() if isinstance(text, str) else bytes(text)
-    return bytes((level & 0xFF,)) + data[:MAX_PAYLOAD - 1]
+    return bytes((level & 0xFF,)) + _utf8_cut(data, MAX_PAYLOAD - 1)
 
 
 def ack(seq, status=ACK_OK):
@@ -469,12 +483,19 @@ def write_identity(slot, uid, record):
 
 def write_result(ack, slot, ok, uid, reason):
     """WRITE_RESULT: how the WRITE_IDENTITY numbered ``ack`` ended, ``reason`` in words."""
-    text = reason.encode()[:_MAX_REASON]
+    text = _utf8_cut(reason.encode(), _MAX_REASON)
     return _u16(ack) + bytes((_check_u8(slot, "slot"), 1 if ok else 0)) + \
         _blob(uid, "uid", _MAX_UID) + _blob(text, "reason", _MAX_REASON)
 
 
 # ---------------------------------------------------------------- parsers
+
+def _p_uid(r):
+    uid = r.blob("uid", _MAX_UID)
+    if len(uid) not in (4, 7, 10):
+        raise WireError("%s: uid of %d bytes is not 4, 7 or 10" % (r.what, len(uid)))
+    return uid
+
 
 def _p_tags(r):
     n = r.u8("tags")
@@ -482,7 +503,7 @@ def _p_tags(r):
         raise WireError("%s: %d tags exceed the %d per slot" % (r.what, n, MAX_TAGS))
     tags = []
     for _ in range(n):
-        uid = r.blob("uid", _MAX_UID)
+        uid = _p_uid(r)
         identity = r.blob("identity", _MAX_IDENTITY)
         tags.append({"uid": uid, "identity": identity or None})
     return tags
@@ -494,7 +515,7 @@ def _p_die(r):
         return None
     if present != 1:
         raise WireError("%s: pocket state %d is neither 0 (empty) nor 1" % (r.what, present))
-    uid = r.blob("uid", _MAX_UID)
+    uid = _p_uid(r)
     identity = r.blob("identity", _MAX_IDENTITY)
     return {"uid": uid, "identity": identity or None}
 
@@ -586,10 +607,7 @@ def _parse_payload(t, r, m):
         m["value"] = r.u16("value")
     elif t == WRITE_IDENTITY:
         m["slot"] = r.u8("slot")
-        uid = r.blob("uid", _MAX_UID)
-        if len(uid) not in (4, 7, 10):
-            raise WireError("%s: uid of %d bytes is not 4, 7 or 10" % (r.what, len(uid)))
-        m["uid"] = uid
+        m["uid"] = _p_uid(r)
         m["record"] = r.raw(_RECORD_LEN, "record")
     elif t == WRITE_RESULT:
         m["ack"] = r.u16("ack")       # the seq of the WRITE_IDENTITY it answers
@@ -598,7 +616,7 @@ def _parse_payload(t, r, m):
         if ok > 1:
             raise WireError("%s: ok %d is not 0 or 1" % (r.what, ok))
         m["ok"] = ok == 1
-        m["uid"] = r.blob("uid", _MAX_UID)
+        m["uid"] = _p_uid(r)
         m["reason"] = _text(r.blob("reason", _MAX_REASON))
     elif t in (HELLO_REQUEST, SNAPSHOT_REQUEST, REBOOT):
         pass

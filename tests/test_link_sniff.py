@@ -1,10 +1,16 @@
 """`fairytable sniff`: captures and live links decoded into readable lines."""
 
+import os
 import random
+import re
+import subprocess
+import sys
+import threading
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mpy import requires_micropython
+from mpy import REPO, requires_micropython
 
 from host.cli import main as cli_main
 from host.link import sniff
@@ -87,3 +93,137 @@ def test_an_enrollment_write_and_its_result_read_as_one_line_each(tmp_path, caps
                              "uid=04a1b2c3d4e5f6")
     assert "bad message (type 0x46, seq 41" in lines[2]
     assert "write_identity: uid of 5 bytes is not 4, 7 or 10" in lines[2]
+
+
+def test_a_capture_file_decodes_either_direction(tmp_path, capsys):
+    # A live sniff hears only the tile; a capture of the host's bytes reads the same way.
+    path = tmp_path / "host_to_tile.bin"
+    path.write_bytes(wire.encode_frame(wire.LED_BRIGHTNESS, 7, wire.led_brightness(40)) +
+                     wire.encode_frame(wire.ACK, 8, wire.ack(2)))
+    assert sniff.main(["--capture", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == [
+        "@0 led_brightness #7 level=40", "@11 ack #8 ack=2 status=ok"]
+
+
+def test_text_from_the_wire_is_escaped_never_obeyed_by_the_terminal(tmp_path, capsys):
+    hello = wire.hello(b"\x01" * 8, (0, 1, 0), 1, 7, 4, 6, 7, 7, 0, variant="cell\x1b[2J")
+    path = tmp_path / "hostile.bin"
+    path.write_bytes(
+        wire.encode_frame(wire.LOG, 1, wire.log(3, "\x1b[31mred\nfake: 2 frames")) +
+        wire.encode_frame(wire.HELLO, 2, hello) +
+        wire.encode_frame(wire.WRITE_RESULT, 3, wire.write_result(
+            9, 0, False, b"\x01" * 4, "no\ranswer\u202e")) +
+        wire.encode_frame(wire.LOG, 4, wire.log(1, "")))
+    assert sniff.main(["--capture", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\r" not in out and "\u202e" not in out
+    lines = out.splitlines()
+    assert len(lines) == 5
+    assert lines[0] == r"@0 log #1 level=error text='\x1b[31mred\nfake: 2 frames'"
+    assert lines[1].endswith(r" variant='cell\x1b[2J'")
+    assert r" reason='no\ranswer\u202e' " in lines[2]
+    assert lines[3].endswith("log #4 level=info text=''")
+
+
+def run_sniff_cli(args, **kw):
+    return subprocess.run([sys.executable, "-m", "host.cli", "sniff"] + args, cwd=REPO,
+                          capture_output=True, **kw)
+
+
+def test_a_terminal_that_cannot_show_a_character_gets_it_escaped(tmp_path):
+    path = tmp_path / "cafe.bin"
+    path.write_bytes(wire.encode_frame(wire.LOG, 1, wire.log(1, "café☕")))
+    proc = run_sniff_cli(["--capture", str(path)],
+                         env=dict(os.environ, PYTHONIOENCODING="ascii"))
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert proc.stdout.decode("ascii").splitlines()[0] == r"@0 log #1 level=info text=caf\xe9\u2615"
+
+
+def test_a_reader_that_stops_early_ends_sniff_quietly(tmp_path):
+    # `fairytable sniff --capture F | head -1`: far more lines than a pipe holds.
+    path = tmp_path / "long.bin"
+    path.write_bytes(b"".join(wire.encode_frame(wire.HEARTBEAT, i, wire.heartbeat(i))
+                              for i in range(20000)))
+    proc = subprocess.Popen([sys.executable, "-m", "host.cli", "sniff", "--capture", str(path)],
+                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout.readline().startswith(b"@0 heartbeat #0")
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait() == 0
+    assert err == b""
+
+
+def test_seconds_with_a_capture_is_a_usage_error(tmp_path, capsys):
+    path = tmp_path / "link.bin"
+    path.write_bytes(b"")
+    with pytest.raises(SystemExit) as e:
+        sniff.main(["--capture", str(path), "--seconds", "3"])
+    assert e.value.code == 2
+    assert "--seconds limits listening to a live PORT" in capsys.readouterr().err
+
+
+def test_a_file_given_as_port_is_not_a_serial_port(tmp_path, capsys):
+    path = tmp_path / "link.bin"
+    path.write_bytes(wire.encode_frame(wire.HEARTBEAT, 1, wire.heartbeat(0)))
+    assert sniff.main([str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err == ("fairytable sniff: %s is not a serial port (to decode a file of captured "
+                   "bytes, use --capture %s)\n" % (path, path))
+    assert sniff.main([str(tmp_path / "ttyNOPE")]) == 1
+    assert capsys.readouterr().err.endswith("ttyNOPE: No such file or directory\n")
+
+
+@pytest.fixture
+def pty():
+    master, slave = os.openpty()
+    yield master, os.ttyname(slave)
+    os.close(slave)
+    try:
+        os.close(master)
+    except OSError:
+        pass    # the test closed it
+
+
+def test_a_port_the_host_holds_is_not_sniffed(pty, capsys):
+    import serial
+    _master, name = pty
+    with serial.Serial(name, exclusive=True):     # as host/link/session.py opens it
+        # (--seconds: a sniff that did open the port would end and fail, not hang)
+        assert sniff.main(["--seconds", "1", name]) == 1
+    assert capsys.readouterr().err == (
+        "fairytable sniff: %s is in use (is `fairytable run` holding it?); a live sniff "
+        "listens only to a port no host holds\n" % name)
+
+
+def test_a_port_that_hangs_up_ends_the_sniff_with_its_tail_and_a_sentence(pty, monkeypatch):
+    master, name = pty
+    opened = threading.Event()
+    heard = threading.Event()
+    real_open = sniff.open_port
+
+    def open_port(path):
+        ser = real_open(path)
+        opened.set()
+        return ser
+    monkeypatch.setattr(sniff, "open_port", open_port)
+    out = []
+
+    def line(text):
+        out.append(text)
+        if " heartbeat #3 " in text:
+            heard.set()
+    listener = threading.Thread(target=sniff.sniff_port, args=(name, line))
+    listener.start()
+    assert opened.wait(60)
+    os.write(master, wire.encode_frame(wire.HEARTBEAT, 3, wire.heartbeat(5)) + b"\x01\x02")
+    assert heard.wait(60)
+    os.close(master)    # the tile is unplugged
+    listener.join(60)
+    assert not listener.is_alive()
+    live = r"^ *\d+\.\d{3} "    # every live line is stamped with the time since the start
+    assert [re.sub(live, "", x) for x in out] == [
+        "heartbeat #3 uptime_ms=5",
+        "the port closed (tile unplugged?)",
+        "garbage: 2 bytes at the end without a delimiter",
+        "1 frames, 1 problems (0 CRC errors, 0 bad COBS, 0 too short, 0 oversize)"]
+    assert all(re.match(live, x) for x in out[:3])

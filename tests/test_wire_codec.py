@@ -1,12 +1,15 @@
 """The wire codec on CPython: COBS, frames, the streaming decoder and every message."""
 
+import binascii
+
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shared_rules import wire
 
-uids = st.binary(min_size=4, max_size=10)
+# "uid blob (4, 7 or 10 bytes)": ISO 14443-3A single, double and triple size.
+uids = st.sampled_from((4, 7, 10)).flatmap(lambda n: st.binary(min_size=n, max_size=n))
 identities = st.one_of(st.none(), st.binary(min_size=1, max_size=16))
 tag_lists = st.lists(st.tuples(uids, identities), max_size=4)
 u8 = st.integers(0, 255)
@@ -86,6 +89,64 @@ def test_oversize_run_is_discarded_and_decoder_recovers():
     assert d.oversize == 1
 
 
+def test_frame_shorter_than_header_and_crc_is_counted_as_short():
+    d = wire.Decoder(report=True)
+    short = wire.cobs_encode(b"\x01\x81\x00") + b"\x00"   # a 3-byte body
+    good = wire.encode_frame(wire.HEARTBEAT, 6, wire.heartbeat(0))
+    out = d.feed(short + good)
+    assert out[0] == ("short_frames", len(short) - 1)
+    assert [f.seq for f in out[1:]] == [6]
+    assert (d.short_frames, d.crc_errors, d.cobs_errors, d.frames) == (1, 0, 0, 1)
+
+
+def _body_frame(payload_len, filler):
+    """A frame whose body (header + payload + CRC) is payload_len + 8 bytes, CRC valid."""
+    body = bytes((wire.PROTOCOL_VERSION, wire.LOG, 1, 1)) + filler * payload_len
+    body += binascii.crc32(body).to_bytes(4, "big")
+    return wire.cobs_encode(body) + b"\x00"
+
+
+@pytest.mark.parametrize("filler", [b"\x55", b"\x00"])
+def test_the_largest_body_is_exactly_max_frame(filler):
+    # "The largest body is 512 bytes (MAX_FRAME)": with or without zeros in it, whatever
+    # its COBS form's length.
+    d = wire.Decoder()
+    largest = _body_frame(wire.MAX_FRAME - 8, filler)
+    assert [len(f.payload) for f in d.feed(largest)] == [wire.MAX_PAYLOAD]
+    assert d.feed(_body_frame(wire.MAX_FRAME - 7, filler)) == []
+    assert d.oversize == 1 and d.frames == 1
+    assert [f.seq for f in d.feed(largest)] == [0x101]
+
+
+def test_the_decoder_buffers_no_more_than_the_cobs_form_of_the_largest_body():
+    # "The largest body is 512 bytes (MAX_FRAME); its COBS form at most 515."
+    largest = _body_frame(wire.MAX_FRAME - 8, b"\x55")     # no zero anywhere, CRC included
+    assert len(largest) == 515 + 1
+    d = wire.Decoder()
+    d.feed(largest[:-1])
+    assert len(d._buf) == 515
+    d.feed(b"\x55")    # one byte more cannot be a frame: dropped, not kept
+    assert len(d._buf) == 0
+    assert d.feed(b"\x00") == [] and d.oversize == 1
+
+
+def test_a_bug_inside_the_decoder_is_counted_and_the_next_frame_survives():
+    d = wire.Decoder(report=True)
+    good = wire.encode_frame(wire.HEARTBEAT, 8, wire.heartbeat(0))
+    assert d.feed(good[:5]) == []
+
+    def broken(out):
+        raise IndexError("a decoder bug")
+    d._finish = broken
+    # the frame's bytes (all but the delimiter) are dropped
+    assert d.feed(good[5:]) == [("decoder_errors", len(good) - 1)]
+    assert (d.decoder_errors, d.garbage_bytes, d.frames) == (1, len(good) - 1, 0)
+    del d._finish
+    assert [f.seq for f in d.feed(good)] == [8]
+    plain = wire.Decoder()
+    assert plain.feed(None) == [] and plain.decoder_errors == 1
+
+
 @given(uids, st.tuples(u8, u8, u8), st.integers(0, 0xFFFFFFFF), u8, u8, u8, u8, u8, u8)
 def test_hello_round_trip(uid, fw, boot, cells, segs, leds, readers, buttons, pockets):
     if len(uid) > 16:
@@ -136,10 +197,7 @@ def test_small_messages_round_trip():
         assert rt(t, b"")["type"] == wire.TYPE_NAMES[t]
 
 
-type_a_uids = st.sampled_from((4, 7, 10)).flatmap(lambda n: st.binary(min_size=n, max_size=n))
-
-
-@given(u8, type_a_uids, st.binary(min_size=16, max_size=16), st.integers(0, 0xFFFF))
+@given(u8, uids, st.binary(min_size=16, max_size=16), st.integers(0, 0xFFFF))
 def test_write_identity_round_trip(slot, uid, record, seq):
     frame = wire.Decoder().feed(wire.encode_frame(wire.WRITE_IDENTITY, seq,
                                                   wire.write_identity(slot, uid, record)))[0]
@@ -169,6 +227,19 @@ def test_a_long_reason_is_cut_to_fit_the_message():
     assert m["reason"] == "x" * 64
 
 
+@given(st.text(max_size=300), st.sampled_from(["é", "☕", "𝄞", "x"]), st.integers(0, 3))
+def test_long_text_is_cut_between_characters_never_inside_one(text, wide, skew):
+    text = "x" * skew + wide * 130 + text
+    reason = wire.parse(wire.Frame(1, wire.WRITE_RESULT, 1, wire.write_result(
+        3, 0, False, b"\x01\x02\x03\x04", text)))["reason"]
+    log = wire.parse(wire.Frame(1, wire.LOG, 1, wire.log(2, text)))["text"]
+    for shown, limit in ((reason, 64), (log, wire.MAX_PAYLOAD - 1)):
+        if len(text.encode()) <= limit:
+            assert shown == text
+        else:   # as much as fits: a character is at most 4 bytes
+            assert text.startswith(shown) and limit - 4 < len(shown.encode()) <= limit
+
+
 @pytest.mark.parametrize("t,payload,words", [
     (wire.WRITE_IDENTITY, b"", "write_identity: payload ends inside slot"),
     (wire.WRITE_IDENTITY, b"\x00\x07\x04\x01\x02", "payload ends inside uid"),
@@ -180,7 +251,8 @@ def test_a_long_reason_is_cut_to_fit_the_message():
     (wire.WRITE_IDENTITY, b"\x00\x04\x01\x02\x03\x04" + bytes(17),
      "write_identity: 1 unexpected bytes"),
     (wire.WRITE_RESULT, b"\x00\x05\x00\x02\x00\x00", "write_result: ok 2 is not 0 or 1"),
-    (wire.WRITE_RESULT, b"\x00\x05\x00\x01\x00\x41" + b"x" * 65, "reason of 65 bytes"),
+    (wire.WRITE_RESULT, b"\x00\x05\x00\x01\x04\x01\x02\x03\x04\x41" + b"x" * 65,
+     "reason of 65 bytes"),
 ])
 def test_malformed_identity_write_is_a_clear_wire_error(t, payload, words):
     with pytest.raises(wire.WireError, match=words):
@@ -199,6 +271,87 @@ def test_malformed_identity_write_is_a_clear_wire_error(t, payload, words):
 def test_malformed_payload_is_a_clear_wire_error(t, payload, words):
     with pytest.raises(wire.WireError, match=words):
         wire.parse(wire.Frame(1, t, 1, payload))
+
+
+BAD_UID = b"\x04\x01\x02\x03\x04"   # 5 bytes: no ISO 14443-3A UID has that size
+
+
+@pytest.mark.parametrize("t,payload,words", [
+    (wire.TAG, wire.tag(2, [(BAD_UID, None)]), "tag: uid of 5 bytes is not 4, 7 or 10"),
+    (wire.TAG, wire.tag(2, [(b"\x01" * 4, None), (b"", b"x")]),
+     "tag: uid of 0 bytes is not 4, 7 or 10"),
+    (wire.DICE, wire.dice(1, (b"\x01" * 8, b"d6:5")), "dice: uid of 8 bytes is not 4, 7 or 10"),
+    (wire.SNAPSHOT, wire.snapshot(5, [(0, [(b"\x01\x02\x03", None)])], []),
+     "snapshot: uid of 3 bytes is not 4, 7 or 10"),
+    (wire.SNAPSHOT, wire.snapshot(5, [], [(0, (b"\x01" * 9, None))]),
+     "snapshot: uid of 9 bytes is not 4, 7 or 10"),
+    (wire.WRITE_RESULT, wire.write_result(3, 0, True, BAD_UID, "written"),
+     "write_result: uid of 5 bytes is not 4, 7 or 10"),
+])
+def test_tag_uids_are_4_7_or_10_bytes_in_every_message(t, payload, words):
+    with pytest.raises(wire.WireError, match=words):
+        wire.parse(wire.Frame(1, t, 1, payload))
+
+
+NOT_UTF8 = b"\xff\xfe\x80"
+
+
+@pytest.mark.parametrize("t,payload,field", [
+    (wire.LOG, b"\x02" + NOT_UTF8, "text"),
+    (wire.HELLO, wire.hello(b"\x01" * 8, (0, 1, 0), 1, 7, 4, 6, 7, 7, 0)[:-5] + b"\x03" + NOT_UTF8,
+     "variant"),
+    (wire.WRITE_RESULT, wire.write_result(3, 0, False, b"\x01" * 4, "")[:-1] + b"\x03" + NOT_UTF8,
+     "reason"),
+])
+def test_text_that_is_not_utf8_is_shown_as_hex_not_raised(t, payload, field):
+    m = wire.parse(wire.Frame(1, t, 1, payload))
+    assert m[field] == "<3 bytes not UTF-8: fffe80>"
+
+
+SAMPLE_PAYLOADS = {
+    wire.HELLO: wire.hello(b"\xe6\x61\x41\x04", (0, 1, 0), 9, 8, 4, 5, 8, 8, 0, variant="dice"),
+    wire.SNAPSHOT: wire.snapshot(1, [(0, [(b"\x04" * 7, b"card:1")]), (1, [])],
+                                 [(0, None), (1, (b"\x01" * 4, b"d6:2"))]),
+    wire.TAG: wire.tag(3, [(b"\x04" * 7, b"card:17"), (b"\x01" * 10, None)]),
+    wire.GESTURE: wire.gesture(1, wire.TAP),
+    wire.DICE: wire.dice(2, (b"\x01" * 4, b"d6:1")),
+    wire.HEALTH: wire.health(5, [(True, 1, 2)], 1, 2, 3, 4, 5),
+    wire.LOG: wire.log(1, "réader 2 ☕"),
+    wire.WRITE_RESULT: wire.write_result(40, 2, False, b"\x04" * 7, "no answer"),
+    wire.LED_SCENE: wire.led_scene([(1, bytes(24))]),
+    wire.LED_BRIGHTNESS: wire.led_brightness(9),
+    wire.SET_CONFIG: wire.set_config(wire.CONFIG_GONE_POLLS, 3),
+    wire.WRITE_IDENTITY: wire.write_identity(2, b"\x04" * 7, bytes(16)),
+    wire.ACK: wire.ack(3),
+    wire.HEARTBEAT: wire.heartbeat(0),
+}
+
+
+def test_every_message_type_has_a_sample_payload():
+    assert set(SAMPLE_PAYLOADS) | {wire.HELLO_REQUEST, wire.SNAPSHOT_REQUEST, wire.REBOOT} == \
+        set(wire.TYPE_NAMES)
+
+
+# A payload near a valid one (cut, with bytes inserted or replaced) reaches deep into the
+# parsers, where plain random bytes stop at the first count.
+near_valid = st.sampled_from(sorted(SAMPLE_PAYLOADS.items())).flatmap(
+    lambda item: st.tuples(st.just(item[0]), st.integers(0, len(item[1])), st.binary(max_size=24),
+                           st.integers(0, len(item[1]))).map(
+        lambda c: (c[0], item[1][:c[1]] + c[2] + item[1][c[3]:])))
+any_type = st.tuples(st.integers(0, 255), st.binary(max_size=600))
+
+
+@settings(max_examples=400)
+@given(st.one_of(st.just(wire.PROTOCOL_VERSION), u8), st.one_of(near_valid, any_type),
+       st.integers(0, 0xFFFF))
+def test_any_payload_of_any_type_parses_or_is_a_wire_error_in_words(version, typed, seq):
+    msg_type, payload = typed
+    try:
+        m = wire.parse(wire.Frame(version, msg_type, seq, payload))
+    except wire.WireError as e:     # never IndexError, struct.error, UnicodeError, TypeError
+        assert len(str(e)) > 10
+        return
+    assert (m["type"], m["seq"]) == (wire.TYPE_NAMES[msg_type], seq)
 
 
 def test_other_protocol_version_is_refused_by_name():

@@ -30,6 +30,10 @@ frames = [
         6, b"\x04\x11\x22\x33\x44\x55\x66", b"FT\x01\x0c" + bytes(range(12)))),
     wire.encode_frame(wire.WRITE_RESULT, 10, wire.write_result(
         9, 6, False, b"\x04\x11\x22\x33\x44\x55\x66", "read-only tag: NAK on page 4")),
+    # long text is cut between UTF-8 characters
+    wire.encode_frame(wire.LOG, 11, wire.log(1, "\u00e9" * 300)),
+    wire.encode_frame(wire.WRITE_RESULT, 12, wire.write_result(
+        9, 6, False, b"\x01\x02\x03\x04", "xx" + "\u2615" * 30)),
 ]
 def show(v):
     # canonical text: dict order differs between the interpreters
@@ -44,6 +48,17 @@ for f in frames:
     print(binascii.hexlify(f).decode())
     m = wire.parse(wire.Decoder().feed(f)[0])
     print(show(m))
+# what parse makes of payloads that break the rules
+for t, p in ((wire.TAG, wire.tag(2, [(b"\x04\x01\x02\x03\x04", None)])),
+             (wire.DICE, wire.dice(1, (b"\x01" * 8, None))),
+             (wire.WRITE_RESULT, wire.write_result(3, 0, True, b"", "written")),
+             (wire.LOG, b"\x02\xff\xfe\x80"),
+             (wire.HELLO, wire.hello(b"\x01" * 8, (0, 1, 0), 1, 7, 4, 6, 7, 7, 0)[:-5] +
+              b"\x02\xe2\x98")):
+    try:
+        print(show(wire.parse(wire.Frame(1, t, 1, p))))
+    except wire.WireError as e:
+        print("WireError:", e)
 """
 
 
@@ -54,7 +69,15 @@ def test_frames_are_byte_identical_on_both_interpreters():
     cp = subprocess.run([sys.executable, "-c", ENCODE_SCRIPT], cwd=REPO, capture_output=True)
     assert cp.returncode == 0, cp.stderr.decode()
     assert mp.stdout.decode().splitlines() == cp.stdout.decode().splitlines()
-    assert len(mp.stdout.splitlines()) == 22
+    lines = mp.stdout.decode().splitlines()
+    assert len(lines) == 31
+    assert "text:" + "\u00e9" * 251 in lines[23]          # 502 of the 503 bytes that fit
+    assert "reason:xx" + "\u2615" * 20 + "," in lines[25]  # 64 bytes split the 21st
+    assert lines[26:29] == ["WireError: tag: uid of 5 bytes is not 4, 7 or 10",
+                            "WireError: dice: uid of 8 bytes is not 4, 7 or 10",
+                            "WireError: write_result: uid of 0 bytes is not 4, 7 or 10"]
+    assert "text:<3 bytes not UTF-8: fffe80>" in lines[29]
+    assert "variant:<2 bytes not UTF-8: e298>" in lines[30]
 
 
 @requires_micropython
@@ -69,6 +92,9 @@ def test_decoder_fuzz_under_micropython_matches_cpython():
     assert lines == cp.stdout.decode().splitlines()
     assert lines[0] == "sent 400 got 400"
     assert lines[2] == "buffered 0"
+    too_big = lines[3].split()
+    assert int(too_big[2]) > 0 and too_big[3:] == ["oversize", too_big[2], "frames", "0"]
+    assert lines[4] == "decoder_errors 1"
     counts = lines[1].split()
     assert int(counts[counts.index("oversize") + 1]) > 0
     assert int(counts[counts.index("cobs") + 1]) + int(counts[counts.index("crc") + 1]) > 0

@@ -3,7 +3,11 @@
 Deterministic: an integer LCG drives it, so both interpreters must print the
 same lines. Valid frames are interleaved with random garbage; every valid
 frame that follows a delimiter must come out, and the decoder must never raise.
+Bodies just over MAX_FRAME whose zeros keep their COBS form under the buffer
+bound go to a fresh decoder too: every one must be dropped as oversize.
 """
+import binascii
+
 from shared_rules import wire
 
 
@@ -21,6 +25,8 @@ def run(rounds):
     d = wire.Decoder()
     sent = 0
     got = 0
+    big = 0
+    big_d = wire.Decoder()
     for i in range(rounds):
         # garbage, possibly containing delimiters, possibly a truncated real frame
         g = bytearray()
@@ -33,6 +39,15 @@ def run(rounds):
             g.extend(bytes(rng.next(256) | 1 for _ in range(700)))  # oversize run
         frame = wire.encode_frame(wire.GESTURE, i & 0xFFFF, wire.gesture(i % 8, 1 + i % 3))
         stream = bytes(g) + b"\x00" + frame
+        if rng.next(8) == 0:
+            body = bytearray((1, wire.GESTURE, 0, 1))
+            for _ in range(wire.MAX_PAYLOAD + 1 + rng.next(2)):   # a body of 513 or 514 bytes
+                body.append(rng.next(256) if rng.next(4) == 0 else 0)
+            body.extend((binascii.crc32(body) & 0xFFFFFFFF).to_bytes(4, "big"))
+            too_big = wire.cobs_encode(bytes(body)) + b"\x00"
+            big += 1
+            big_d.feed(too_big)
+            stream = bytes(g) + b"\x00" + too_big + frame
         sent += 1
         # feed in random chunk sizes
         pos = 0
@@ -47,3 +62,6 @@ def run(rounds):
     print("crc", d.crc_errors, "cobs", d.cobs_errors, "short", d.short_frames,
           "oversize", d.oversize, "garbage", d.garbage_bytes, "frames", d.frames)
     print("buffered", len(d._buf))
+    print("too big", big, "oversize", big_d.oversize, "frames", big_d.frames)
+    d.feed(None)    # not bytes: the catch-all inside feed() counts it
+    print("decoder_errors", d.decoder_errors)
