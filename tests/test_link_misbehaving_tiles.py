@@ -172,8 +172,8 @@ def test_a_flooding_tile_is_limited_and_the_other_tiles_are_still_heard():
 
     async def scenario(link):
         seen = []
-        for uid in (UID, OTHER):
-            await wait_event(link, online(uid), seen=seen)
+        await wait_for(lambda: all(u in link.tiles and link.tiles[u].online
+                                   for u in (UID, OTHER)), what="both tiles online")
         state = link.tiles[UID]
         # Gestures and log lines faster than any hand: the excess is dropped.
         for i in range(200):

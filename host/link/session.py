@@ -540,6 +540,7 @@ class PortSession:
                         entry[3] += 1
                         tile.health["resends"] += 1
                         self._write_raw(entry[0])
+            if tile is not None:
                 self.link._tile_tick(tile, now)
             # Heartbeats only to a tile we use: a clone or a tile of another version is left
             # alone (it shows its idle animation), a port with no tile gets only requests.

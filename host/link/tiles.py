@@ -178,8 +178,9 @@ class TableLink:
     gesture_burst = 40
     log_rate = 5.0
     log_burst = 20
-    state_rate = 50.0       # tag, dice and health reports a second, after ...
-    state_burst = 100       # ... a burst that holds a full snapshot and a hand sweeping cards
+    state_rate = 200.0      # tag, dice and health reports a second (far above hands and
+    state_burst = 400       # benches: tools/bench.py places and lifts back to back), after a
+                            # burst that holds snapshots and a hand sweeping cards
 
     def __init__(self, ports=(), discover=False, timings=None, rescan_s=2.0):
         self.ports = list(ports)
