@@ -70,6 +70,13 @@ def test_doctor_says_to_reflash_a_tile_of_another_protocol_version(capsys):
         % fake.port in out
 
 
+def test_doctor_says_to_unplug_one_of_two_ports_answering_with_one_tile_id(capsys):
+    with FakeTile("e661410400000501") as first, FakeTile("e661410400000501") as clone:
+        assert doctor.main(["--port", first.port, "--port", clone.port, "--wait", "3"]) == 1
+    out = capsys.readouterr().out
+    assert "tile e661410400000501 answers on both" in out and "unplug one" in out
+
+
 def test_doctor_says_when_no_tile_answers(capsys):
     assert doctor.main(["--port", "/dev/null-no-such-port", "--wait", "1"]) == 2
     assert "no tile answered" in capsys.readouterr().out
