@@ -197,16 +197,19 @@ def test_unplugged_tile_goes_offline_and_is_known_by_its_id_when_plugged_back(ta
 
 
 def test_discovery_opens_pico_ports_and_ignores_others(table, monkeypatch):
-    # list_ports cannot see ptys; stand in for it with the table's ports as a Pico's
-    # (USB vendor 0x2E8A) and one foreign device that must be left alone.
+    # list_ports cannot see ptys; stand in for it with the table's ports as a Pico running
+    # MicroPython (USB 2E8A:0005), and a debug probe (2E8A:000C) and a foreign device on
+    # the other tile's port, which must be left alone.
     from serial.tools import list_ports
 
     class Port:
-        def __init__(self, device, vid):
+        def __init__(self, device, vid, pid):
             self.device = device
             self.vid = vid
+            self.pid = pid
 
-    fake = [Port(table.tiles[0].port, 0x2E8A), Port("/dev/ttyUSB-not-a-tile", 0x0403)]
+    fake = [Port(table.tiles[0].port, 0x2E8A, 0x0005), Port(table.tiles[1].port, 0x2E8A, 0x000C),
+            Port("/dev/ttyUSB-not-a-tile", 0x0403, 0x6001)]
     monkeypatch.setattr(list_ports, "comports", lambda: fake)
 
     async def main():

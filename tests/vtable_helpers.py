@@ -1,18 +1,24 @@
-"""Helpers for tests that run the virtual table and the host link together."""
+"""Helpers for tests that run the virtual table (or fake tiles) and the host link together."""
 
 import asyncio
+import os
+import select
+import threading
 import time
+import tty
 
 from firmware.effects import SOLID, uniform_scene
+from shared_rules import wire
 
 # Generous: these bound a hung test, they are not latency assertions.
 WAIT_S = 30.0
 
 
-async def wait_event(link, match, timeout=WAIT_S):
-    """The first TileEvent for which ``match(ev)`` is true; fails after ``timeout``."""
+async def wait_event(link, match, timeout=WAIT_S, seen=None):
+    """The first TileEvent for which ``match(ev)`` is true; fails after ``timeout``.
+    Every event taken from the queue on the way is appended to ``seen`` if given."""
     deadline = time.monotonic() + timeout
-    seen = []
+    seen = [] if seen is None else seen
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
@@ -27,9 +33,12 @@ async def wait_event(link, match, timeout=WAIT_S):
 
 
 async def drain(link):
-    """Drop queued events (after a phase of a test whose events were checked)."""
+    """Take the queued events (after a phase of a test whose events were checked); returns
+    them."""
+    events = []
     while not link.queue.empty():
-        link.queue.get_nowait()
+        events.append(link.queue.get_nowait())
+    return events
 
 
 async def wait_for(predicate, timeout=WAIT_S, what="condition"):
@@ -52,3 +61,170 @@ def lit_red(pixels):
 
 def dark(pixels):
     return not any(pixels)
+
+
+class FakeTile:
+    """A tile played by the test on a real pseudo-terminal, with the real codec.
+
+    For what a real tile cannot be made to do on demand: a cloned unique id,
+    another protocol version, a flood, events beyond what its HELLO
+    announced, a lost frame. The host opens ``port`` with pyserial as it opens
+    /dev/ttyACM0. Like firmware/link.py it answers HELLO_REQUEST with HELLO
+    (while ``answer`` is true) and SNAPSHOT_REQUEST with an empty snapshot,
+    acks commands once acted on, ignores resent duplicates, and sends a
+    heartbeat when it has sent nothing for a second (while ``answer`` is
+    true: a fake that does not answer is a silent device); it sends nothing
+    else unless told.
+
+    A thread reads the pty; ``send`` queues frames the thread writes, so a
+    test may flood without blocking the event loop the host runs in.
+    """
+
+    def __init__(self, uid_hex, cells=7, readers=None, buttons=None, dice_pockets=0,
+                 protocol=1, version=1, answer=True, variant="cell"):
+        self.uid = uid_hex
+        self.cells = cells
+        self.readers = cells if readers is None else readers
+        self.buttons = self.readers if buttons is None else buttons
+        self.dice_pockets = dice_pockets
+        self.protocol = protocol     # announced in HELLO
+        self.version = version       # in every frame's header
+        self.answer = answer
+        self.variant = variant
+        self.boot_id = 0x1000 + int(uid_hex[-4:], 16)
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.master)
+        tty.setraw(self.slave)
+        self.port = os.ttyname(self.slave)
+        self.decoder = wire.Decoder()
+        self.seq = 0
+        self.lock = threading.Lock()
+        self.outbuf = bytearray()
+        self.raw = bytearray()      # every byte the host sent
+        self.received = []          # the host's messages, parsed, in order
+        self.acks = {}              # seq of a frame we sent -> status name the host acked
+        self.scene = {}             # cell -> scene bytes, applied in arrival order
+        self.scene_log = []         # (seq, {cell: scene}) of each LED_SCENE acted on
+        self.lose_scenes = 0        # drop the next N LED_SCENE frames unread (a noisy line)
+        self.seen = []
+        self.last_tx = time.monotonic()
+        self.stopping = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    # ------------------------------------------------------------ sending
+
+    def send(self, msg_type, payload, version=None, seq=None):
+        """Queue one frame; returns its seq."""
+        with self.lock:
+            if seq is None:
+                self.seq = (self.seq + 1) & 0xFFFF
+                seq = self.seq
+            self.outbuf += wire.encode_frame(msg_type, seq, payload,
+                                             version=self.version if version is None
+                                             else version)
+        return seq
+
+    def send_raw(self, data):
+        with self.lock:
+            self.outbuf += data
+
+    def hello(self):
+        return self.send(wire.HELLO, wire.hello(
+            bytes.fromhex(self.uid), (0, 1, 0), self.boot_id, self.cells, 4, 6, self.readers,
+            self.buttons, self.dice_pockets, 0, self.variant, protocol=self.protocol))
+
+    def reboot_as(self, uid_hex):
+        """Come back as another tile (another board behind the same port)."""
+        self.uid = uid_hex
+        self.boot_id += 1
+        self.scene = {}
+        self.seen = []
+        return self.hello()
+
+    def tag(self, slot, uids):
+        return self.send(wire.TAG, wire.tag(slot, [(bytes.fromhex(u), None) for u in uids]))
+
+    def gesture(self, slot, kind=wire.TAP):
+        return self.send(wire.GESTURE, wire.gesture(slot, kind))
+
+    def count(self, name):
+        """How many messages of this type (a wire.TYPE_NAMES name) the host sent us."""
+        return sum(1 for m in list(self.received) if m["type"] == name)
+
+    def drained(self):
+        with self.lock:
+            return not self.outbuf
+
+    # ------------------------------------------------------------ the pty
+
+    def _run(self):
+        while not self.stopping:
+            with self.lock:
+                want_write = bool(self.outbuf)
+                beat = self.answer and time.monotonic() - self.last_tx >= 1.0
+            if beat and not want_write:
+                self.send(wire.HEARTBEAT, wire.heartbeat(1000))
+                want_write = True
+            try:
+                r, w, _ = select.select([self.master], [self.master] if want_write else [],
+                                        [], 0.01)
+                if r:
+                    data = os.read(self.master, 4096)
+                    self.raw += data
+                    for frame in self.decoder.feed(data):
+                        self._on_frame(frame)
+                if w:
+                    with self.lock:
+                        n = os.write(self.master, self.outbuf[:4096])
+                        del self.outbuf[:n]
+                        self.last_tx = time.monotonic()
+            except OSError:
+                if self.stopping:
+                    return
+                time.sleep(0.01)
+
+    def _ack(self, seq, status=wire.ACK_OK):
+        self.send(wire.ACK, wire.ack(seq, status), version=wire.PROTOCOL_VERSION)
+
+    def _on_frame(self, frame):
+        if frame.type == wire.LED_SCENE and self.lose_scenes > 0:
+            self.lose_scenes -= 1
+            return
+        try:
+            msg = wire.parse(frame)
+        except wire.WireError:
+            return
+        self.received.append(msg)
+        t = frame.type
+        if t == wire.ACK:
+            self.acks[msg["ack"]] = msg["status"]
+        elif t == wire.HELLO_REQUEST:
+            if self.answer:
+                self.hello()
+        elif t == wire.SNAPSHOT_REQUEST:
+            if self.answer:
+                self.send(wire.SNAPSHOT, wire.snapshot(1000, [], []))
+        elif t in wire.ACKED:
+            if frame.seq not in self.seen:
+                self.seen = self.seen[-15:] + [frame.seq]
+                if t == wire.LED_SCENE:
+                    cells = {c["cell"]: c["scene"] for c in msg["cells"]}
+                    self.scene.update(cells)
+                    self.scene_log.append((frame.seq, cells))
+            self._ack(frame.seq)
+
+    def close(self):
+        """Pull the cable: the port goes away."""
+        self.stopping = True
+        self.thread.join(5)
+        fds, self.master, self.slave = (self.master, self.slave), None, None
+        for fd in fds:
+            if fd is not None:
+                os.close(fd)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

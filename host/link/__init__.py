@@ -16,6 +16,8 @@ Usage by the table layer (asyncio)::
             print(ev.tile, ev.pocket, ev.die)
         elif ev.kind in ("online", "offline"):
             print(ev.tile, ev.kind, ev.detail)
+        elif ev.kind == "problem":            # a sentence for the operator: what to do
+            print(ev.code, ev.port, ev.detail)
     from firmware.effects import SOLID, uniform_scene
     link.set_scene(tile_uid, [(cell, uniform_scene(SOLID, (255, 0, 0)))])
     # enrollment through a tile's reader (hardware/protocol.md): a WriteResult
@@ -26,7 +28,7 @@ Usage by the table layer (asyncio)::
   never by port; ``link.tiles[uid]`` is a ``TileState`` with ``online``,
   ``port``, ``hello`` (capabilities), ``slots``, ``pockets``, ``scene`` and
   ``health`` (firmware, uptime_ms, readers' ok/errors/re-inits, crc_errors,
-  resends, reboots, reconnects, ...).
+  resends, reboots, reconnects, protocol_errors, ...: TileState says each).
 - After every (re)connect and every tile reboot the link asks for a
   snapshot and emits ``tags``/``dice`` events only for what changed, then
   sends the tile the whole scene the host last set for it.
@@ -34,13 +36,18 @@ Usage by the table layer (asyncio)::
   the tile acknowledges it.
 - A tile that sends garbage, reboots, or vanishes never raises into the
   caller: the session counts it, logs it, and reconnects with backoff.
+- A tile that cannot be used is said once as a "problem" event and asked
+  again only rarely: a second port answering with the unique id of a tile
+  online elsewhere (``link.conflicts``), a tile of another protocol version
+  (``link.incompatible``), a discovered port with no tile (``link.silent_ports``).
+  A tile flooding the link with events is limited (see TableLink).
 
 Modules: ``session`` (one port's conversation), ``tiles`` (TableLink,
 TileState, TileEvent), ``sniff`` (the ``fairytable sniff`` command).
 """
 
-from .session import LinkError, LinkTimings, PortSession
-from .tiles import PICO_VID, TableLink, TileEvent, TileState, WriteResult
+from .session import LinkError, LinkTimings, PortSession, describe_frame
+from .tiles import PICO_MICROPYTHON_PID, PICO_VID, TableLink, TileEvent, TileState, WriteResult
 
-__all__ = ["LinkError", "LinkTimings", "PortSession", "PICO_VID", "TableLink", "TileEvent",
-           "TileState", "WriteResult"]
+__all__ = ["LinkError", "LinkTimings", "PortSession", "PICO_MICROPYTHON_PID", "PICO_VID",
+           "TableLink", "TileEvent", "TileState", "WriteResult", "describe_frame"]

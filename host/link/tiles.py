@@ -10,29 +10,38 @@ import time
 
 from shared_rules import wire
 
-from .session import LinkError, LinkTimings, PortSession
+from .session import Budget, LinkError, LinkTimings, PortSession
 
 log = logging.getLogger("fairytable.link")
 
-# USB vendor id of the Raspberry Pi Pico (MicroPython's CDC device).
+# USB ids of MicroPython's CDC serial device on a Raspberry Pi Pico (rp2 port defaults,
+# MICROPY_HW_USB_VID/PID): what a tile shows. Other 0x2E8A products (a debug probe, the
+# boot ROM, another firmware) are left alone.
 PICO_VID = 0x2E8A
+PICO_MICROPYTHON_PID = 0x0005
 
 
 class TileEvent:
     """Something a tile reported, or a change in its connection.
 
-    kind: "online", "offline", "tags", "gesture", "dice", "health", "log".
-    tile: the tile's unique id (hex). Fields present per kind:
-    tags -> slot, tags (tuple of (uid hex, identity bytes or None), sorted by uid);
-    gesture -> slot, gesture ("tap", "double", "hold"); dice -> pocket, die
-    ((uid hex, identity) or None); online -> detail ("new", "reboot",
-    "reconnect"); offline/log -> detail (a sentence).
+    kind: "online", "offline", "tags", "gesture", "dice", "health", "log",
+    "problem". tile: the tile's unique id (hex; None for a port no tile is
+    known on). Fields present per kind: tags -> slot, tags (tuple of (uid hex,
+    identity bytes or None), sorted by uid); gesture -> slot, gesture ("tap",
+    "double", "hold"); dice -> pocket, die ((uid hex, identity) or None);
+    online -> detail ("new", "reboot", "reconnect"); offline/log -> detail (a
+    sentence); problem -> code, port and detail, a sentence for the operator
+    saying what to do. Problem codes: "clone" (one unique id answers on two
+    ports), "incompatible" (a tile of another protocol version), "not_a_tile"
+    (a discovered port that does not answer as a tile), "flooding" (a tile
+    sends more events than a table can make; the excess is dropped).
     """
 
-    __slots__ = ("kind", "tile", "slot", "tags", "gesture", "pocket", "die", "detail", "at")
+    __slots__ = ("kind", "tile", "slot", "tags", "gesture", "pocket", "die", "detail", "code",
+                 "port", "at")
 
     def __init__(self, kind, tile, slot=None, tags=None, gesture=None, pocket=None, die=None,
-                 detail=None):
+                 detail=None, code=None, port=None):
         self.kind = kind
         self.tile = tile
         self.slot = slot
@@ -41,11 +50,13 @@ class TileEvent:
         self.pocket = pocket
         self.die = die
         self.detail = detail
+        self.code = code
+        self.port = port
         self.at = time.monotonic()
 
     def __repr__(self):
         fields = [self.kind, self.tile]
-        for name in ("slot", "tags", "gesture", "pocket", "die", "detail"):
+        for name in ("slot", "tags", "gesture", "pocket", "die", "code", "port", "detail"):
             v = getattr(self, name)
             if v is not None:
                 fields.append("%s=%r" % (name, v))
@@ -93,7 +104,19 @@ class WriteResult:
 
 
 class TileState:
-    """What the host knows about one tile, kept across reconnects and reboots."""
+    """What the host knows about one tile, kept across reconnects and reboots.
+
+    ``health``: firmware, uptime_ms, readers (the tile's HEALTH: ok, errors,
+    reinits per reader), heap_free, loop_max_ms, tile_rx_crc_errors,
+    tile_resends (the tile's counts), and the host's counts for this tile over
+    all its ports: crc_errors and garbage_bytes (damaged frames from it),
+    resends (commands the host sent again), reboots, reconnects,
+    protocol_errors (frames dropped as malformed or beyond what its HELLO
+    announced), host_errors (frames the host failed to handle: a host bug),
+    conflicts (times its unique id answered on a second port), flood_drops
+    (gestures and log lines dropped while it flooded), coalesced (tag, dice
+    and health reports merged into a later one while it flooded).
+    """
 
     def __init__(self, uid):
         self.uid = uid
@@ -108,7 +131,14 @@ class TileState:
         self.health = {"firmware": None, "uptime_ms": 0, "readers": [], "crc_errors": 0,
                        "garbage_bytes": 0, "resends": 0, "tile_rx_crc_errors": 0,
                        "tile_resends": 0, "heap_free": None, "loop_max_ms": None,
-                       "reboots": 0, "reconnects": 0, "protocol_errors": 0}
+                       "reboots": 0, "reconnects": 0, "protocol_errors": 0, "host_errors": 0,
+                       "conflicts": 0, "flood_drops": 0, "coalesced": 0}
+        # Flood control: what the table layer was last told per slot/pocket/health, what
+        # changed since without being told (told when the budget allows), and the budgets.
+        self.told = {}
+        self.untold = set()
+        self.budgets = None
+        self.flooding = False
 
     @property
     def cells(self):
@@ -128,7 +158,29 @@ def _die(die):
 
 
 class TableLink:
-    """All tile links of a table. See host/link/__init__.py."""
+    """All tile links of a table. See host/link/__init__.py.
+
+    Besides ``tiles``, what the link knows about ports it cannot use:
+    ``incompatible`` (port -> {"uid", "protocol"}: a tile of another protocol
+    version), ``conflicts`` (port -> {"uid", "owner"}: a tile whose unique id
+    is online on port ``owner``), ``silent_ports`` (discovered ports where no
+    tile has answered).
+
+    Flood control, per tile (tunables): a tile may send ``gesture_burst``
+    gestures at once and ``gesture_rate`` a second after that, ``log_burst`` /
+    ``log_rate`` log lines; beyond that they are dropped (counted in
+    ``flood_drops``). Tag, dice and health reports carry full state, so beyond
+    ``state_burst`` / ``state_rate`` they are merged: the table layer gets the
+    latest state of each slot when the budget allows.
+    """
+
+    gesture_rate = 20.0     # a hand taps a few times a second; 8 cells of pads, both hands
+    gesture_burst = 40
+    log_rate = 5.0
+    log_burst = 20
+    state_rate = 200.0      # tag, dice and health reports a second (far above hands and
+    state_burst = 400       # benches: tools/bench.py places and lifts back to back), after a
+                            # burst that holds snapshots and a hand sweeping cards
 
     def __init__(self, ports=(), discover=False, timings=None, rescan_s=2.0):
         self.ports = list(ports)
@@ -137,6 +189,7 @@ class TableLink:
         self.rescan_s = rescan_s
         self.tiles = {}         # unique id hex -> TileState
         self.sessions = {}      # port path -> PortSession
+        self.incompatible = {}  # port path -> {"uid", "protocol"}
         self.queue = asyncio.Queue()
         self._scan_task = None
 
@@ -144,7 +197,7 @@ class TableLink:
 
     async def start(self):
         for path in self.ports:
-            self._start_session(path)
+            self._start_session(path, configured=True)
         if self.discover:
             self._scan_task = asyncio.create_task(self._scan())
 
@@ -167,14 +220,21 @@ class TableLink:
         await self.stop()
 
     def add_port(self, path):
-        """Talk to one more port (no-op if already open)."""
+        """Talk to one more port (no-op if already open); it is asked for HELLO as a
+        configured port is, however long nothing answers."""
         if path not in self.sessions:
-            self._start_session(path)
+            self._start_session(path, configured=True)
 
-    def _start_session(self, path):
-        s = PortSession(self, path, self.timings)
+    def _start_session(self, path, configured):
+        s = PortSession(self, path, self.timings, configured=configured)
         s.task = asyncio.create_task(s.run())
         self.sessions[path] = s
+
+    @staticmethod
+    def is_tile_port(port):
+        """A serial port (serial.tools.list_ports entry) that looks like a tile: a Pico
+        running MicroPython."""
+        return port.vid == PICO_VID and port.pid == PICO_MICROPYTHON_PID
 
     async def _scan(self):
         from serial.tools import list_ports
@@ -182,17 +242,30 @@ class TableLink:
             try:
                 present = set()
                 for p in list_ports.comports():
-                    if p.vid == PICO_VID:
+                    if self.is_tile_port(p):
                         present.add(p.device)
-                        self.add_port(p.device)
+                        if p.device not in self.sessions:
+                            self._start_session(p.device, configured=False)
                 for path, s in list(self.sessions.items()):
-                    if path not in present and path not in self.ports:
+                    if path not in present and path not in self.ports and not s.configured:
                         s.stop()
                         s.task.cancel()
                         del self.sessions[path]
             except Exception:
                 log.exception("port scan failed")
             await asyncio.sleep(self.rescan_s)
+
+    @property
+    def conflicts(self):
+        """Open ports whose tile has the unique id of a tile online on another port."""
+        return {path: dict(s.conflict) for path, s in sorted(self.sessions.items())
+                if s.conflict is not None and s.ser is not None}
+
+    @property
+    def silent_ports(self):
+        """Discovered ports where no tile has answered (after the probe window)."""
+        return sorted(path for path, s in self.sessions.items()
+                      if s.silent_said and not s.answered)
 
     # ------------------------------------------------------------ the table layer's API
 
@@ -216,24 +289,28 @@ class TableLink:
         scene is remembered: sent now if the tile is online, resent until
         acknowledged, and sent again after a reconnect or reboot. Returns
         the frame's sequence number, or None if the tile is offline (it
-        gets the scene when it comes back). Raises ValueError for an
-        unknown tile, a cell the tile does not have, or a malformed scene.
+        gets the scene when it comes back). The frame also carries the
+        current scene of every cell of the tile still waiting for an ack:
+        it replaces them, so a late resend never brings back an older scene.
+        Raises ValueError for an unknown tile, a cell the tile does not
+        have, or a malformed scene.
         """
         tile = self.tiles.get(tile_uid)
         if tile is None:
             raise ValueError("no tile %s has said hello" % tile_uid)
         entries = []
         for cell, scene in cells:
+            if len(scene) != wire.SCENE_BYTES:
+                raise ValueError("cell %r scene is %d bytes, not %d"
+                                 % (cell, len(scene), wire.SCENE_BYTES))
             if not 0 <= cell < tile.cells:
                 raise ValueError("tile %s has %d cells; there is no cell %r"
                                  % (tile_uid, tile.cells, cell))
             entries.append((cell, bytes(scene)))
-        payload = wire.led_scene(entries)
         for cell, scene in entries:
             tile.scene[cell] = scene
         if tile.online and tile.session is not None:
-            return tile.session.send(wire.LED_SCENE, payload,
-                                     key=("scene",) + tuple(e[0] for e in entries))
+            return self._send_scene(tile, tile.session, [e[0] for e in entries])
         return None
 
     def set_brightness(self, tile_uid, level):
@@ -302,12 +379,27 @@ class TableLink:
     def _emit(self, ev):
         self.queue.put_nowait(ev)
 
-    def _tile_hello(self, session, msg):
-        uid = binascii.hexlify(msg["uid"]).decode()
+    def _problem(self, code, tile_uid, port, sentence):
+        log.warning("%s", sentence)
+        self._emit(TileEvent("problem", tile_uid, code=code, port=port, detail=sentence))
+
+    def _tile_hello(self, session, msg, uid, now):
+        """A HELLO of protocol ``wire.PROTOCOL_VERSION`` on ``session``: the TileState it
+        names, or None if that tile is online on another port (a clone, refused)."""
         tile = self.tiles.get(uid)
         if (tile is not None and tile.online and tile.session is session and tile.hello
                 and tile.hello["boot_id"] == msg["boot_id"]):
             return tile  # the same boot answering again (e.g. its boot HELLO, then ours)
+        owner = tile.session if tile is not None else None
+        if owner is not None and owner is not session:
+            if (tile.online and owner.ser is not None and not owner.stopping
+                    and now - tile.last_seen < self.timings.offline_s):
+                session.refuse_clone(tile, owner)
+                return None
+            # Its old port closed or fell silent: the tile moved (or was re-plugged).
+            log.info("tile %s moved from %s to %s", uid, owner.path, session.path)
+            if owner.tile is tile:
+                owner.forget_tile("it moved to port %s" % session.path)
         detail = "reconnect"
         if tile is None:
             tile = self.tiles[uid] = TileState(uid)
@@ -315,30 +407,110 @@ class TableLink:
         elif tile.hello is not None and tile.hello["boot_id"] != msg["boot_id"]:
             detail = "reboot"
             tile.health["reboots"] += 1
-        if tile.session is not None and tile.session is not session and tile.online:
-            log.warning("tile %s moved from %s to %s", uid, tile.port, session.path)
         if detail != "new":
             tile.health["reconnects"] += 1
         tile.hello = msg
         tile.session = session
         tile.port = session.path
         tile.online = True
-        tile.last_seen = time.monotonic()
+        tile.last_seen = now
         tile.health["firmware"] = "%d.%d.%d" % msg["firmware"]
         self._emit(TileEvent("online", uid, detail=detail))
         return tile
 
-    def _tile_resend_scene(self, tile, session):
-        cells = sorted(tile.scene)
-        for i in range(0, len(cells), wire.MAX_SCENE_CELLS):
-            chunk = [(c, tile.scene[c]) for c in cells[i:i + wire.MAX_SCENE_CELLS]]
-            session.send(wire.LED_SCENE, wire.led_scene(chunk),
-                         key=("scene",) + tuple(c[0] for c in chunk))
+    def _tile_replaced(self, tile, session, new_uid):
+        """Tile ``new_uid`` answered on the port ``tile`` was using: ``tile`` is gone."""
+        why = "tile %s answered on its port %s" % (new_uid, session.path)
+        if tile.online:
+            self._tile_offline(tile, why)
+        else:
+            log.info("tile %s: %s", tile.uid, why)
+        tile.session = None
 
     def _tile_offline(self, tile, why):
         if tile.online:
             tile.online = False
             self._emit(TileEvent("offline", tile.uid, detail=why))
+        # A port holding a clone of this tile may take over now: ask it at once.
+        for s in self.sessions.values():
+            if s.conflict is not None and s.conflict["uid"] == tile.uid:
+                s.hello_at = 0.0
+
+    def _port_conflict(self, session, tile, owner):
+        tile.health["conflicts"] += 1
+        self._problem("clone", tile.uid, session.path,
+                      "tile %s answers on both %s and %s: unplug one (two tiles with the same "
+                      "firmware id? a cloned board?); the host keeps using %s"
+                      % (tile.uid, owner.path, session.path, owner.path))
+
+    def _port_incompatible(self, session, uid, protocol):
+        self.incompatible[session.path] = {"uid": uid, "protocol": protocol}
+        self._problem("incompatible", uid, session.path,
+                      "the tile on %s%s speaks protocol %d, this host speaks %d: reflash the "
+                      "tile with this host's firmware (hardware/protocol.md, \"Deploying a "
+                      "tile\"), or update the host" % (
+                          session.path, " (%s)" % uid if uid else "", protocol,
+                          wire.PROTOCOL_VERSION))
+
+    def _port_compatible(self, session, uid):
+        if self.incompatible.pop(session.path, None) is not None:
+            log.info("%s: tile %s now speaks protocol %d", session.path, uid,
+                     wire.PROTOCOL_VERSION)
+
+    def _port_silent(self, session, waited):
+        self._problem("not_a_tile", None, session.path,
+                      "%s does not answer as a tile (no frame in %.0f s): a Pico running "
+                      "plain MicroPython or another firmware? Flash the tile firmware; the "
+                      "host asks it again every %.0f s" % (session.path, waited,
+                                                           self.timings.probe_retry_s))
+
+    def _port_forgotten(self, session):
+        self.incompatible.pop(session.path, None)
+
+    def _beyond_hello(self, tile, msg, msg_type):
+        """Why an event reaches past what the tile's HELLO announced, or None."""
+        hello = tile.hello
+        if msg_type in (wire.TAG, wire.GESTURE):
+            have = hello["readers"] if msg_type == wire.TAG else hello["buttons"]
+            what = "readers" if msg_type == wire.TAG else "touch pads"
+            if msg["slot"] >= have:
+                return ("it reported a %s on slot %d, but its HELLO announced %d %s"
+                        % ("tag" if msg_type == wire.TAG else "gesture", msg["slot"], have,
+                           what))
+        elif msg_type == wire.DICE:
+            if msg["pocket"] >= hello["dice_pockets"]:
+                return ("it reported a die in pocket %d, but its HELLO announced %d dice "
+                        "pockets" % (msg["pocket"], hello["dice_pockets"]))
+        elif msg_type == wire.SNAPSHOT:
+            for s in msg["slots"]:
+                if s["slot"] >= hello["readers"]:
+                    return ("its snapshot has slot %d, but its HELLO announced %d readers"
+                            % (s["slot"], hello["readers"]))
+            for p in msg["pockets"]:
+                if p["pocket"] >= hello["dice_pockets"]:
+                    return ("its snapshot has pocket %d, but its HELLO announced %d dice "
+                            "pockets" % (p["pocket"], hello["dice_pockets"]))
+        return None
+
+    def _send_scene(self, tile, session, cells):
+        """Send the current scene of ``cells`` and of every cell of the tile whose scene
+        frame is still unacked, in frames that replace those: each cell is in one pending
+        frame only, the newest, so a resend cannot bring an older scene back."""
+        cells = set(cells)
+        for seq in [seq for seq, p in session.pending.items()
+                    if p[2] is not None and p[2][0] == "scene"]:
+            cells.update(session.pending.pop(seq)[2][1:])
+        cells = sorted(c for c in cells if c in tile.scene)
+        seq = None
+        for i in range(0, len(cells), wire.MAX_SCENE_CELLS):
+            chunk = cells[i:i + wire.MAX_SCENE_CELLS]
+            seq = session.send(wire.LED_SCENE,
+                               wire.led_scene([(c, tile.scene[c]) for c in chunk]),
+                               key=("scene",) + tuple(chunk))
+        return seq
+
+    def _tile_resend_scene(self, tile, session):
+        self._send_scene(tile, session, tile.scene)
 
     def _tile_snapshot(self, tile, msg):
         tile.health["uptime_ms"] = msg["uptime_ms"]
@@ -347,20 +519,85 @@ class TableLink:
         for p in msg["pockets"]:
             self._tile_dice(tile, p["pocket"], p["die"])
 
+    # Flood control -----------------------------------------------------------
+
+    def _budgets(self, tile):
+        if tile.budgets is None:
+            tile.budgets = {"gesture": Budget(self.gesture_rate, self.gesture_burst),
+                            "log": Budget(self.log_rate, self.log_burst),
+                            "state": Budget(self.state_rate, self.state_burst)}
+        return tile.budgets
+
+    def _state_event(self, tile, key):
+        """The event telling the table layer the current state of ``key``, or None if it
+        was told that state already."""
+        kind, n = key
+        if kind == "slot":
+            tags = tile.slots.get(n, ())
+            if tile.told.get(key, ()) != tags:
+                return TileEvent("tags", tile.uid, slot=n, tags=tags), tags
+        elif kind == "pocket":
+            die = tile.pockets.get(n)
+            if tile.told.get(key) != die:   # an unseen pocket counts as empty
+                return TileEvent("dice", tile.uid, pocket=n, die=die), die
+        elif kind == "health":
+            return TileEvent("health", tile.uid, detail=dict(tile.health)), None
+        return None, None
+
+    def _tell(self, tile, key, now=None):
+        """Tell the table layer the state of ``key`` now, or later if the tile floods."""
+        now = time.monotonic() if now is None else now
+        if key in tile.untold:
+            tile.health["coalesced"] += 1
+            return
+        ev, state = self._state_event(tile, key)
+        if ev is None:
+            return
+        if self._budgets(tile)["state"].take(now):
+            tile.told[key] = state
+            self._emit(ev)
+        else:
+            tile.untold.add(key)
+            self._flooding(tile, "tag, dice and health reports")
+
+    def _tile_tick(self, tile, now):
+        """Housekeeping of the tile's session: tell what flood control held back."""
+        budgets = self._budgets(tile)
+        for key in sorted(tile.untold, key=repr):
+            if not budgets["state"].take(now):
+                break
+            tile.untold.discard(key)
+            ev, state = self._state_event(tile, key)
+            if ev is not None:
+                tile.told[key] = state
+                self._emit(ev)
+        if tile.flooding and not tile.untold and all(b.full(now) for b in budgets.values()):
+            tile.flooding = False
+            log.info("tile %s stopped flooding; %d gestures and log lines dropped so far",
+                     tile.uid, tile.health["flood_drops"])
+
+    def _flooding(self, tile, what):
+        if not tile.flooding:
+            tile.flooding = True
+            self._problem("flooding", tile.uid, tile.port,
+                          "tile %s sends more %s than a table can make: the excess is "
+                          "dropped; check its touch pads and firmware (fairytable doctor)"
+                          % (tile.uid, what))
+
     def _tile_tags(self, tile, slot, tags):
-        tags = _tags(tags)
-        if tile.slots.get(slot, ()) != tags:
-            tile.slots[slot] = tags
-            self._emit(TileEvent("tags", tile.uid, slot=slot, tags=tags))
+        tile.slots[slot] = _tags(tags)
+        self._tell(tile, ("slot", slot))
 
     def _tile_gesture(self, tile, slot, gesture):
-        self._emit(TileEvent("gesture", tile.uid, slot=slot, gesture=gesture))
+        if self._budgets(tile)["gesture"].take(time.monotonic()):
+            self._emit(TileEvent("gesture", tile.uid, slot=slot, gesture=gesture))
+        else:
+            tile.health["flood_drops"] += 1
+            self._flooding(tile, "gestures")
 
     def _tile_dice(self, tile, pocket, die):
-        die = _die(die)
-        if tile.pockets.get(pocket) != die:   # an unseen pocket counts as empty
-            tile.pockets[pocket] = die
-            self._emit(TileEvent("dice", tile.uid, pocket=pocket, die=die))
+        tile.pockets[pocket] = _die(die)
+        self._tell(tile, ("pocket", pocket))
 
     def _tile_health(self, tile, msg):
         h = tile.health
@@ -370,16 +607,14 @@ class TableLink:
         h["tile_resends"] = msg["resends"]
         h["heap_free"] = msg["heap_free"]
         h["loop_max_ms"] = msg["loop_max_ms"]
-        self._emit(TileEvent("health", tile.uid, detail=dict(h)))
+        self._tell(tile, ("health", 0))
 
     def _tile_log(self, tile, level, text):
         uid = tile.uid if tile is not None else None
+        if tile is not None and not self._budgets(tile)["log"].take(time.monotonic()):
+            tile.health["flood_drops"] += 1
+            self._flooding(tile, "log lines")
+            return
         log.log(logging.WARNING if level in ("warning", "error") else logging.INFO,
                 "tile %s: %s", uid, text)
         self._emit(TileEvent("log", uid, detail="%s: %s" % (level, text)))
-
-    def _protocol_error(self, session, frame, error):
-        tile = session.tile
-        if tile is not None:
-            tile.health["protocol_errors"] += 1
-        log.warning("%s: dropped %r: %s", session.path, frame, error)

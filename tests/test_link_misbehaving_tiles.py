@@ -1,0 +1,334 @@
+"""Tiles that misbehave, played by fake tiles on real pseudo-terminals (tests/vtable_helpers.py,
+FakeTile: the real codec, opened by the host with pyserial as it opens /dev/ttyACM0).
+
+One misbehaving tile must never stop the host, nor feed it stale or foreign state: a
+cloned unique id, another tile on a known port, another protocol version, a flood,
+events beyond what its HELLO announced, frames of types the host does not know.
+"""
+
+import asyncio
+import binascii
+import logging
+
+import pytest
+from vtable_helpers import FakeTile, drain, red_scene, wait_event, wait_for
+
+from firmware.effects import SOLID, uniform_scene
+from host.link import LinkTimings, TableLink
+from shared_rules import wire
+
+UID = "e661410400000101"
+OTHER = "e661410400000202"
+
+
+class Quick(LinkTimings):
+    unusable_retry_s = 0.1      # re-ask refused ports often: a test sees many refusals soon
+
+
+class Strict(TableLink):
+    """Small flood budgets that refill slowly: one flood stays one flood for the test."""
+
+    gesture_rate, gesture_burst = 2.0, 10
+    log_rate, log_burst = 2.0, 10
+    state_rate, state_burst = 5.0, 20
+
+
+def run_link(ports, scenario, timings=None, link_class=TableLink):
+    async def main():
+        link = link_class(ports=ports, timings=timings or Quick())
+        await link.start()
+        try:
+            await scenario(link)
+        finally:
+            await link.stop()
+    asyncio.run(main())
+
+
+def online(uid):
+    return lambda e: e.kind == "online" and e.tile == uid
+
+
+def green_scene():
+    return uniform_scene(SOLID, (0, 200, 0))
+
+
+# ---------------------------------------------------------------- a cloned unique id
+
+def test_a_cloned_unique_id_on_a_second_port_is_refused_until_the_first_goes_away():
+    first = FakeTile(UID)
+    clone = FakeTile(UID, answer=False)
+
+    async def scenario(link):
+        seen = []
+        await wait_event(link, online(UID), seen=seen)
+        assert link.tiles[UID].port == first.port
+        clone.answer = True
+        ev = await wait_event(link, lambda e: e.kind == "problem", seen=seen)
+        assert (ev.code, ev.tile, ev.port) == ("clone", UID, clone.port)
+        assert first.port in ev.detail and clone.port in ev.detail and "unplug one" in ev.detail
+        # The clone is asked again now and then and refused each time: the tile stays put.
+        asked = clone.count("hello_request")
+        await wait_for(lambda: clone.count("hello_request") >= asked + 5, what="re-asked")
+        ignored = clone.tag(2, ["04000000000b02"])
+        first.tag(1, ["04000000000a01"])
+        ev = await wait_event(link, lambda e: e.kind == "tags", seen=seen)
+        assert (ev.tile, ev.slot) == (UID, 1)
+        await wait_for(lambda: ignored in clone.acks, what="the clone's tag acked")
+        seen += await drain(link)
+        state = link.tiles[UID]
+        assert 2 not in state.slots            # what the clone says is not the tile's
+        assert [e.kind for e in seen if e.kind in ("online", "offline", "problem")] == \
+            ["online", "problem"]
+        assert state.port == first.port and state.health["conflicts"] == 1
+        assert link.conflicts == {clone.port: {"uid": UID, "owner": first.port}}
+        # The first board is unplugged: the second one takes over as the tile.
+        first.close()
+        ev = await wait_event(link, online(UID), seen=seen)
+        assert ev.detail == "reconnect" and link.tiles[UID].port == clone.port
+        assert link.conflicts == {}
+        clone.tag(2, ["04000000000b02"])
+        ev = await wait_event(link, lambda e: e.kind == "tags" and e.slot == 2)
+        assert ev.tags == (("04000000000b02", None),)
+
+    try:
+        run_link([first.port, clone.port], scenario)
+    finally:
+        first.close()
+        clone.close()
+
+
+# ---------------------------------------------------------------- another tile on a port
+
+def test_another_tile_answering_on_a_port_takes_the_old_one_offline():
+    fake = FakeTile(UID)
+
+    async def scenario(link):
+        await wait_event(link, online(UID))
+        link.set_scene(UID, [(0, red_scene())])
+        await wait_for(lambda: not link.pending_commands(UID), what="scene acked")
+        assert fake.scene == {0: red_scene()}
+        fake.reboot_as(OTHER)
+        ev = await wait_event(link, lambda e: e.kind == "offline")
+        assert ev.tile == UID
+        assert ev.detail == "tile %s answered on its port %s" % (OTHER, fake.port)
+        ev = await wait_event(link, online(OTHER))
+        assert ev.detail == "new"
+        old = link.tiles[UID]
+        assert not old.online and old.session is None
+        # The old tile's scene is kept for when it is back, not sent to the new one.
+        assert link.set_scene(UID, [(1, red_scene())]) is None
+        link.set_scene(OTHER, [(2, green_scene())])
+        await wait_for(lambda: not link.pending_commands(OTHER), what="scene acked")
+        assert fake.scene == {2: green_scene()}
+        assert link.tiles[OTHER].port == fake.port
+
+    try:
+        run_link([fake.port], scenario)
+    finally:
+        fake.close()
+
+
+# ---------------------------------------------------------------- another protocol version
+
+@pytest.mark.parametrize("where", ["frame header", "hello payload"])
+def test_a_tile_of_another_protocol_version_is_recorded_and_said_once(where, caplog):
+    caplog.set_level(logging.DEBUG, logger="fairytable.link")
+    fake = FakeTile(UID, protocol=2, version=2 if where == "frame header" else 1)
+
+    async def scenario(link):
+        seen = []
+        ev = await wait_event(link, lambda e: e.kind == "problem", seen=seen)
+        assert (ev.code, ev.tile, ev.port) == ("incompatible", UID, fake.port)
+        assert "protocol 2" in ev.detail and "reflash" in ev.detail
+        assert link.incompatible == {fake.port: {"uid": UID, "protocol": 2}}
+        # Asked again now and then, answering the same each time: nothing new to say.
+        asked = fake.count("hello_request")
+        fake.send(wire.HEARTBEAT, wire.heartbeat(5))
+        await wait_for(lambda: fake.count("hello_request") >= asked + 3, what="re-asked")
+        seen += await drain(link)
+        assert [e.kind for e in seen] == ["problem"]
+        assert UID not in link.tiles
+        # Reflashed: it speaks our version now and is used.
+        fake.protocol = fake.version = wire.PROTOCOL_VERSION
+        fake.hello()
+        await wait_event(link, online(UID))
+        assert link.incompatible == {}
+
+    try:
+        run_link([fake.port], scenario)
+    finally:
+        fake.close()
+    assert "object at 0x" not in caplog.text
+    if where == "frame header":
+        assert "dropped hello frame (type 0x01, version 2, seq" in caplog.text
+
+
+# ---------------------------------------------------------------- a flooding tile
+
+def test_a_flooding_tile_is_limited_and_the_other_tiles_are_still_heard():
+    flood = FakeTile(UID)
+    calm = FakeTile(OTHER)
+    final = (("04000000000003", None),)
+
+    async def scenario(link):
+        seen = []
+        await wait_for(lambda: all(u in link.tiles and link.tiles[u].online
+                                   for u in (UID, OTHER)), what="both tiles online")
+        state = link.tiles[UID]
+        # Gestures and log lines faster than any hand: the excess is dropped.
+        for i in range(200):
+            flood.gesture(i % 7, wire.TAP)
+            flood.send(wire.LOG, wire.log(1, "pad %d touched" % i))
+        await wait_for(lambda: state.health["flood_drops"] > 0, what="gestures dropped")
+        # Tags that change faster than cards can move: merged, the latest state wins.
+        for i in range(100):
+            flood.tag(0, ["04000000000001" if i % 2 else "04000000000002"])
+        flood.tag(0, ["04000000000003"])
+        calm.tag(3, ["04000000000c03"])
+        ev = await wait_event(link, lambda e: e.kind == "tags" and e.tile == OTHER, seen=seen)
+        assert ev.slot == 3
+        await wait_for(lambda: state.slots.get(0) == final and not state.untold,
+                       what="the flood's last tags told")
+        seen += await drain(link)
+        problems = [e for e in seen if e.kind == "problem"]
+        assert [(e.code, e.tile) for e in problems] == [("flooding", UID)]
+        assert "dropped" in problems[0].detail
+        last_tags = [e.tags for e in seen if e.kind == "tags" and e.tile == UID and e.slot == 0]
+        assert last_tags[-1] == final
+        assert state.health["flood_drops"] > 0 and state.health["coalesced"] > 0
+        assert link.tiles[OTHER].health["flood_drops"] == 0
+        assert state.online and link.tiles[OTHER].online
+
+    try:
+        run_link([flood.port, calm.port], scenario, link_class=Strict)
+    finally:
+        flood.close()
+        calm.close()
+
+
+# ---------------------------------------------------------------- beyond the HELLO
+
+def test_events_beyond_what_the_hello_announced_are_dropped(caplog):
+    fake = FakeTile(UID, cells=2, readers=2, buttons=2, dice_pockets=0)
+
+    async def scenario(link):
+        await wait_event(link, online(UID))
+        bad = [fake.tag(5, ["04000000000005"]), fake.gesture(3),
+               fake.send(wire.DICE, wire.dice(0, (bytes.fromhex("04000000000d01"), None)))]
+        good = fake.tag(1, ["04000000000001"])
+        ev = await wait_event(link, lambda e: e.kind in ("tags", "gesture", "dice"))
+        assert (ev.kind, ev.slot) == ("tags", 1)
+        await wait_for(lambda: all(s in fake.acks for s in bad + [good]), what="acks")
+        assert [fake.acks[s] for s in bad] == ["bad_payload"] * 3
+        assert fake.acks[good] == "ok"
+        assert link.tiles[UID].health["protocol_errors"] == 3
+        assert [e for e in await drain(link) if e.kind in ("tags", "gesture", "dice")] == []
+
+    try:
+        run_link([fake.port], scenario)
+    finally:
+        fake.close()
+    assert "slot 5, but its HELLO announced 2 readers" in caplog.text
+    assert "pocket 0, but its HELLO announced 0 dice pockets" in caplog.text
+
+
+# ---------------------------------------------------------------- ack rules
+
+def test_the_host_acks_unknown_types_and_bad_payloads_and_drops_bad_unacked_frames():
+    fake = FakeTile(UID)
+
+    async def scenario(link):
+        await wait_event(link, online(UID))
+        unknown = fake.send(0x3E, b"\x01\x02")               # a newer tile's message
+        bad_tag = fake.send(wire.TAG, b"\x01\x09")          # acked type, broken payload
+        bad_health = fake.send(wire.HEALTH, b"\x00\x01")    # unacked type, broken payload
+        echo = fake.send(wire.LED_SCENE, wire.led_scene([]))  # ours, looped back
+        fake.tag(2, ["04000000000002"])
+        await wait_event(link, lambda e: e.kind == "tags" and e.slot == 2)
+        await wait_for(lambda: unknown in fake.acks and bad_tag in fake.acks, what="acks")
+        assert fake.acks[unknown] == "unknown_type"
+        assert fake.acks[bad_tag] == "bad_payload"
+        assert bad_health not in fake.acks and echo not in fake.acks
+        assert link.tiles[UID].health["protocol_errors"] == 4
+
+    try:
+        run_link([fake.port], scenario)
+    finally:
+        fake.close()
+
+
+# ---------------------------------------------------------------- LED scene order
+
+def test_a_resent_scene_never_brings_back_an_older_scene_for_a_cell():
+    fake = FakeTile(UID)
+    scene_a, scene_b = red_scene(), green_scene()
+
+    async def scenario(link):
+        await wait_event(link, online(UID))
+        fake.lose_scenes = 1                      # the line eats the first scene frame
+        link.set_scene(UID, [(0, scene_a), (1, scene_a)])
+        link.set_scene(UID, [(0, scene_b)])       # the table changed cell 0 only
+        await wait_for(lambda: not link.pending_commands(UID), what="scenes acked")
+        assert fake.scene == {0: scene_b, 1: scene_a} == link.tiles[UID].scene
+        assert all(cells.get(0) != scene_a for _seq, cells in fake.scene_log)
+
+    try:
+        run_link([fake.port], scenario)
+    finally:
+        fake.close()
+
+
+# ---------------------------------------------------------------- host errors, counters
+
+def test_a_host_error_on_one_frame_loses_that_frame_only_and_is_counted():
+    fake = FakeTile(UID)
+
+    async def scenario(link):
+        await wait_event(link, online(UID))
+        real = link._tile_gesture
+
+        def gesture_with_a_bug(tile, slot, gesture):
+            if slot == 0:
+                raise KeyError("a bug in the host")
+            real(tile, slot, gesture)
+
+        link._tile_gesture = gesture_with_a_bug
+        # Both frames in one write: most likely one read for the host.
+        fake.send_raw(wire.encode_frame(wire.GESTURE, 900, wire.gesture(0, wire.TAP)) +
+                      wire.encode_frame(wire.GESTURE, 901, wire.gesture(1, wire.HOLD)))
+        ev = await wait_event(link, lambda e: e.kind == "gesture")
+        assert (ev.slot, ev.gesture) == (1, "hold")
+        assert link.tiles[UID].health["host_errors"] == 1
+
+    try:
+        run_link([fake.port], scenario)
+    finally:
+        fake.close()
+
+
+def test_crc_errors_add_up_over_the_ports_a_tile_used():
+    first = FakeTile(UID)
+    body = bytes((wire.PROTOCOL_VERSION, wire.HEARTBEAT, 0, 7)) + wire.heartbeat(1)
+    crc = (binascii.crc32(body) ^ 0x00010000).to_bytes(4, "big")
+    damaged = wire.cobs_encode(body + crc) + b"\x00"      # whole, but its CRC is wrong
+
+    async def scenario(link):
+        await wait_event(link, online(UID))
+        state = link.tiles[UID]
+        first.send_raw(damaged + damaged)
+        await wait_for(lambda: state.health["crc_errors"] == 2, what="two CRC errors")
+        first.close()
+        await wait_event(link, lambda e: e.kind == "offline")
+        second.answer = True            # the same board, re-plugged: another port
+        link.add_port(second.port)
+        await wait_event(link, online(UID))
+        assert state.port == second.port != first.port
+        second.send_raw(damaged)
+        await wait_for(lambda: state.health["crc_errors"] == 3, what="a third CRC error")
+
+    second = FakeTile(UID, answer=False)
+    try:
+        run_link([first.port], scenario)
+    finally:
+        first.close()
+        second.close()
