@@ -107,6 +107,11 @@ class TableSession:
         if ev.kind == "offline":
             self.log.say("tile %s went offline (%s): the game waits for it" % (ev.tile, ev.detail))
             return None
+        if ev.kind == "problem":
+            # A port or tile the link will not use (a clone, another protocol version, a
+            # flood): the operator must hear what to do, whether or not it is in the layout.
+            self.log.say("table problem: %s" % ev.detail)
+            return None
         if index is None:
             return None
         if ev.kind == "tags":

@@ -3,6 +3,7 @@
 import asyncio
 
 from host.journal import Journal
+from host.link.tiles import TileEvent
 from table_helpers import storybook_table, until
 
 SETUP = {"board": [{"card": "the_cheshire_cat", "cell": [2, 3], "owner": "hero"},
@@ -16,6 +17,12 @@ def test_staff_pause_undo_reset_and_start(tmp_path):
     async def scenario():
         async with storybook_table(tmp_path, SETUP, journal) as (session, hands, vt):
             match = session.match
+            # A port the link will not use is told to the operator, in the link's words.
+            problem = TileEvent("problem", None, code="clone", port="/dev/ttyACM1",
+                                detail="tile e661 answers on both /dev/ttyACM0 and "
+                                       "/dev/ttyACM1: unplug one")
+            assert session.on_event(problem) is None
+            assert session.log.lines[-1] == "table problem: " + problem.detail
             session.staff("pause")
             await hands.gesture((2, 3), "hold")           # a spin, while paused
             await asyncio.sleep(1.0)
