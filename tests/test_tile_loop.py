@@ -286,3 +286,13 @@ def test_a_host_that_stops_reading_gets_no_more_than_the_usb_buffer_holds():
     link.receive()
     link.send(wire.GESTURE, wire.gesture(0, 2))
     assert board.heard()[-1]["type"] == "gesture"
+
+
+def test_a_sim_tile_whose_task_keeps_failing_ends_with_a_message(capsys):
+    # No hardware watchdog ends a crash loop on the unix port: the process must end, so a
+    # broken test fails instead of spinning for ever.
+    from firmware.boards.sim import SimBoard
+    with pytest.raises(SystemExit) as end:
+        SimBoard.give_up(None, "readers", TypeError("wrong signature"))
+    assert end.value.code == 4
+    assert "readers keeps failing" in capsys.readouterr().err
