@@ -44,7 +44,6 @@ from shared_rules import wire
 
 _TASKS = ("readers", "pads", "render", "link", "health")
 _UNREADABLE = const(3)   # polls that saw a new tag but could not read its identity
-_GIVE_UP = const(10)     # failures of a task in a row before the tile resets (guarded)
 _RST_TRIES = const(2)    # revivals of a reader in a row that may pulse the shared RST line
 _BACKOFF_MAX_MS = const(60000)   # a dead reader is checked at most this far apart
 _CHECK_TICK_MS = const(20)       # the health task's pace: one reader checked per tick
@@ -86,11 +85,19 @@ class Tile:
         self.checked = [self.boot_ms] * n        # per reader: ticks_ms of its last check, or
         #                                          None: check it at once (a poll failed)
         self.fails = [0] * n                     # per reader: failed revivals in a row
-        self.reported = [[] for _ in range(n)]   # per slot: the reported uids, sorted
-        # Per slot: uid -> the identity pages the driver read, replaced by the parsed
-        # identity once the tag is reported (one object per tag and no pair: a full cell
-        # tile holds 32 tags, and every object per tag costs the 64 KB heap).
-        self.identities = [{} for _ in range(n)]
+        # Per slot: the reported uids, sorted (reported); uid -> the identity pages the
+        # driver read, replaced by the parsed identity once the tag is reported (one object
+        # per tag and no pair: a full cell tile holds 32 tags, and every object per tag
+        # costs the 64 KB heap) (identities); see take_poll (doubt). Loops, not list
+        # comprehensions: each comprehension is a function of its own, whose code object
+        # a tile keeps in its heap for good.
+        self.reported = []
+        self.identities = []
+        self.doubt = []
+        for _ in range(n):
+            self.reported.append([])
+            self.identities.append({})
+            self.doubt.append({})
         # Field scheduling (see readers_task and field_phases): readers closer than
         # spec["field_spacing"] slots never have their fields on at the same time.
         self.on_at = [None] * n                  # per slot: ticks_us its field went on, or None
@@ -101,7 +108,6 @@ class Tile:
         self.phases = field_phases(n, self.spacing, self.max_fields)
         self.phase = len(self.phases) - 1        # the phase being polled (0 comes first)
         self.todo = []                           # its readers still to poll this round
-        self.doubt = [{} for _ in range(n)]       # per slot: see take_poll
         self.link = TileLink(board.port, t, board.ticks_ms, board.ticks_diff)
         cells = spec["cells"]
         self.effects = EffectsEngine(cells, spec["leds_per_segment"],
@@ -167,7 +173,10 @@ class Tile:
     def tags(self, i):
         """Slot i's reported tags as (uid, identity) pairs, for a message."""
         ids = self.identities[i]
-        return [(uid, ids.get(uid)) for uid in self.reported[i]]
+        out = []
+        for uid in self.reported[i]:
+            out.append((uid, ids.get(uid)))
+        return out
 
     def health(self):
         readers = []
@@ -214,7 +223,10 @@ class Tile:
         known = self.reported[i]
         doubt = self.doubt[i]
         if doubt:
-            known = known + [u for u in doubt if u not in known]
+            known = known[:]
+            for uid in doubt:
+                if uid not in known:
+                    known.append(uid)
         try:
             return r.inventory(wire.MAX_TAGS, self.identities[i], known)
         except OSError:
@@ -295,59 +307,51 @@ class Tile:
             self.todo.remove(i)         # its turn is over
             self.polls[i] += 1
 
-    def configure(self, i):
-        """Configure reader ``i`` after a reset; True if it works (it polls again)."""
-        try:
-            self.readers[i].configure()
-        except OSError:
-            return False
-        if not self.reader_ok[i]:
-            self.link.send(wire.LOG, wire.log(2, "reader %d %s" % (i, "back")))
-        self.reader_ok[i] = True
-        self.fails[i] = 0
-        self.checked[i] = self.ticks_ms()
-        return True
-
-    async def check_reader(self, i):
-        """Check reader ``i`` (3 SPI transactions when it is well); revive it if it is not.
+    async def revive(self, i):
+        """Revive reader ``i``, which failed its check or a poll.
 
         A soft reset first; then, if that did not help and it has not failed too often,
         the RST line, which resets every reader on the tile: each is configured again,
         so none polls with its reset defaults. Each reset's wait (``reset_ms``) is an
         asyncio sleep: the LEDs, the pads and the other readers go on meanwhile.
         """
-        r = self.readers[i]
-        try:
-            if self.reader_ok[i] and r.check():
-                self.checked[i] = self.ticks_ms()
-                return
-        except OSError:
-            pass
-        sleep_ms = self.board.sleep_ms
+        rs = self.readers
+        r = rs[i]
         self.reader_down(i)
         r.errors += 1
         r.reinits += 1
-        try:
-            r.soft_reset()
-        except OSError:
-            pass
-        await sleep_ms(r.reset_ms)
-        if not self.configure(i) and self.fails[i] < _RST_TRIES and r.hard_reset(False):
-            # Every chip on the line is reset now, its field off: none may poll before it
-            # is configured again.
-            rs = self.readers
-            was = self.reader_ok[:]
-            for j in range(len(rs)):
-                self.reader_down(j, False)
-            await sleep_ms(r.reset_ms)
-            for j in range(len(rs)):
-                if j != i:
-                    rs[j].reinits += 1
-                if not self.configure(j) and was[j]:
-                    self.link.send(wire.LOG, wire.log(3, "reader %d %s" % (j, "failed")))
-        if not self.reader_ok[i]:
-            self.fails[i] += 1
-            self.reader_down(i)
+        group = (i,)
+        for hard in (False, True):
+            if not hard:
+                try:
+                    r.soft_reset()
+                except OSError:
+                    pass
+            elif self.fails[i] < _RST_TRIES and r.hard_reset(False):
+                # Every chip on the line is reset now, its field off: none may poll
+                # before it is configured again.
+                group = range(len(rs))
+                for j in group:
+                    self.reader_down(j, False)
+                    if j != i:
+                        rs[j].reinits += 1
+            else:
+                break
+            await self.board.sleep_ms(r.reset_ms)
+            for j in group:
+                try:
+                    rs[j].configure()
+                except OSError:
+                    if j != i:
+                        self.link.send(wire.LOG, wire.log(3, "reader %d %s" % (j, "failed")))
+                    continue
+                self.reader_ok[j] = True
+                self.fails[j] = 0
+                self.checked[j] = self.ticks_ms()
+            if self.reader_ok[i]:
+                self.link.send(wire.LOG, wire.log(2, "reader %d %s" % (i, "back")))
+                return
+        self.fails[i] += 1
         self.checked[i] = self.ticks_ms()
 
     async def readers_task(self):
@@ -653,20 +657,25 @@ class Tile:
         fails = self.fails
         while self.running:
             now = self.ticks_ms()
-            # The reader due first: a failed one at once, a healthy one every health
-            # period, a dead one ever less often.
-            due = -1
+            # One reader a tick, the first that is due: a failed one at once, a healthy
+            # one every health period (VersionReg and the timer set-up, 3 SPI
+            # transactions), a dead one ever less often.
             period = self.timings["health_period_ms"]
             for i in range(len(checked)):
-                if checked[i] is None:
-                    due = i
-                    break
                 wait = period << (fails[i] if fails[i] < 5 else 5)
-                if due < 0 and self.ticks_diff(now, checked[i]) >= (
+                if checked[i] is None or self.ticks_diff(now, checked[i]) >= (
                         wait if wait < _BACKOFF_MAX_MS else _BACKOFF_MAX_MS):
-                    due = i
-            if due >= 0:
-                await self.check_reader(due)
+                    ok = False
+                    if self.reader_ok[i]:
+                        try:
+                            ok = self.readers[i].check()
+                        except OSError:
+                            pass
+                    if ok:
+                        checked[i] = now
+                    else:
+                        await self.revive(i)
+                    break
             if self.ticks_diff(now, reported) >= self.timings["health_period_ms"]:
                 reported = now
                 self.link.send(wire.HEALTH, self.health())
@@ -685,32 +694,29 @@ class Tile:
                     alive = False
             if alive:
                 self.board.feed_watchdog()
+            self.beat("watchdog", now)
             await sleep_ms(100)
 
     async def guarded(self, name, job):
         """Run a task for good: an exception is reported and the task starts over.
 
         A task beats (``beat``) only when an iteration of its loop completed, so one that
-        fails again and again no longer feeds the watchdog, which resets the tile. After
-        ``_GIVE_UP`` failures in a row without a beat between them the board gives up at
-        once (``board.give_up``: a Pico resets, a sim tile ends its process with a message
-        on stderr, where no hardware watchdog would end a crash loop)."""
-        streak = 0
-        last = None
+        fails again and again stops feeding the watchdog, which resets the tile. A task
+        that failed with no completed iteration for the watchdog's time makes the board
+        give up (``board.give_up``: a Pico resets at once, a sim tile ends its process with
+        a message on stderr, where no hardware watchdog would end the crash loop)."""
         while self.running:
             try:
                 await job()
             except Exception as e:  # one bad poll or frame must not stop the tile
                 self.failures += 1
-                beat = self.beats.get(name)
-                streak = streak + 1 if beat == last else 1
-                last = beat
                 self.board.report(name, e)
                 try:
                     self.link.send(wire.LOG, wire.log(3, "%s: %r" % (name, e)))
                 except Exception:
                     pass
-                if streak >= _GIVE_UP:
+                if self.ticks_diff(self.ticks_ms(), self.beats.get(name, self.boot_ms)) \
+                        > self.timings["watchdog_ms"]:
                     self.board.give_up(name, e)
                 await self.board.sleep_ms(10)
 

@@ -13,7 +13,6 @@ import asyncio
 import pytest
 from tile_harness import GaveUp, Rebooted, make_tile, tags_sent
 
-from firmware import main as tile_main
 from firmware.drivers import mfrc522 as driver
 from firmware.drivers.mfrc522 import identity_record
 from firmware.sim.mfrc522_emu import NtagCard
@@ -127,21 +126,30 @@ def test_an_unenrolled_card_is_reported_at_once():
 # -- tasks that keep failing -------------------------------------------------------------------
 
 def test_a_task_that_keeps_failing_stops_feeding_the_watchdog_and_the_board_gives_up():
+    # (A fake reader with the wrong signature once made a test spin for 20 minutes.)
     tile, board = make_tile(1)
 
     async def broken():
         raise TypeError("inventory() takes 2 positional arguments but 4 were given")
 
     tile.readers_task = broken
+    tasks = ("readers", "pads", "render", "link", "health", "watchdog")
+    for name in tasks:
+        tile.beat(name, board.ticks_ms())
+    start = board.ticks_ms()
     with pytest.raises(GaveUp):
-        run(board, tile, ("readers", "pads", "render", "link", "health", "watchdog"))
+        run(board, tile, tasks)
     assert board.gave_up == ["readers"]
-    assert len(board.failures) == tile_main._GIVE_UP
+    # Given up once the task had failed for the watchdog's time (2 s) without a beat: a
+    # bounded number of restarts, 10 ms apart.
+    assert 2000 < board.ticks_ms() - start < 2200
+    assert 100 < len(board.failures) <= 2000 // 10 + 5
+    # The watchdog was fed for the first second only (the last beat is then too old).
+    assert 5 <= board.feeds <= 11
 
 
 def test_the_watchdog_is_fed_only_while_every_task_completes_iterations():
     tile, board = make_tile(1)
-    tile_main_give_up = tile_main._GIVE_UP
     failing = [False]
     real = tile.pads_task
 
@@ -156,19 +164,13 @@ def test_the_watchdog_is_fed_only_while_every_task_completes_iterations():
     for name in tasks:
         tile.beat(name, board.ticks_ms())
     run(board, tile, tasks, most_ms=3000)
-    fed = board.feeds
-    assert fed > 20
+    assert board.feeds > 20
     failing[0] = True
-    tile.running = True
     board.feeds = 0
-    # Fails every 60 ms: fewer than _GIVE_UP failures in 500 ms, then no feeding after 1 s.
-    run(board, tile, tasks, most_ms=500)
-    assert tile_main_give_up > 500 // 60
-    early = board.feeds
-    assert early > 0                        # the last beat is still recent
     with pytest.raises(GaveUp):
-        run(board, tile, tasks, most_ms=3000)
-    assert board.feeds <= early + 10        # stopped within a second of the last beat
+        run(board, tile, tasks, most_ms=5000)
+    assert board.gave_up == ["pads"]
+    assert board.feeds <= 11                # fed for at most a second after the last beat
 
 
 def test_a_task_that_fails_now_and_then_is_never_given_up():
@@ -184,8 +186,8 @@ def test_a_task_that_fails_now_and_then_is_never_given_up():
         raise ValueError("then fails")
 
     tile.pads_task = flaky
-    run(board, tile, ("pads",), most_ms=3000)
-    assert board.gave_up == [] and len(board.failures) >= 4 * tile_main._GIVE_UP
+    run(board, tile, ("pads",), most_ms=10000)
+    assert board.gave_up == [] and len(board.failures) >= 100
 
 
 # -- the host's commands ------------------------------------------------------------------------

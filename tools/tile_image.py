@@ -132,8 +132,9 @@ def launcher(romfs_path, then):
 
 # Measures what a sim tile has that a real tile does not: the emulated chips (bus, chip
 # selects, the RST line they share, emulators, and a full load of tags in each field: a
-# card and three pawns, enrolled) and the virtual table's control channel (firmware/sim/control.py); run once
-# per image and reader count. The tags are physical objects on a real table, the channel
+# card and three pawns, enrolled) and the virtual table's control channel
+# (firmware/sim/control.py: the module and its socket, poll and buffers); run once per
+# image and reader count. The tags are physical objects on a real table, the channel
 # is the virtual table's hands: a tile keeps its 64 KB for the firmware whatever lies on it.
 _HARDWARE_PROBE = """
 import gc, micropython
@@ -161,6 +162,7 @@ for i in range(%d):
     for k in range(wire.MAX_TAGS):   # a card and its pawns, each with an identity record
         emu.place(NtagCard(bytes((4, i, k, 2, 3, 4, 5)), mfrc522.identity_record(bytes(12))))
     chips.append((cs, emu))
+channel = control.ControlChannel(None)
 gc.collect()
 print("hardware", before - gc.mem_free())
 micropython.qstr_info()
@@ -180,7 +182,7 @@ def _qstr_pools(text):
 def hardware_bytes(romfs_path, readers):
     """Heap bytes the emulated readers of a sim tile take (cached next to the image)."""
     import json
-    cache = romfs_path + ".hardware-v5.json"   # v5: the readers' shared RST line
+    cache = romfs_path + ".hardware-v6.json"   # v6: the RST line, the channel's objects
     known = {}
     if os.path.exists(cache):
         with open(cache) as f:

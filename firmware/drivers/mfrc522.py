@@ -126,6 +126,7 @@ _COLL_POS_MASK = const(0x1F)
 _ON = const(1)          # the field is on
 _TRX = const(2)         # Transceive is active, waiting for StartSend
 _DIRTY = const(4)       # the FIFO may hold bytes: flush it before use
+_SUSPECT = const(8)     # an exchange found the chip hung (see `suspect`)
 
 _START_SEND = const(0x80)
 _FLUSH_FIFO = const(0x80)
@@ -256,12 +257,15 @@ class MFRC522:
         self.delay_us = delay_us or sleep_us
         self.errors = 0
         self.reinits = 0
-        self.suspect = False
-        self._chip = _DIRTY                 # _ON | _TRX | _DIRTY
+        self._chip = _DIRTY                 # _ON | _TRX | _DIRTY | _SUSPECT
         self._reload = -1
-        self._rx_len = 0
-        self._rx_bits = 0                   # valid bits in last received byte, 0 = all 8
         cs(1)
+
+    @property
+    def suspect(self):
+        """True once an exchange found the chip hung (its timer dead, its registers reading
+        0xFF), until configure() succeeds."""
+        return bool(self._chip & _SUSPECT)
 
     # Scratch buffers, shared by every reader of the tile: no method awaits or keeps data
     # in them between calls, so one reader's exchange is over before another's begins.
@@ -273,6 +277,7 @@ class MFRC522:
     _rx = bytearray(65)                     # FIFO data (one spare byte for the read burst)
     _cl = bytearray(5)                      # UID bytes of one cascade level + BCC
     _uid = bytearray(10)
+    _got = bytearray(2)                     # last answer: bytes, valid bits of the last (0: 8)
     _hlta = bytearray(4)                    # HLTA and its CRC_A (the same for every chip)
     _fifo_addr = bytearray((_FIFODataReg << 1,))
     # Views made once: a slice of a view is one small object, not a copy of the data.
@@ -357,7 +362,7 @@ class MFRC522:
         self.rst(0)
         sleep_us(100)
         self.rst(1)
-        self._chip = _DIRTY
+        self._chip = _DIRTY | (self._chip & _SUSPECT)
         if settle:
             sleep_ms(self.reset_ms)
         return True
@@ -367,7 +372,7 @@ class MFRC522:
         if self.rst is not None:
             self.rst(1)
         self._write(_CommandReg, _CMD_SOFTRESET)
-        self._chip = _DIRTY
+        self._chip = _DIRTY | (self._chip & _SUSPECT)
 
     def init(self):
         """Soft-reset and configure the chip; OSError if it is not an MFRC522."""
@@ -399,14 +404,14 @@ class MFRC522:
         self._write(_RFCfgReg, (self.rx_gain & 7) << 4)
         self._write(_CollReg, 0x00)         # ValuesAfterColl = 0: bits after a collision read 0
         self._write(_TxControlReg, 0x80)    # antenna off
-        self._chip = _DIRTY
+        self._chip = _DIRTY | (self._chip & _SUSPECT)
         # HLTA is constant: let the CRC coprocessor compute its CRC_A once (also a self-test).
         h = self._hlta
         h[0] = _HLTA
         h[1] = 0
         if not self._calc_crc(h, 2, h, 2) or crc_a(h, 4) != 0:
             raise OSError("MFRC522 CRC coprocessor does not finish or is wrong")
-        self.suspect = False
+        self._chip &= ~_SUSPECT
 
     def check(self):
         """True if the chip answers with its version and still has our timer set-up, and
@@ -437,7 +442,7 @@ class MFRC522:
                 return True
             except OSError:
                 pass
-        self.suspect = True
+        self._chip |= _SUSPECT
         return False
 
     def antenna(self, on):
@@ -469,7 +474,7 @@ class MFRC522:
             irq = self._read(reg)
             if irq & mask:
                 return irq
-        self.suspect = True
+        self._chip |= _SUSPECT
         self.errors += 1
         return 0
 
@@ -504,7 +509,7 @@ class MFRC522:
 
         rx_bits: the length of the answer the command gets if a card answers (0: unknown);
         nothing can arrive before the frame, the frame delay time and that answer are over.
-        Returns _OK, _TIMEOUT, _COLLISION or _ERROR; self._rx_len / _rx_bits say what came.
+        Returns _OK, _TIMEOUT, _COLLISION or _ERROR; self._got says what came.
         """
         self._set_timeout(timeout_us or self.request_timeout_us)
         self._write(_ComIrqReg, _IRQ_CLEAR_ALL)
@@ -519,7 +524,8 @@ class MFRC522:
             self._write(_CommandReg, _CMD_TRANSCEIVE)
         # Bit framing and StartSend in one write: the transmission starts with it.
         self._write(_BitFramingReg, _START_SEND | (rx_align << 4) | tx_bits)
-        self._rx_len = 0
+        got = self._got
+        got[0] = 0
         self._chip |= _TRX | _DIRTY
         first = air_us((n - 1) * 8 + (tx_bits or 8))
         if rx_bits:
@@ -546,7 +552,7 @@ class MFRC522:
         if irq == 0 or (irq == 0xFF and st[2] == 0xFF):
             # The timer never fired, or every register reads 0xFF (ErrorReg bit 5 is
             # reserved, 0 on a working chip): a hung or absent chip.
-            self.suspect = True
+            self._chip |= _SUSPECT
             self.errors += 1
             self._idle()
             return _ERROR
@@ -561,9 +567,9 @@ class MFRC522:
         level = st[3] & 0x7F
         if level > 64:
             level = 64
-        self._rx_bits = st[4] & 0x07
+        got[1] = st[4] & 0x07
         self._read_fifo(level)
-        self._rx_len = level
+        got[0] = level
         self._chip &= ~_DIRTY
         if err & _ERR_COLL:
             return _COLLISION
@@ -582,7 +588,7 @@ class MFRC522:
             return _SILENT
         if st == _COLLISION:
             return _ANSWERED    # cards of different ATQA answered: anticollision sorts them
-        if st == _OK and self._rx_len == 2 and self._rx_bits == 0:
+        if st == _OK and self._got[0] == 2 and self._got[1] == 0:
             return _ANSWERED
         if st == _OK:
             self.errors += 1    # an answer of the wrong length
@@ -607,7 +613,8 @@ class MFRC522:
             if st == _TIMEOUT or st == _ERROR:
                 return False
             # The first received byte shares its low `nbits` bits with our last sent byte.
-            for i in range(self._rx_len):
+            got = self._got
+            for i in range(got[0]):
                 j = nbytes + i
                 if j > 4:
                     break
@@ -631,7 +638,7 @@ class MFRC522:
                 cl[j] = (cl[j] & ((1 << (bit & 7)) - 1)) | (1 << (bit & 7))
                 known = bit + 1
                 continue
-            if nbytes + self._rx_len != 5 or self._rx_bits != 0:
+            if nbytes + got[0] != 5 or got[1] != 0:
                 self.errors += 1
                 return False
             if cl[0] ^ cl[1] ^ cl[2] ^ cl[3] ^ cl[4]:
@@ -645,7 +652,7 @@ class MFRC522:
         with a correct CRC_A came back (in self._rx)."""
         crc_a(self._tx, n, self._tx, n)
         st = self._transceive(n + 2, 0, 0, timeout_us, answer_len * 8)
-        if st != _OK or self._rx_len != answer_len or not self._crc_ok(answer_len):
+        if st != _OK or self._got[0] != answer_len or not self._crc_ok(answer_len):
             if st != _TIMEOUT:
                 self.errors += 1     # a misread, or a 4-bit NAK instead of data
             return False
@@ -758,7 +765,7 @@ class MFRC522:
             tx[2 + i] = data[at + i] if data else 0
         crc_a(tx, 6, tx, 6)
         st = self._transceive(8, 0, 0, self.write_timeout_us, 4)
-        if st != _OK or self._rx_len != 1 or self._rx_bits != 4:
+        if st != _OK or self._got[0] != 1 or self._got[1] != 4:
             if st != _TIMEOUT:
                 self.errors += 1
             return _NO_ANSWER
@@ -859,7 +866,7 @@ class MFRC522:
                 # that stopped (VersionReg 0x00 or 0xFF, or its timer dead).
                 v = self.version()
                 if self.suspect or v not in self.accepted_versions:
-                    self.suspect = True
+                    self._chip |= _SUSPECT
                     raise OSError("MFRC522 hung: VersionReg reads 0x%02x" % v)
         finally:
             self.antenna(False)
