@@ -330,11 +330,10 @@ class Tile:
             elif self.fails[i] < _RST_TRIES and r.hard_reset(False):
                 # Every chip on the line is reset now, its field off: none may poll
                 # before it is configured again.
+                # (Their reinits do not count it: HEALTH's reinits say which chip hung.)
                 group = range(len(rs))
                 for j in group:
                     self.reader_down(j, False)
-                    if j != i:
-                        rs[j].reinits += 1
             else:
                 break
             await self.board.sleep_ms(r.reset_ms)
