@@ -21,7 +21,7 @@ TIMINGS = {
     #                           (a UID that passed BCC and CRC_A is not a misread;
     #                           the common error is a missed read: see gone_polls)
     "gone_polls": 3,          # consistent polls before a tag counts as gone
-    "field_settle_us": 5000,  # field on -> first WUPA (ISO/IEC 14443-3 allows a card 5 ms)
+    "field_settle_us": 5100,  # field on -> first WUPA (ISO/IEC 14443-3: at least 5.1 ms)
     "heartbeat_ms": 1000,     # tile -> host heartbeat period
     "host_timeout_ms": 3000,  # host silent this long: idle animation, stop resending
     "resend_ms": 100,         # resend an unacknowledged event after this long

@@ -39,7 +39,8 @@ After the effects, the frame is scaled by the global `brightness` (0..255)
 and then, if it would draw more than `budget_ma` (850 mA by default at
 `ma_per_led` = 55 mA per LED at full white, i.e. 55/765 mA per channel
 unit), scaled down as a whole so the estimate stays within the budget.
-All arithmetic is integer and `render` allocates nothing.
+All arithmetic is integer, and a frame allocates one block: `render`'s own
+frame of locals (see `render`).
 """
 
 try:
@@ -112,11 +113,9 @@ class EffectsEngine:
         self.cells = cells
         self.leds_per_segment = leds_per_segment
         self.leds = cells * EDGES * leds_per_segment
-        if fps is not None:
-            self.fps = fps
         if budget_ma is not None:
             self.budget_ma = budget_ma
-        self.frame_ms = 1000 // self.fps
+        self.frame_ms = 1000 // (fps or self.fps)
         self.brightness = brightness
         self.buf = bytearray(self.leds * 3)
         self.scenes = bytearray(cells * CELL_SCENE_BYTES)
@@ -180,27 +179,111 @@ class EffectsEngine:
 
     # -- rendering ---------------------------------------------------------------------
 
-    def render(self, now_ms):
-        """Fill self.buf (GRB) with the frame at time now_ms and return it."""
+    def render(self, now):
+        """Fill self.buf (GRB) with the frame at time `now` (ms) and return it.
+
+        One function with every effect inline: a MicroPython function whose locals and
+        stack do not fit the VM's few words on the C stack gets them from the heap at
+        every call (py/objfun.c), freed on return. One such block a frame (about 200
+        bytes on a Pico) is all a frame allocates; a helper per segment cost 32.
+        """
         buf = self.buf
-        n = self.leds_per_segment
         scenes = self.scenes
+        n = self.leds_per_segment
         bright = self.brightness + 1
+        idle = self.idle
         total = 0
         k = 0
         o = 0
-        for cell in range(self.cells):
-            for edge in range(EDGES):
-                if self.idle:
-                    total += self._segment(buf, o, n, RAINBOW, 0, 0, 0,
-                                           self.idle_period_ms // 20, self.idle_level,
-                                           (cell * EDGES + edge) * 24, now_ms, bright, edge)
-                else:
-                    total += self._segment(buf, o, n, scenes[k], scenes[k + 1], scenes[k + 2],
-                                           scenes[k + 3], scenes[k + 4], scenes[k + 5],
-                                           0, now_ms, bright, edge)
-                k += SEGMENT_BYTES
-                o += n * 3
+        for seg in range(self.cells * EDGES):
+            if idle:
+                effect = RAINBOW
+                r = g = b = 0
+                a = self.idle_period_ms // 20
+                p = self.idle_level
+                hue0 = seg * 24
+            else:
+                effect = scenes[k]
+                r = scenes[k + 1]
+                g = scenes[k + 2]
+                b = scenes[k + 3]
+                a = scenes[k + 4]
+                p = scenes[k + 5]
+                hue0 = 0
+            k += SEGMENT_BYTES
+            period = a * 20 if a else _DEFAULT_PERIOD_MS[effect] if effect < 7 else 1
+            level = -1                  # -1: the effect wrote its LEDs itself
+            if effect == SOLID:
+                level = 256
+            elif effect == BLINK:
+                level = 256 if (now % period) * 100 < (p or 50) * period else 0
+            elif effect == PULSE:
+                x = (now % period) * 512 // period          # 0..511 over one period
+                x = x if x < 256 else 511 - x               # 0..255..0
+                level = p + (((256 - p) * x * x) >> 16)      # squared: eases in like a breath
+            elif effect == CHASE:
+                # b bits 0..3: the tail; CHASE_RING: the four edges as one ring.
+                tail = (p & 0x0F) or 1
+                ring = n * EDGES if p & CHASE_RING else n
+                first = (seg & 3) * n if p & CHASE_RING else 0
+                head = (now % period) * ring // period
+                if p & CHASE_REVERSE:
+                    head = ring - 1 - head
+                for i in range(n):
+                    d = head - first - i if not p & CHASE_REVERSE else first + i - head
+                    if d < 0:
+                        d += ring
+                    m = ((tail - d) * 256 // tail * bright) >> 8 if d < tail else 0
+                    j = o + 3 * i
+                    buf[j] = (g * m) >> 8
+                    buf[j + 1] = (r * m) >> 8
+                    buf[j + 2] = (b * m) >> 8
+                    total += buf[j] + buf[j + 1] + buf[j + 2]
+            elif effect == VALUE:
+                # a LEDs lit from the start; beyond the segment, the excess in white.
+                over = a - n if a > n else 0
+                dim = (p * bright) >> 8
+                for i in range(n):
+                    j = o + 3 * i
+                    if i < over:
+                        buf[j] = buf[j + 1] = buf[j + 2] = (255 * bright) >> 8
+                    else:
+                        m = bright if i < a else dim
+                        buf[j] = (g * m) >> 8
+                        buf[j + 1] = (r * m) >> 8
+                        buf[j + 2] = (b * m) >> 8
+                    total += buf[j] + buf[j + 1] + buf[j + 2]
+            elif effect == RAINBOW:
+                m = ((p or 255) * bright) >> 8
+                turn = (now % period) * 256 // period
+                for i in range(n):
+                    h = ((turn + hue0 + i * 256 // (n * EDGES)) & 0xFF) * 3
+                    if h < 256:
+                        r, g, b = 255 - h, h, 0
+                    elif h < 512:
+                        h -= 256
+                        r, g, b = 0, 255 - h, h
+                    else:
+                        h -= 512
+                        r, g, b = h, 0, 255 - h
+                    j = o + 3 * i
+                    buf[j] = (g * m) >> 8
+                    buf[j + 1] = (r * m) >> 8
+                    buf[j + 2] = (b * m) >> 8
+                    total += buf[j] + buf[j + 1] + buf[j + 2]
+            else:
+                level = 0
+            if level >= 0:
+                m = (level * bright) >> 8
+                g = (g * m) >> 8
+                r = (r * m) >> 8
+                b = (b * m) >> 8
+                for j in range(o, o + 3 * n, 3):
+                    buf[j] = g
+                    buf[j + 1] = r
+                    buf[j + 2] = b
+                total += n * (g + r + b)
+            o += n * 3
         self.limited = False
         # total is the sum of all channel values: ma = total * ma_per_led / 765. The
         # scale has 12 fractional bits so every product stays a small int on a Pico.
@@ -215,93 +298,3 @@ class EffectsEngine:
             self.limited = True
         self.current_ma = total * self.ma_per_led // 765
         return buf
-
-    def _segment(self, buf, o, n, effect, r, g, b, a, p, hue0, now, bright, edge):
-        """Render one segment at buf[o:o + 3n]; returns the sum of the channel values."""
-        period = a * 20 if a else _DEFAULT_PERIOD_MS[effect] if effect < 7 else 1
-        if effect == SOLID:
-            level = 256
-        elif effect == BLINK:
-            duty = p or 50
-            level = 256 if (now % period) * 100 < duty * period else 0
-        elif effect == PULSE:
-            x = (now % period) * 512 // period          # 0..511 over one period
-            tri = x if x < 256 else 511 - x             # 0..255..0
-            level = p + (((256 - p) * tri * tri) >> 16)  # squared: eases in like a breath
-        elif effect == CHASE:
-            return self._chase(buf, o, n, r, g, b, period, p, now, bright, edge)
-        elif effect == VALUE:
-            return self._value(buf, o, n, r, g, b, a, p, bright)
-        elif effect == RAINBOW:
-            return self._rainbow(buf, o, n, period, p or 255, hue0, now, bright)
-        else:
-            level = 0
-        m = (level * bright) >> 8
-        gg = (g * m) >> 8
-        rr = (r * m) >> 8
-        bb = (b * m) >> 8
-        for i in range(o, o + 3 * n, 3):
-            buf[i] = gg
-            buf[i + 1] = rr
-            buf[i + 2] = bb
-        return n * (gg + rr + bb)
-
-    def _chase(self, buf, o, n, r, g, b, period, p, now, bright, edge):
-        tail = (p & 0x0F) or 1
-        ring = n * EDGES if p & CHASE_RING else n
-        first = edge * n if p & CHASE_RING else 0
-        head = (now % period) * ring // period
-        if p & CHASE_REVERSE:
-            head = ring - 1 - head
-        total = 0
-        for i in range(n):
-            pos = first + i
-            d = head - pos if not p & CHASE_REVERSE else pos - head
-            if d < 0:
-                d += ring
-            m = ((tail - d) * 256 // tail * bright) >> 8 if d < tail else 0
-            j = o + 3 * i
-            buf[j] = (g * m) >> 8
-            buf[j + 1] = (r * m) >> 8
-            buf[j + 2] = (b * m) >> 8
-            total += buf[j] + buf[j + 1] + buf[j + 2]
-        return total
-
-    def _value(self, buf, o, n, r, g, b, count, background, bright):
-        lit = count if count < n else n
-        over = count - n if count > n else 0
-        full = bright
-        dim = (background * bright) >> 8
-        total = 0
-        for i in range(n):
-            j = o + 3 * i
-            if i < over:
-                buf[j] = buf[j + 1] = buf[j + 2] = (255 * full) >> 8
-            else:
-                m = full if i < lit else dim
-                buf[j] = (g * m) >> 8
-                buf[j + 1] = (r * m) >> 8
-                buf[j + 2] = (b * m) >> 8
-            total += buf[j] + buf[j + 1] + buf[j + 2]
-        return total
-
-    def _rainbow(self, buf, o, n, period, level, hue0, now, bright):
-        m = (level * bright) >> 8
-        turn = (now % period) * 256 // period
-        total = 0
-        for i in range(n):
-            h = ((turn + hue0 + i * 256 // (n * EDGES)) & 0xFF) * 3
-            if h < 256:
-                r, g, b = 255 - h, h, 0
-            elif h < 512:
-                h -= 256
-                r, g, b = 0, 255 - h, h
-            else:
-                h -= 512
-                r, g, b = h, 0, 255 - h
-            j = o + 3 * i
-            buf[j] = (g * m) >> 8
-            buf[j + 1] = (r * m) >> 8
-            buf[j + 2] = (b * m) >> 8
-            total += buf[j] + buf[j + 1] + buf[j + 2]
-        return total

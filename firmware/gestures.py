@@ -108,7 +108,9 @@ class CellPads:
     """The pads of all cells of a tile: feed(cell, now_ms, pressed) -> gesture or 0."""
 
     def __init__(self, cells, **tunables):
-        self.pads = [PadGestures(**tunables) for _ in range(cells)]
+        self.pads = []
+        for _ in range(cells):      # a loop: a comprehension's code would stay in the heap
+            self.pads.append(PadGestures(**tunables))
 
     def feed(self, cell, now_ms, pressed):
         return self.pads[cell].feed(now_ms, pressed)

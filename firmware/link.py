@@ -3,12 +3,28 @@
 hardware/protocol.md is the spec. The link owns sequence numbers and the
 resend queue; the main loop hands it events to send and gets back the host
 commands that arrived (acked, and deduplicated by sequence number).
+
+A host that keeps the port open without reading it fills the Pico's USB CDC
+transmit buffer (256 bytes); a write that does not fit then blocks the whole
+tile for up to 500 ms (MICROPY_HW_USB_CDC_TX_TIMEOUT) before its bytes are
+dropped. So resends, and any frame once the host has been silent for
+``host_timeout_ms``, go out only while the bytes written since the host was
+last heard fit that buffer (``_QUIET_TX_BYTES``); what does not fit is not
+written (an acked event stays queued; the host's HELLO and snapshot request
+supersede the queue when it comes back).
 """
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
 
 from shared_rules import wire
 
-_MAX_PENDING = 12  # unacked events kept for resend; oldest dropped beyond this
-_SEEN = 16         # recent host seqs remembered to drop resent duplicates
+_MAX_PENDING = const(12)  # unacked events kept for resend; oldest dropped beyond this
+_SEEN = const(16)         # recent host seqs remembered to drop resent duplicates
+_QUIET_TX_BYTES = const(256)  # the rp2 USB CDC transmit buffer: what a host not reading holds
 
 
 class TileLink:
@@ -32,6 +48,8 @@ class TileLink:
         self.resends = 0
         self.dropped = 0
         self.tx_failed = 0
+        self.tx_unheard = 0     # bytes written since the host was last heard
+        self.rejected = 0       # host frames that failed to parse and get no ACK
 
     def host_silent(self, now):
         return (not self.host_heard or
@@ -59,9 +77,14 @@ class TileLink:
         self._write(frame, now)
         return self.seq
 
-    def _write(self, frame, now):
+    def _write(self, frame, now, resend=False):
+        if (resend or self.host_silent(now)) \
+                and self.tx_unheard + len(frame) > _QUIET_TX_BYTES:
+            self.tx_failed += 1     # not written: the host is not reading (see above)
+            return
         if self.port.write(frame):
             self.last_tx = now
+            self.tx_unheard += len(frame)
         else:
             self.tx_failed += 1
 
@@ -71,7 +94,9 @@ class TileLink:
         ACKs and heartbeats are consumed here. A command of an acked type is
         returned once; the caller acks it with ``ack(seq, status)`` after
         acting on it. A resent duplicate is acked again here and not
-        returned. Malformed commands are acked with an error status and dropped.
+        returned. A frame that does not parse is answered ACK(unknown_type) if its type
+        is unknown, ACK(bad_payload) if its type is acked; one of another type (a
+        malformed heartbeat, say) is dropped and counted (``rejected``).
         """
         data = self.port.read()
         if not data:
@@ -80,13 +105,16 @@ class TileLink:
         for frame in self.decoder.feed(data):
             self.last_rx = self.ticks_ms()
             self.host_heard = True
+            self.tx_unheard = 0
             try:
                 msg = wire.parse(frame)
             except ValueError:
-                status = (wire.ACK_UNKNOWN_TYPE if frame.type not in wire.TYPE_NAMES
-                          else wire.ACK_BAD_PAYLOAD)
-                self._write(wire.encode_frame(wire.ACK, 0, wire.ack(frame.seq, status)),
-                            self.last_rx)
+                if frame.type not in wire.TYPE_NAMES:
+                    self.ack(frame.seq, wire.ACK_UNKNOWN_TYPE)
+                elif frame.type in wire.ACKED:
+                    self.ack(frame.seq, wire.ACK_BAD_PAYLOAD)
+                else:
+                    self.rejected += 1
                 continue
             t = frame.type
             if t == wire.ACK:
@@ -105,6 +133,7 @@ class TileLink:
         return out
 
     def ack(self, seq, status=wire.ACK_OK):
+        # An ACK's own seq is 0 (hardware/protocol.md): it is never acked or deduplicated.
         self._write(wire.encode_frame(wire.ACK, 0, wire.ack(seq, status)), self.ticks_ms())
 
     def forget_pending(self):
@@ -121,7 +150,7 @@ class TileLink:
                 if self.ticks_diff(now, entry[1]) >= resend_ms:
                     entry[1] = now
                     self.resends += 1
-                    self._write(entry[0], now)
+                    self._write(entry[0], now, True)
         if self.ticks_diff(now, self.last_tx) >= self.timings["heartbeat_ms"]:
             self.seq = (self.seq + 1) & 0xFFFF
             self._write(wire.encode_frame(wire.HEARTBEAT, self.seq, wire.heartbeat(uptime_ms)), now)

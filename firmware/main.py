@@ -5,20 +5,35 @@ One asyncio task per job, none blocking longer than one reader poll:
 - readers: round robin over the readers; a slot's tag set counts as changed
   after ``arrive_polls`` (tags added) or ``gone_polls`` (a tag missing)
   consistent polls, then a TAG (cell tile) or DICE (dice tray) event goes
-  to the host, acked and resent by the link until acknowledged;
+  to the host, acked and resent by the link until acknowledged. A new tag
+  is reported with its identity, read while it is selected; a failed read is
+  tried again at the next poll, and after ``_UNREADABLE`` polls without a
+  good read the tag is reported without one (like an unenrolled tag). A
+  reader whose poll fails (the driver raises OSError) reports nothing, so
+  no tag counts as gone, and is revived at once;
 - pads: touch pad samples -> tap, double tap, hold (firmware/gestures.py);
 - render: the LED scene at a fixed frame rate (firmware/effects.py), the idle
   animation while the host is silent;
 - link: host commands (HELLO request, snapshot, LED scene, brightness,
   config, reboot, identity writes for enrollment), resends and heartbeats;
   board chores (the sim control channel);
-- watchdog: fed only while every other task is still making progress;
-- health: a HEALTH report and a VersionReg check of each reader.
+- watchdog: fed only while every other task still completes its iterations (a
+  task that keeps failing gets the tile reset; see ``guarded``);
+- health: a HEALTH report, and a check of one reader per tick (VersionReg and
+  its timer set-up; a hung chip is revived with soft reset, then the shared
+  RST line, waiting out each reset without blocking; a reader that stays dead
+  is tried less and less often).
 
 The board backend (firmware/boards/rp2.py or sim.py) supplies the hardware.
 """
 
 import asyncio
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
 
 from firmware import config
 from firmware.drivers.mfrc522 import parse_identity
@@ -27,7 +42,11 @@ from firmware.gestures import CellPads
 from firmware.link import TileLink
 from shared_rules import wire
 
-_TASKS = ("readers", "pads", "render", "link")
+_TASKS = ("readers", "pads", "render", "link", "health")
+_UNREADABLE = const(3)   # polls that saw a new tag but could not read its identity
+_RST_TRIES = const(2)    # revivals of a reader in a row that may pulse the shared RST line
+_BACKOFF_MAX_MS = const(60000)   # a dead reader is checked at most this far apart
+_CHECK_TICK_MS = const(20)       # the health task's pace: one reader checked per tick
 _ANIMATED = (BLINK, PULSE, CHASE, RAINBOW)
 _SEGMENT_BYTES = SEGMENT_BYTES
 
@@ -63,11 +82,22 @@ class Tile:
         for r in self.readers:
             r.field_settle_us = t["field_settle_us"]
         self.reader_ok = [False] * n
-        self.reported = [[] for _ in range(n)]   # per slot: the reported uids, sorted
-        # Per slot: uid -> the identity pages the driver read, replaced by the parsed
-        # identity once the tag is reported (one object per tag and no pair: a full cell
-        # tile holds 32 tags, and every object per tag costs the 64 KB heap).
-        self.identities = [{} for _ in range(n)]
+        self.checked = [self.boot_ms] * n        # per reader: ticks_ms of its last check, or
+        #                                          None: check it at once (a poll failed)
+        self.fails = [0] * n                     # per reader: failed revivals in a row
+        # Per slot: the reported uids, sorted (reported); uid -> the identity pages the
+        # driver read, replaced by the parsed identity once the tag is reported (one object
+        # per tag and no pair: a full cell tile holds 32 tags, and every object per tag
+        # costs the 64 KB heap) (identities); see take_poll (doubt). Loops, not list
+        # comprehensions: each comprehension is a function of its own, whose code object
+        # a tile keeps in its heap for good.
+        self.reported = []
+        self.identities = []
+        self.doubt = []
+        for _ in range(n):
+            self.reported.append([])
+            self.identities.append({})
+            self.doubt.append({})
         # Field scheduling (see readers_task and field_phases): readers closer than
         # spec["field_spacing"] slots never have their fields on at the same time.
         self.on_at = [None] * n                  # per slot: ticks_us its field went on, or None
@@ -78,7 +108,6 @@ class Tile:
         self.phases = field_phases(n, self.spacing, self.max_fields)
         self.phase = len(self.phases) - 1        # the phase being polled (0 comes first)
         self.todo = []                           # its readers still to poll this round
-        self.doubt = [{} for _ in range(n)]       # per slot: see take_poll
         self.link = TileLink(board.port, t, board.ticks_ms, board.ticks_diff)
         cells = spec["cells"]
         self.effects = EffectsEngine(cells, spec["leds_per_segment"],
@@ -144,7 +173,10 @@ class Tile:
     def tags(self, i):
         """Slot i's reported tags as (uid, identity) pairs, for a message."""
         ids = self.identities[i]
-        return [(uid, ids.get(uid)) for uid in self.reported[i]]
+        out = []
+        for uid in self.reported[i]:
+            out.append((uid, ids.get(uid)))
+        return out
 
     def health(self):
         readers = []
@@ -158,12 +190,22 @@ class Tile:
     # ------------------------------------------------------------ readers
 
     def start_readers(self):
-        for i in range(len(self.readers)):
+        """Reset every reader (the shared RST line, if there is one: a reader may have hung
+        before the Pico restarted), wait once, and configure each."""
+        rs = self.readers
+        if not rs:
+            return
+        if not rs[0].hard_reset(False):
+            for r in rs:
+                r.soft_reset()
+        self.board.sleep_us(rs[0].reset_ms * 1000)
+        for i in range(len(rs)):
             try:
-                self.readers[i].init()
+                rs[i].configure()
                 self.reader_ok[i] = True
             except OSError as e:
                 self.reader_ok[i] = False
+                self.fails[i] = _RST_TRIES      # it had its RST pulse: soft resets from now
                 self.link.send(wire.LOG, wire.log(3, "reader %d %s" % (i, e)))
 
     def poll_reader(self, i):
@@ -176,10 +218,19 @@ class Tile:
             except OSError:
                 pass
             return None
+        # The tags of the last polls: the reported ones, and those seen but not reported
+        # yet (their identity read failed): the driver wakes each and selects it by UID.
+        known = self.reported[i]
+        doubt = self.doubt[i]
+        if doubt:
+            known = known[:]
+            for uid in doubt:
+                if uid not in known:
+                    known.append(uid)
         try:
-            return r.inventory(wire.MAX_TAGS, self.identities[i], self.reported[i])
+            return r.inventory(wire.MAX_TAGS, self.identities[i], known)
         except OSError:
-            r.errors += 1
+            self.reader_down(i)         # a hung chip: revive it now, not at the next check
             return None
 
     def take_poll(self, i, seen):
@@ -187,10 +238,11 @@ class Tile:
         when a tag came or went for good.
 
         Each tag is debounced on its own: one not yet reported counts as
-        arrived after ``arrive_polls`` consecutive polls that see it, a
-        reported one as gone after ``gone_polls`` consecutive polls that do
-        not. So a card swapped for another is reported at once (both for a
-        moment), and its predecessor leaves after the gone polls.
+        arrived after ``arrive_polls`` consecutive polls that see it and read
+        its identity (or ``_UNREADABLE`` polls that could not), a reported one
+        as gone after ``gone_polls`` consecutive polls that do not see it. So a
+        card swapped for another is reported at once (both for a moment), and
+        its predecessor leaves after the gone polls.
         """
         ids = self.identities[i]
         reported = self.reported[i]
@@ -215,17 +267,20 @@ class Tile:
             if uid in reported:
                 continue
             n = doubt.get(uid, 0) + 1
-            if n >= self.timings["arrive_polls"]:
+            # Every poll that saw it without its identity tried to read it (the driver
+            # keeps only good reads): after _UNREADABLE failed reads it goes without.
+            if n >= self.timings["arrive_polls"] and (uid in ids or n >= _UNREADABLE):
                 doubt.pop(uid, None)
                 ids[uid] = parse_identity(ids.get(uid))  # the raw pages go: one copy kept
                 reported.append(uid)
                 changed = True
             else:
                 doubt[uid] = n
-        if doubt:                   # an unreported tag seen once, then not again
+        if doubt:                   # an unreported tag seen, then not again
             for uid in list(doubt):
                 if uid not in seen and uid not in reported:
                     del doubt[uid]
+                    ids.pop(uid, None)
         if not changed:
             return
         reported.sort()
@@ -235,19 +290,68 @@ class Tile:
         else:
             self.link.send(wire.TAG, wire.tag(i, self.tags(i)), i)
 
-    def check_readers(self):
-        for i in range(len(self.readers)):
-            r = self.readers[i]
+    def reader_down(self, i, log=True):
+        """Take reader ``i`` out of the polls (field off) until a check revives it, and have
+        it checked at once."""
+        if self.reader_ok[i] and log:
+            self.link.send(wire.LOG, wire.log(3, "reader %d %s" % (i, "failed")))
+        self.reader_ok[i] = False
+        self.checked[i] = None
+        if self.on_at[i] is not None:
+            self.on_at[i] = None
             try:
-                if not self.reader_ok[i]:
-                    r.init()
-                ok = r.health()
+                self.readers[i].antenna(False)
             except OSError:
-                ok = False
-            if ok != self.reader_ok[i]:
-                self.link.send(wire.LOG, wire.log(2 if ok else 3, "reader %d %s" % (
-                    i, "back" if ok else "failed")))
-            self.reader_ok[i] = ok
+                pass
+        if i in self.todo:
+            self.todo.remove(i)         # its turn is over
+            self.polls[i] += 1
+
+    async def revive(self, i):
+        """Revive reader ``i``, which failed its check or a poll.
+
+        A soft reset first; then, if that did not help and it has not failed too often,
+        the RST line, which resets every reader on the tile: each is configured again,
+        so none polls with its reset defaults. Each reset's wait (``reset_ms``) is an
+        asyncio sleep: the LEDs, the pads and the other readers go on meanwhile.
+        """
+        rs = self.readers
+        r = rs[i]
+        self.reader_down(i)
+        r.errors += 1
+        r.reinits += 1
+        group = (i,)
+        for hard in (False, True):
+            if not hard:
+                try:
+                    r.soft_reset()
+                except OSError:
+                    pass
+            elif self.fails[i] < _RST_TRIES and r.hard_reset(False):
+                # Every chip on the line is reset now, its field off: none may poll
+                # before it is configured again.
+                # (Their reinits do not count it: HEALTH's reinits say which chip hung.)
+                group = range(len(rs))
+                for j in group:
+                    self.reader_down(j, False)
+            else:
+                break
+            await self.board.sleep_ms(r.reset_ms)
+            for j in group:
+                try:
+                    rs[j].configure()
+                except OSError:
+                    if j != i:
+                        self.link.send(wire.LOG, wire.log(3, "reader %d %s" % (j, "failed")))
+                    continue
+                self.reader_ok[j] = True
+                self.fails[j] = 0
+                self.checked[j] = self.ticks_ms()
+            if self.reader_ok[i]:
+                self.link.send(wire.LOG, wire.log(2, "reader %d %s" % (i, "back")))
+                return
+        self.fails[i] += 1
+        self.checked[i] = self.ticks_ms()
 
     async def readers_task(self):
         """Poll every reader, phase by phase, each with its own field on and settled.
@@ -314,13 +418,13 @@ class Tile:
             if wait > 0:
                 self.board.sleep_us(wait)
             start = ticks_us()
+            todo.remove(best)
+            self.polls[best] += 1
             seen = self.poll_reader(best)       # switches the field off again
             # A board whose readers are quicker than real chips (the sim's emulators)
             # takes the rest of the poll's chip time here.
             self.board.chip_wait(best, start)
             on_at[best] = None
-            todo.remove(best)
-            self.polls[best] += 1
             if seen is not None:
                 self.take_poll(best, seen)
             self.beat("readers", self.ticks_ms())
@@ -352,9 +456,7 @@ class Tile:
                     went_on = True
                 except OSError:
                     self.readers[i].errors += 1
-                    if i in self.todo:
-                        self.todo.remove(i)     # its turn is over; the health check
-                        self.polls[i] += 1      # revives it
+                    self.reader_down(i)         # the health check revives it
         return went_on
 
     def _neighbour_on(self, i):
@@ -386,13 +488,13 @@ class Tile:
         sleep_ms = self.board.sleep_ms
         while self.running:
             now = self.ticks_ms()
-            self.beat("pads", now)
             if self.pads is not None:
                 pressed = self.board.pads()
                 for cell in range(len(pressed)):
                     g = self.pads.feed(cell, now, pressed[cell])
                     if g:
                         self.link.send(wire.GESTURE, wire.gesture(cell, g))
+            self.beat("pads", now)
             await sleep_ms(self.timings["button_ms"])
 
     # ------------------------------------------------------------ LEDs
@@ -430,7 +532,6 @@ class Tile:
         next_at = self.ticks_ms()
         while self.running:
             now = self.ticks_ms()
-            self.beat("render", now)
             idle = self.link.host_silent(now)
             if idle != self.idle:
                 self.idle = self.effects.idle = idle
@@ -443,6 +544,7 @@ class Tile:
             if spent > self.render_max_ms:
                 self.render_max_ms = spent
             self.frames += 1
+            self.beat("render", now)
             next_at += frame_ms
             wait = self.ticks_diff(next_at, self.ticks_ms())
             if wait < 0:  # late: skip frames rather than fall further behind
@@ -471,9 +573,19 @@ class Tile:
             self.effects.brightness = msg["level"]
             self.render_now()
         elif t == "set_config":
-            self.timings[msg["key"]] = msg["value"]
+            # A timing, or the LEDs' current budget in mA. A value of 0 makes no sense
+            # for any of them: refused (ACK unsupported), nothing changes.
+            key = msg["key"]
+            if msg["value"] == 0:
+                status = wire.ACK_UNSUPPORTED
+            elif key == "led_budget_ma":
+                self.effects.budget_ma = msg["value"]
+                self.scene_changed = True
+            else:
+                self.timings[key] = msg["value"]
         elif t == "reboot":
-            self.board.reset()
+            self.link.ack(msg["seq"])       # first: the board does not come back from this
+            self.board.reboot(msg["mode"])
         elif t == "write_identity":
             self.write_identity(msg)
         else:
@@ -526,7 +638,6 @@ class Tile:
         sleep_ms = self.board.sleep_ms
         while self.running:
             now = self.ticks_ms()
-            self.beat("link", now)
             for msg in self.link.receive():
                 self.handle(msg)
             self.link.service(now, self.uptime(now))
@@ -534,14 +645,41 @@ class Tile:
             spent = self.ticks_diff(self.ticks_ms(), now)
             if spent > self.loop_max_ms:
                 self.loop_max_ms = spent
+            self.beat("link", now)
             await sleep_ms(self.timings["link_ms"])
 
     async def health_task(self):
+        """Check one reader per tick (the one due first), and send HEALTH every period."""
         sleep_ms = self.board.sleep_ms
+        reported = self.ticks_ms()
+        checked = self.checked
+        fails = self.fails
         while self.running:
-            await sleep_ms(self.timings["health_period_ms"])
-            self.check_readers()
-            self.link.send(wire.HEALTH, self.health())
+            now = self.ticks_ms()
+            # One reader a tick, the first that is due: a failed one at once, a healthy
+            # one every health period (VersionReg and the timer set-up, 3 SPI
+            # transactions), a dead one ever less often.
+            period = self.timings["health_period_ms"]
+            for i in range(len(checked)):
+                wait = period << (fails[i] if fails[i] < 5 else 5)
+                if checked[i] is None or self.ticks_diff(now, checked[i]) >= (
+                        wait if wait < _BACKOFF_MAX_MS else _BACKOFF_MAX_MS):
+                    ok = False
+                    if self.reader_ok[i]:
+                        try:
+                            ok = self.readers[i].check()
+                        except OSError:
+                            pass
+                    if ok:
+                        checked[i] = now
+                    else:
+                        await self.revive(i)
+                    break
+            if self.ticks_diff(now, reported) >= self.timings["health_period_ms"]:
+                reported = now
+                self.link.send(wire.HEALTH, self.health())
+            self.beat("health", now)
+            await sleep_ms(_CHECK_TICK_MS)
 
     async def watchdog_task(self):
         sleep_ms = self.board.sleep_ms
@@ -555,10 +693,17 @@ class Tile:
                     alive = False
             if alive:
                 self.board.feed_watchdog()
+            self.beat("watchdog", now)
             await sleep_ms(100)
 
     async def guarded(self, name, job):
-        """Run a task for good: an exception is reported and the task starts over."""
+        """Run a task for good: an exception is reported and the task starts over.
+
+        A task beats (``beat``) only when an iteration of its loop completed, so one that
+        fails again and again stops feeding the watchdog, which resets the tile. A task
+        that failed with no completed iteration for the watchdog's time makes the board
+        give up (``board.give_up``: a Pico resets at once, a sim tile ends its process with
+        a message on stderr, where no hardware watchdog would end the crash loop)."""
         while self.running:
             try:
                 await job()
@@ -569,10 +714,16 @@ class Tile:
                     self.link.send(wire.LOG, wire.log(3, "%s: %r" % (name, e)))
                 except Exception:
                     pass
+                if self.ticks_diff(self.ticks_ms(), self.beats.get(name, self.boot_ms)) \
+                        > self.timings["watchdog_ms"]:
+                    self.board.give_up(name, e)
                 await self.board.sleep_ms(10)
 
     async def main(self):
         self.start_readers()
+        # A lone delimiter first: whatever the host's decoder holds (a traceback, REPL
+        # text from before this boot) ends there instead of swallowing the HELLO.
+        self.board.port.write(b"\x00")
         self.link.send(wire.HELLO, self.hello())
         now = self.ticks_ms()
         for name in _TASKS:

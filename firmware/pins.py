@@ -23,7 +23,9 @@ Keys of a variant:
 
 # SPI0 on GP16..19 (MISO, CSn, SCK, MOSI); the hardware CSn pin GP17 is used as a
 # plain GPIO chip-select because the bus carries several readers.
-_SPI = {"spi_id": 0, "sck": 18, "mosi": 19, "miso": 16, "spi_baud": 4000000}
+# 2 MHz: the bus runs as two ribbon arms of up to 40 cm from a Pico in the middle of a
+# row (hardware/tile.md); a poll's pace is MicroPython's per access, not the clock.
+_SPI = {"spi_id": 0, "sck": 18, "mosi": 19, "miso": 16, "spi_baud": 2000000}
 
 PINS = {
     # The play tile: up to 8 cells, each with a reader, a pad and 4 edge segments.

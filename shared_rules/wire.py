@@ -113,9 +113,15 @@ CONFIG_ARRIVE_POLLS = 1
 CONFIG_GONE_POLLS = 2
 CONFIG_HOST_TIMEOUT_MS = 3
 CONFIG_HEALTH_PERIOD_MS = 4
+CONFIG_LED_BUDGET_MA = 5      # the LEDs' current budget in mA (firmware/effects.py)
 CONFIG_NAMES = {CONFIG_ARRIVE_POLLS: "arrive_polls", CONFIG_GONE_POLLS: "gone_polls",
                 CONFIG_HOST_TIMEOUT_MS: "host_timeout_ms",
-                CONFIG_HEALTH_PERIOD_MS: "health_period_ms"}
+                CONFIG_HEALTH_PERIOD_MS: "health_period_ms",
+                CONFIG_LED_BUDGET_MA: "led_budget_ma"}
+
+# REBOOT modes: an optional byte; an empty payload is mode 0, a normal reboot.
+REBOOT_MAINTENANCE = 1    # the next boot skips the tile: the REPL is free for mpremote
+REBOOT_BOOTLOADER = 2     # the UF2 bootloader (machine.bootloader())
 
 MAX_TAGS = 4      # tags reported per slot (a card and pawns)
 _MAX_UID = const(10)       # ISO 14443-3A triple-size UID
@@ -474,6 +480,11 @@ def set_config(key, value):
     return bytes((_check_u8(key, "config key"),)) + _u16(value)
 
 
+def reboot(mode=0):
+    """REBOOT: mode 0 (normal) is the empty payload older tiles know."""
+    return bytes((_check_u8(mode, "mode"),)) if mode else b""
+
+
 def write_identity(slot, uid, record):
     """WRITE_IDENTITY: write the 16-byte identity ``record`` into tag ``uid`` (4, 7 or 10
     bytes) on ``slot``. The host checks the lengths (host/link/tiles.py): every string
@@ -618,7 +629,11 @@ def _parse_payload(t, r, m):
         m["ok"] = ok == 1
         m["uid"] = _p_uid(r)
         m["reason"] = _text(r.blob("reason", _MAX_REASON))
-    elif t in (HELLO_REQUEST, SNAPSHOT_REQUEST, REBOOT):
+    elif t == REBOOT:
+        m["mode"] = r.u8("mode") if r.pos < len(r.data) else 0
+        if m["mode"] > REBOOT_BOOTLOADER:
+            raise WireError("reboot: unknown mode")
+    elif t in (HELLO_REQUEST, SNAPSHOT_REQUEST):
         pass
     else:
         raise WireError("unknown message type 0x%02x" % t)

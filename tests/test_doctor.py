@@ -15,8 +15,9 @@ from tools.virtual_table import VirtualTable
 def test_doctor_finds_a_hung_reader_and_says_what_to_do():
     async def check():
         with VirtualTable(tiles=2, cells=3, quiet=True) as vt:
-            # Reader 2 of tile 2 hangs for good (a soft reset does not cure it).
-            vt.tiles[1].fault(1, "hang", soft_reset_cures=False)
+            # Reader 2 of tile 2 hangs for good (neither a soft reset nor the readers'
+            # RST line cures it).
+            vt.tiles[1].fault(1, "hang", soft_reset_cures=False, rst_cures=False)
             link = TableLink(ports=vt.ports())
             await link.start()
             try:

@@ -16,6 +16,9 @@ from firmware.sim.mfrc522_emu import (
     Mfrc522Emulator, NtagCard, SimPin, SimSPI, crc_a, ACTIVE, HALT, IDLE,
 )
 
+WUPA = 0x52
+REQA = 0x26
+
 CARD = bytes.fromhex("04112233445566")       # NTAG21x: 7-byte UID, NXP prefix 0x04
 PAWN_RED = bytes.fromhex("04112233445567")   # differs from CARD only in the last bit
 PAWN_BLUE = bytes.fromhex("04A1B2C3D4E5F6")
@@ -296,17 +299,51 @@ def test_identity_record_rejects_long_ids():
         identity_record(b"x" * 13)
 
 
-def test_hung_chip_is_noticed_and_reinitialised_by_health():
+def test_hung_chip_raises_instead_of_reporting_an_empty_cell_and_health_revives_it():
+    # A card lies on the reader; a hung chip must not make it look lifted.
     for value in (0x00, 0xFF):
         reader = ready()
         reader.emu.place(NtagCard(CARD))
         reader.emu.hang(value)
-        tags, spent = reader.transactions_of(reader.drv.inventory)
-        assert tags == []
-        assert spent < 400                  # the count backstop ends a wait on a dead timer
+        before = reader.emu.transactions
+        with pytest.raises(OSError) as err:
+            reader.drv.inventory()
+        assert "0x%02x" % value in str(err.value)
+        # The count backstop ends a wait on a dead timer.
+        assert reader.emu.transactions - before < 400
+        assert reader.drv.suspect and not reader.drv.check()
         assert reader.drv.health()
         assert reader.drv.reinits == 1
         assert reader.drv.inventory() == [CARD]
+
+
+def test_status_registers_reading_all_ones_mark_the_chip_suspect():
+    reader = ready()
+    reader.emu.place(NtagCard(CARD))
+    reader.emu.hang(0xFF)
+    reader.drv.antenna(True)
+    assert reader.drv._request(0x52) != 0      # not silence: something is wrong
+    assert reader.drv.suspect and reader.drv.errors >= 1
+
+
+def test_a_chip_reset_to_its_defaults_raises_rather_than_reads_an_empty_cell():
+    # The shared RST line reset the chip: it answers its version, but its timer no longer
+    # starts by itself, so no wait ends on TimerIRq.
+    reader = ready()
+    reader.emu.place(NtagCard(CARD))
+    reader.rst(0)
+    reader.rst(1)
+    with pytest.raises(OSError):
+        reader.drv.inventory()
+    assert reader.drv.health() and reader.drv.inventory() == [CARD]
+
+
+def test_a_misread_is_not_taken_for_a_hung_chip():
+    reader = ready()
+    reader.emu.place(NtagCard(CARD))
+    reader.emu.misread(100, command=0x93)
+    assert reader.drv.inventory() == []         # no OSError: the chip works
+    assert not reader.drv.suspect and reader.drv.check()
 
 
 def test_hung_chip_that_ignores_soft_reset_is_cured_by_rst():
@@ -444,3 +481,178 @@ def test_a_known_tag_whose_identity_is_missing_is_read_while_selected():
     assert reader.drv.inventory(4, ids, [CARD]) == [CARD]
     assert parse_identity(ids[CARD]) == b"sb:dragon"
     assert not reader.emu.antenna_on
+
+
+def test_a_known_tag_whose_identity_read_failed_is_read_again_at_the_next_poll():
+    reader = ready()
+    reader.emu.place(NtagCard(CARD, identity_record(b"sb:dragon")))
+    reader.emu.misread(1, command=0x30)     # the READ's answer fails its CRC_A
+    ids = {}
+    assert reader.drv.inventory(4, ids) == [CARD]
+    assert CARD not in ids                  # a failed read is not an identity
+    assert reader.drv.inventory(4, ids, [CARD]) == [CARD]
+    assert parse_identity(ids[CARD]) == b"sb:dragon"
+
+
+def test_an_unenrolled_tag_is_read_once_and_kept_as_its_pages():
+    reader = ready()
+    reader.emu.place(NtagCard(CARD))
+    ids = {}
+    reader.drv.inventory(4, ids)
+    assert ids[CARD] == bytes(16) and parse_identity(ids[CARD]) is None
+    reads = reader.emu.rf_frames
+    reader.drv.inventory(4, ids, [CARD])
+    # WUPA, SELECT CL1, SELECT CL2, HLTA, the closing REQA: no READ again.
+    assert reader.emu.rf_frames - reads == 5
+
+
+# -- requests whose answer is damaged ------------------------------------------------------
+
+def test_a_garbled_atqa_is_asked_again_not_taken_for_an_empty_cell():
+    reader = ready()
+    reader.emu.place(NtagCard(CARD))
+    reader.emu.misread(1, parity=True, command=WUPA)
+    assert reader.drv.inventory() == [CARD]
+    assert reader.drv.errors == 1
+
+
+def test_a_garbled_atqa_after_the_known_tags_still_finds_the_new_one():
+    reader = ready()
+    reader.emu.place(NtagCard(CARD))
+    known = reader.drv.inventory()
+    reader.emu.place(NtagCard(PAWN_BLUE))
+    reader.emu.misread(1, parity=True, command=REQA)
+    assert sorted(reader.drv.inventory(4, None, known)) == sorted([CARD, PAWN_BLUE])
+
+
+def test_a_garbled_atqa_before_a_known_tag_does_not_lose_it():
+    reader = ready()
+    reader.emu.place(NtagCard(CARD))
+    known = reader.drv.inventory()
+    reader.emu.misread(1, parity=True, command=WUPA)
+    assert reader.drv.inventory(4, None, known) == [CARD]
+
+
+# -- the known tags' fast path --------------------------------------------------------------
+
+def test_known_tags_still_halted_when_the_poll_begins_are_all_found():
+    # The field stayed on since the last poll (a 1-cell tile switches it off and on again
+    # at once; a card keeps its state through a short gap): every card is still in HALT.
+    reader = ready()
+    cards = [reader.emu.place(NtagCard(u)) for u in (CARD, PAWN_BLUE, OLD_TAG)]
+    known = sorted(reader.drv.inventory())
+    drv = reader.drv
+    drv.antenna(True)
+    for uid in known:
+        assert drv._request(WUPA) and drv._select_uid(uid)
+        drv._halt()
+    assert all(c.state == HALT for c in cards)
+    assert sorted(drv.inventory(4, None, known)) == known
+
+
+def _collreg_spy(reader):
+    seen = []
+    real_read = reader.drv._read
+
+    def spy(reg):
+        v = real_read(reg)
+        if reg == 0x0E:
+            seen.append(v & 0x1F)
+        return v
+
+    reader.drv._read = spy
+    return seen
+
+
+def test_a_second_collision_after_whole_bytes_is_placed_after_the_bytes_sent():
+    # A and B share 10 UID bits and differ at bit 20; C parts from them at bit 9. The
+    # first collision (bit 9, position 10) is followed by a request that sends one whole
+    # byte and 2 bits: the next collision's position counts from the bits sent in the
+    # last byte (RxAlign 2), 13, and lies at UID bit 8 + 13 - 1 = 20.
+    a, b, c = bytes.fromhex("2A031000"), bytes.fromhex("2A032000"), bytes.fromhex("2A011000")
+    reader = ready()
+    for uid in (a, b, c):
+        reader.emu.place(NtagCard(uid))
+    seen = _collreg_spy(reader)
+    assert sorted(reader.drv.inventory()) == sorted([a, b, c])
+    assert seen[:2] == [10, 13]
+    assert reader.drv.errors == 0
+
+
+def test_an_unanswered_request_after_a_failed_round_is_asked_once_more():
+    # The SAK of the only card is damaged: the card is ACTIVE, the driver does not know it.
+    # The next REQA sends it back to IDLE without an answer; asking once more finds it.
+    reader = ready()
+    reader.emu.place(NtagCard(OLD_TAG))
+    reader.emu.misread(1, parity=True, command=0x93)
+    heard = []
+    real = reader.drv._request
+
+    def spy(cmd):
+        heard.append(real(cmd))
+        return heard[-1]
+
+    reader.drv._request = spy
+    assert reader.drv.inventory() == [OLD_TAG]
+    assert 0 in heard and heard[heard.index(0) + 1] != 0     # silence, then asked again
+
+
+class BadCascadeCard(NtagCard):
+    """A 7-byte card whose first cascade level lacks the cascade tag 88h."""
+
+    def level_data(self, level):
+        d = NtagCard.level_data(self, level)
+        if level == 0:
+            d[0] = 0x87
+            d[4] = d[0] ^ d[1] ^ d[2] ^ d[3]
+        return d
+
+
+def test_a_cascade_level_without_the_cascade_tag_is_a_misread_not_a_uid():
+    reader = ready()
+    reader.emu.place(BadCascadeCard(CARD))
+    assert reader.drv.inventory() == []
+    assert reader.drv.errors >= 1
+
+
+class EverCascadingCard(NtagCard):
+    """A card whose every SAK says "UID not complete": its UID is never whole."""
+
+    def receive(self, frame, nbits):
+        ans = NtagCard.receive(self, frame, nbits)
+        if ans is not None and ans[1] == 24 and len(frame) == 9 and frame[1] == 0x70:
+            return crc_with(b"\x04"), 24
+        return ans
+
+
+def crc_with(data):
+    c = crc_a(data)
+    return bytes(data) + bytes((c & 0xFF, c >> 8))
+
+
+def test_a_known_tag_whose_sak_asks_for_another_level_is_not_taken_as_selected():
+    reader = ready()
+    reader.emu.place(EverCascadingCard(OLD_TAG))
+    assert reader.drv.inventory(4, None, [OLD_TAG]) == []
+
+
+class ShortAnswerCard(NtagCard):
+    """A card that can be made to drop the last byte (its BCC) of anticollision answers."""
+
+    short = False
+
+    def receive(self, frame, nbits):
+        ans = NtagCard.receive(self, frame, nbits)
+        if self.short and ans is not None and len(frame) >= 2 and frame[1] != 0x70 \
+                and frame[0] in (0x93, 0x95, 0x97):
+            return ans[0][:-1], ans[1] - 8
+        return ans
+
+
+def test_an_anticollision_answer_of_the_wrong_length_is_a_misread():
+    reader = ready()
+    card = reader.emu.place(ShortAnswerCard(OLD_TAG))
+    assert reader.drv.inventory() == [OLD_TAG]      # (leaves its BCC in the driver's buffer)
+    card.short = True
+    assert reader.drv.inventory() == []
+    assert reader.drv.errors >= 1

@@ -51,7 +51,15 @@ class FakeReader:
         self.slow_polls = ()            # these polls (0-based) take 9 ms: a new card read
         self.polls = 0
 
-    def init(self):
+    reset_ms = 50
+
+    def hard_reset(self, settle=True):
+        return False                    # no RST line
+
+    def soft_reset(self):
+        pass
+
+    def configure(self):
         if self.fail:
             raise OSError("no chip")
 

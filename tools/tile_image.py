@@ -1,13 +1,24 @@
 """The files a tile runs, compiled with mpy-cross into a deployable tree and ROMFS image.
 
 A tile holds `shared_rules/wire.mpy` and the `firmware/` package as .mpy:
-precompiled bytecode needs no compiler RAM at import. Packed into a ROMFS
-image (MicroPython 1.25+, `mpremote romfs deploy` on a Pico), the bytecode
-runs in place from flash and costs no heap at all; that is what lets the
-firmware run in a 64 KB heap. The virtual table mounts the same image
-(``vfs.VfsRom``) in each tile process. On the unix port the image bytes
-have to live somewhere, so a tile process gets a heap of 64 KB plus the
-image size (see ``launcher``): the firmware still has exactly 64 KB.
+precompiled bytecode needs no compiler RAM at import. On a stock Pico
+(MicroPython 1.23+) the tree is copied to the board's filesystem with
+`mpremote cp -r`, and the bytecode is loaded into the heap at import: about
+30 KB of the Pico's 190 KB. Stock rp2 builds have no ROMFS partition; on a
+build that has one (MicroPython 1.25+, MICROPY_HW_ROMFS_BYTES set), `--romfs`
+deploys the same tree as a ROMFS image instead, where the bytecode runs in
+place from flash. The virtual table mounts that image (``vfs.VfsRom``) in each
+tile process, so a sim tile's firmware has its 64 KB of heap for data, as a
+tight budget to develop against; on the unix port the image bytes have to live
+somewhere, so a tile process gets a heap of 64 KB plus the image size (see
+``launcher``).
+
+    python -m tools.tile_image rp2 --variant cell --cells 7 --deploy /dev/ttyACM0
+
+builds the tree and main.py for a 7-cell tile, asks the tile on that port to
+reboot for maintenance (REBOOT mode 1 over the tile protocol: a running tile
+never gives mpremote its REPL), and copies everything with mpremote
+(hardware/protocol.md, "Deploying a tile").
 """
 
 import hashlib
@@ -120,9 +131,10 @@ def launcher(romfs_path, then):
 
 
 # Measures what a sim tile has that a real tile does not: the emulated chips (bus, chip
-# selects, emulators, and a full load of tags in each field: a card and three pawns,
-# enrolled) and the virtual table's control channel (firmware/sim/control.py); run once
-# per image and reader count. The tags are physical objects on a real table, the channel
+# selects, the RST line they share, emulators, and a full load of tags in each field: a
+# card and three pawns, enrolled) and the virtual table's control channel
+# (firmware/sim/control.py: the module and its socket, poll and buffers); run once per
+# image and reader count. The tags are physical objects on a real table, the channel
 # is the virtual table's hands: a tile keeps its 64 KB for the firmware whatever lies on it.
 _HARDWARE_PROBE = """
 import gc, micropython
@@ -140,14 +152,17 @@ before = gc.mem_free()
 from firmware.sim.mfrc522_emu import Mfrc522Emulator, NtagCard, SimPin, SimSPI
 from firmware.sim import control
 spi = SimSPI()
+rst = SimPin(value=1)
 chips = []
 for i in range(%d):
     cs = SimPin()
     emu = Mfrc522Emulator()
     spi.attach(cs, emu)
+    emu.attach_rst(rst)
     for k in range(wire.MAX_TAGS):   # a card and its pawns, each with an identity record
         emu.place(NtagCard(bytes((4, i, k, 2, 3, 4, 5)), mfrc522.identity_record(bytes(12))))
     chips.append((cs, emu))
+channel = control.ControlChannel(None)
 gc.collect()
 print("hardware", before - gc.mem_free())
 micropython.qstr_info()
@@ -167,7 +182,7 @@ def _qstr_pools(text):
 def hardware_bytes(romfs_path, readers):
     """Heap bytes the emulated readers of a sim tile take (cached next to the image)."""
     import json
-    cache = romfs_path + ".hardware-v4.json"   # v4: a qstr pool the sim opens is the sim's
+    cache = romfs_path + ".hardware-v6.json"   # v6: the RST line, the channel's objects
     known = {}
     if os.path.exists(cache):
         with open(cache) as f:
@@ -204,35 +219,224 @@ def heapsize_for(romfs_path, firmware_heap=64 * 1024, readers=0):
     return firmware_heap + os.path.getsize(romfs_path) + extra + 256
 
 
-BOARD_MAIN = '''# Fairytable tile: the board's main.py (written by tools/tile_image.py).
-import sys
-sys.path.insert(0, "/rom")          # the ROMFS image with firmware/ and shared_rules/
-from firmware.boards import rp2
-rp2.main(%r)
-'''
+BOARD_MAIN = """# Fairytable tile: the board's main.py, written by tools/tile_image.py.
+# A %(variant)s tile with %(cells)d cells. The tile does not start (a maintenance boot: the
+# REPL is free for mpremote, no watchdog runs) after a REBOOT with mode 1, which leaves the
+# file "maintenance", or when pad 0 (the dice tray: its button) or BOOTSEL is held while
+# the Pico's LED is lit after power-up. The next reset starts the tile again.
+# hardware/protocol.md, "Deploying a tile".
+import os
+import time
+
+import machine
+
+# The LED is lit this long after power-up; a press of at least HOLD_MS that lasts to its
+# end means maintenance (a TTP223 pad calibrates in its first 0.5 s: touch it when lit).
+WINDOW_MS = %(window)d
+HOLD_MS = 500
+
+
+def maintenance():
+    try:
+        os.remove(%(flag)r)
+        return True
+    except OSError:
+        pass
+    try:
+        from rp2 import bootsel_button
+    except ImportError:
+        def bootsel_button():
+            return 0
+    led = machine.Pin("LED", machine.Pin.OUT, value=1)
+    pad = machine.Pin(%(pad)d, machine.Pin.IN, machine.Pin.%(pull)s)
+    held = 0
+    start = time.ticks_ms()
+    while time.ticks_diff(time.ticks_ms(), start) < WINDOW_MS:
+        held = held + 20 if pad.value() == %(level)d or bootsel_button() else 0
+        time.sleep_ms(20)
+    led.value(0)
+    return held >= HOLD_MS
+
+
+if maintenance():
+    print("Fairytable tile: maintenance boot, the tile is not started (reset to start it)")
+else:
+%(path)s    from firmware.boards import rp2
+    rp2.main(%(variant)r, %(cells)d)
+"""
+
+MAINTENANCE_WINDOW_MS = 1500
+# REBOOT mode 1 makes the tile (firmware/boards/rp2.py, sim.py) leave this file; the
+# board's main.py then skips the tile for one boot.
+MAINTENANCE_FLAG = "maintenance"
+
+
+def board_main(variant="cell", cells=None, romfs=False, window_ms=MAINTENANCE_WINDOW_MS):
+    """The source of the board's main.py for a tile of ``variant`` with ``cells`` cells."""
+    sys.path.insert(0, REPO)
+    from firmware import config, pins
+    spec = config.variant(variant, cells)       # ValueError for a tile that cannot be
+    p = pins.variant("cells8" if variant == "cell" else "dice3")
+    return BOARD_MAIN % {
+        "variant": variant, "cells": spec["cells"], "window": window_ms,
+        "flag": MAINTENANCE_FLAG, "pad": p["pads"][0],
+        "pull": "PULL_DOWN" if p["pad_active_high"] else "PULL_UP",
+        "level": 1 if p["pad_active_high"] else 0,
+        "path": '    import sys\n    sys.path.insert(0, "/rom")   # the ROMFS image\n'
+                if romfs else ""}
+
+
+# Removes an earlier firmware tree on the board (a module deleted since would linger).
+_REMOVE_TREE = """import os
+def rm(p):
+    try:
+        for e in os.ilistdir(p):
+            if e[1] == 0x4000:
+                rm(p + "/" + e[0])
+            else:
+                os.remove(p + "/" + e[0])
+        os.rmdir(p)
+    except OSError:
+        pass
+rm("firmware")
+rm("shared_rules")
+"""
+
+
+def mpremote():
+    return [sys.executable, "-m", "mpremote"]
+
+
+def deploy_commands(port, tree, main_py, romfs=False):
+    """The mpremote command line that puts ``tree`` and ``main_py`` on the Pico at
+    ``port`` and resets it: the .mpy files to its filesystem (the default), or, with
+    ``romfs``, the tree as a ROMFS image (a build with a ROMFS partition)."""
+    cmd = mpremote() + ["connect", port]
+    if romfs:
+        cmd += ["romfs", "deploy", tree]
+    else:
+        cmd += ["exec", _REMOVE_TREE, "+", "fs", "cp", "-r",
+                os.path.join(tree, "firmware"), os.path.join(tree, "shared_rules"), ":"]
+    return cmd + ["+", "fs", "cp", main_py, ":main.py", "+", "reset"]
+
+
+def enter_maintenance(port, timeout=3.0, open_port=None):
+    """Ask the tile on ``port`` to reboot for maintenance (REBOOT mode 1, the tile
+    protocol). Returns "rebooting" (acknowledged), "refused" (acknowledged with an
+    error status: firmware older than maintenance reboots) or "silent" (no tile
+    answered: a Pico at its REPL, already in maintenance, or not a tile)."""
+    import time
+
+    import serial
+
+    sys.path.insert(0, REPO)
+    from shared_rules import wire
+    ser = (open_port or serial.Serial)(port, 115200, timeout=0.05)
+    try:
+        frame = b"\x00" + wire.encode_frame(wire.REBOOT, 1, wire.reboot(wire.REBOOT_MAINTENANCE))
+        decoder = wire.Decoder()
+        deadline = time.monotonic() + timeout
+        sent = 0.0
+        while time.monotonic() < deadline:
+            if time.monotonic() - sent >= 0.5:      # resent until acknowledged
+                ser.write(frame)
+                sent = time.monotonic()
+            for got in decoder.feed(ser.read(256)):
+                if got.type == wire.ACK:
+                    ack = wire.parse(got)
+                    if ack["ack"] == 1:
+                        return "rebooting" if ack["status"] == "ok" else "refused"
+    finally:
+        ser.close()
+    return "silent"
+
+
+BOOTSEL_HELP = """\
+The Pico on %(port)s did not give mpremote its REPL. To get it back by hand:
+  1. unplug it, hold its BOOTSEL button and plug it in again: a drive RPI-RP2 appears;
+  2. copy flash_nuke.uf2 onto it (it erases the board's files: the tile, its main.py);
+  3. hold BOOTSEL and plug it in again, copy the MicroPython UF2 for the Pico onto it;
+  4. run this command again.
+"""
+
+
+def wait_for_port(port, timeout=15.0):
+    """Wait for ``port`` to come back after the board's USB reset."""
+    import time
+    time.sleep(1.0)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if os.path.exists(port):
+            time.sleep(0.5)         # let the board's main.py reach its REPL
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def deploy(port, tree, main_py, romfs=False, run=subprocess.run, enter=enter_maintenance,
+           wait=wait_for_port, say=print):
+    """Put a tile's tree and main.py on the Pico at ``port``. Returns 0 on success."""
+    state = enter(port)
+    if state == "rebooting":
+        say("the tile on %s is rebooting for maintenance" % port)
+        if not wait(port):
+            say("%s did not come back after the reboot" % port)
+            return 1
+    elif state == "refused":
+        say("the tile on %s refused a maintenance reboot: its firmware is older than that.\n"
+            "Power it up holding pad 0 (the dice tray: its button) until the Pico's LED\n"
+            "goes out, if its main.py knows that; otherwise:" % port)
+        say(BOOTSEL_HELP % {"port": port})
+        return 1
+    else:
+        say("no tile answered on %s: trying mpremote (a Pico at its REPL)" % port)
+    cmd = deploy_commands(port, tree, main_py, romfs)
+    if run(cmd).returncode != 0:
+        say(BOOTSEL_HELP % {"port": port})
+        return 1
+    say("deployed; the tile starts")
+    return 0
 
 
 def main(argv=None):
-    """Build what a Pico tile needs and say how to put it on the board."""
+    """Build what a Pico tile needs; deploy it, or say how."""
     import argparse
     p = argparse.ArgumentParser(prog="python -m tools.tile_image",
-                                description="build the tile image for a board")
+                                description="build (and deploy) the tile firmware for a board")
     p.add_argument("board", choices=("rp2", "sim"))
     p.add_argument("--variant", default="cell", choices=("cell", "dice"))
-    p.add_argument("--out", help="directory for the ROMFS image and main.py")
+    p.add_argument("--cells", type=int, default=None,
+                   help="cells of a cell tile, 1..8 (default 8): as many as it has readers")
+    p.add_argument("--out", help="directory for main.py (and the ROMFS image with --romfs)")
+    p.add_argument("--romfs", action="store_true",
+                   help="deploy as a ROMFS image (only MicroPython builds with a ROMFS "
+                        "partition; stock Pico builds have none)")
+    p.add_argument("--deploy", metavar="PORT", help="put it on the Pico at PORT (mpremote)")
     args = p.parse_args(argv)
-    romfs = build_romfs(args.board)
-    if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        shutil.copy(romfs, os.path.join(args.out, "tile.romfs"))
-        romfs = os.path.join(args.out, "tile.romfs")
-        with open(os.path.join(args.out, "main.py"), "w") as f:
-            f.write(BOARD_MAIN % args.variant)
-    print("image: %s (%d bytes)" % (romfs, os.path.getsize(romfs)))
-    if args.board == "rp2" and args.out:
-        print("flash a Pico running MicroPython 1.25+ with:")
-        print("  mpremote romfs deploy %s" % build(args.board))
-        print("  mpremote cp %s :main.py" % os.path.join(args.out, "main.py"))
+    if args.variant == "dice" and args.cells not in (None, 3):
+        p.error("the dice tray has 3 pockets; --cells is for cell tiles")
+    try:
+        source = board_main(args.variant, args.cells, args.romfs)
+    except ValueError as e:
+        p.error(str(e))
+    tree = build(args.board)
+    out = args.out or tempfile.mkdtemp(prefix="fairytable-tile-")
+    os.makedirs(out, exist_ok=True)
+    main_py = os.path.join(out, "main.py")
+    with open(main_py, "w") as f:
+        f.write(source)
+    print("tree: %s\nmain.py: %s" % (tree, main_py))
+    if args.romfs:
+        romfs = build_romfs(args.board)
+        print("image: %s (%d bytes)" % (romfs, os.path.getsize(romfs)))
+    if args.board != "rp2":
+        return 0
+    if args.deploy:
+        return deploy(args.deploy, tree, main_py, args.romfs)
+    print("put it on a Pico running MicroPython 1.23+ with:\n  python -m tools.tile_image "
+          "rp2 --variant %s%s%s --deploy PORT" % (
+              args.variant, " --cells %d" % args.cells if args.cells else "",
+              " --romfs" if args.romfs else ""))
     return 0
 
 

@@ -3,8 +3,14 @@
 Pin map in firmware/pins.py and hardware/. The serial stream
 is the USB CDC console in binary (sys.stdin.buffer / sys.stdout.buffer);
 Ctrl-C is disabled on it, so a 0x03 in a frame cannot interrupt the loop,
-and the REPL never sees the game protocol. Deploy with mpremote, then the
-board's main.py calls ``main()``.
+and the REPL never sees the game protocol. The board's main.py (written by
+tools/tile_image.py) calls ``main()`` unless the tile boots for maintenance:
+REBOOT mode 1 leaves the flag file ``config.MAINTENANCE_FLAG`` that main.py
+looks for (hardware/protocol.md, "Deploying a tile").
+
+The LEDs: the rp2 ``neopixel`` module clocks the strip out with
+``machine.bitstream``, busy-waiting with interrupts off, about 30 us per LED
+(5.8 ms for 192): the loop stands still meanwhile.
 """
 
 import sys
@@ -28,6 +34,12 @@ ticks_us = time.ticks_us
 ticks_diff = time.ticks_diff
 
 
+def _ready(poll):
+    for _ in poll.ipoll(0):     # ipoll reuses its result: no allocation per call
+        return True
+    return False
+
+
 class UsbPort:
     """USB CDC stdin/stdout as a byte port that never blocks the loop."""
 
@@ -39,20 +51,28 @@ class UsbPort:
         self.poll_out = select.poll()
         self.poll_out.register(self.tx, select.POLLOUT)
         self.closed = False
+        # Preallocated: one CDC packet (64 bytes) a pass. The link copies what it is
+        # given, and a full tile's heap has no room for big copies.
+        self.inbuf = bytearray(64)
+        self.inview = memoryview(self.inbuf)
+        self.one = bytearray(1)
 
     def read(self):
-        out = bytearray()
-        # One CDC packet (64 bytes) a pass: the link copies what it is given, and a full
-        # tile's heap (8 cells with a card and three pawns each) has no room for big copies.
-        while len(out) < 64 and self.poll_in.poll(0):
-            b = self.rx.read(1)
-            if not b:
+        # stdin's readinto(n) waits for all n bytes: take one at a time while poll says
+        # there is one.
+        buf = self.inbuf
+        one = self.one
+        rx = self.rx
+        n = 0
+        while n < 64 and _ready(self.poll_in):
+            if not rx.readinto(one):
                 break
-            out.extend(b)
-        return out
+            buf[n] = one[0]
+            n += 1
+        return self.inview[:n] if n else b""
 
     def write(self, data):
-        if not self.poll_out.poll(0):
+        if not _ready(self.poll_out):
             return False  # no host draining the CDC endpoint: drop
         try:
             self.tx.write(data)
@@ -130,8 +150,19 @@ class Rp2Board:
         if self.wdt is not None:
             self.wdt.feed()
 
-    def reset(self):
+    def reboot(self, mode):
+        """REBOOT: 0 the tile again, 1 a maintenance boot (main.py skips the tile: the REPL
+        is free for mpremote, no watchdog), 2 the UF2 bootloader (the Pico's RPI-RP2 drive)."""
+        if mode == 1:
+            with open("maintenance", "w") as f:    # the flag main.py looks for
+                f.write("1")
+        time.sleep_ms(100)          # the ACK leaves the USB buffer first
+        if mode == 2:
+            machine.bootloader()
         machine.reset()
+
+    def give_up(self, task, e):
+        machine.reset()             # a task fails again and again: start over
 
     def service(self, tile, now):
         pass

@@ -5,7 +5,12 @@
 - Serial: stdin/stdout, which the virtual table connects to a pseudo-terminal.
 - LEDs: the rendered GRB buffer is kept; the control channel reads it.
 - Pads: pressed/released by the control channel (raw, or scripted tap/double/hold).
-- Watchdog: a software watchdog that ends the process (as a reset would) if not fed.
+- Watchdog: a software watchdog that ends the process (as a reset would) if not fed;
+  a task that fails again and again ends it too (``give_up``), as the hardware
+  watchdog would reset a Pico.
+- Reboot: the process ends (the virtual table starts it again); a maintenance reboot
+  first writes the flag file the rp2 board's main.py looks for, in the working
+  directory.
 - Control channel: a unix socket the virtual table listens on; one JSON object
   per line each way. Requests carry "op" and an optional "id"; the reply echoes
   the id. See tools/virtual_table.py for the list of operations. It is the
@@ -195,13 +200,15 @@ class SimBoard:
         from firmware.sim.mfrc522_emu import Mfrc522Emulator, SimPin, SimSPI
         if self.spi is None:
             self.spi = SimSPI()
+        rst = SimPin(value=1)           # one RST line for every reader, as on a tile
         out = []
         for _ in range(n):
             emu = Mfrc522Emulator()
             cs = SimPin()
             self.spi.attach(cs, emu)
+            emu.attach_rst(rst)
             self.emulators.append(emu)
-            out.append(MFRC522(self.spi, cs, None, emu.advance))
+            out.append(MFRC522(self.spi, cs, rst, emu.advance))
         self.chip_us = [0] * n
         return out
 
@@ -249,8 +256,19 @@ class SimBoard:
     def feed_watchdog(self):
         self.wdt_fed = ticks_ms()
 
-    def reset(self):
-        sys.exit(0)  # the virtual table restarts a tile that asked for a reboot
+    def reboot(self, mode):
+        """REBOOT: the process ends (the virtual table restarts a tile that asked for a
+        reboot); mode 1 first leaves the maintenance flag, mode 2 says what a Pico would do."""
+        if mode == 1:
+            with open("maintenance", "w") as f:    # the flag main.py looks for
+                f.write("1")
+        print("reboot, mode %d" % mode, file=sys.stderr)
+        sys.exit(0)
+
+    def give_up(self, task, e):
+        # No hardware watchdog ends a crash loop here: a broken test must fail, not spin.
+        print("task %s keeps failing: giving up" % task, file=sys.stderr)
+        sys.exit(4)
 
     def service(self, tile, now):
         """Board chores once per link pass: watchdog expiry and control requests."""

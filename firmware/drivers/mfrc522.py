@@ -8,7 +8,8 @@ firmware/sim/mfrc522_emu.py:
 
     rdr = MFRC522(spi, cs, rst)
     rdr.init()                      # OSError if VersionReg is not an MFRC522
-    uids = rdr.inventory(4)         # [b'\\x04\\x11...', ...], antenna off afterwards
+    uids = rdr.inventory(4)         # [b'\\x04\\x11...', ...], antenna off afterwards;
+                                    # OSError if the chip stopped working
     raw = rdr.read_identity(uids[0])   # 16 bytes of pages 4..7, or None
     card = parse_identity(raw)      # the enrolled card id, or None
     ok, why = rdr.write_identity(uids[0], identity_record(b"..."))  # enrollment
@@ -18,12 +19,17 @@ Timeouts use the chip's timer (TAuto: it starts when transmission ends and
 raises TimerIRq if no answer begins in time), so a poll without a card ends
 after a small, bounded number of SPI transactions (9 on an empty cell). A
 count-based backstop (timeout / `min_poll_us` register reads) ends a wait on
-a chip whose timer no longer runs (hung); such a wait counts an error, marks
-the chip `suspect`, and the next `health()` re-initialises it (soft reset,
-then the RST line).
+a chip whose timer no longer runs (hung, or reset to its defaults by the
+shared RST line); such a wait, or status registers that all read 0xFF, counts
+an error and marks the chip `suspect`. An inventory that met an error reads
+VersionReg once more: a suspect chip, or one whose version is not an MFRC522's,
+raises OSError rather than report an empty cell, and `health()` (or the tile's
+own revival, firmware/main.py) re-initialises it: soft reset, then the RST line.
+`soft_reset()`, `hard_reset(settle=False)` and `configure()` are the steps, for a
+caller that waits out the chip's start-up without blocking.
 
 `inventory` switches the field on and waits `field_settle_us` (ISO/IEC
-14443-3 gives a card up to 5 ms) unless the field is already on: an asyncio
+14443-3: at least 5.1 ms of unmodulated field) unless the field is already on: an asyncio
 loop can call `antenna(True)`, await the settle time, then `inventory()`,
 which always ends with the field off so neighbouring readers never
 cross-talk. `inventory(4, identities)` also reads the identity pages of new
@@ -120,6 +126,7 @@ _COLL_POS_MASK = const(0x1F)
 _ON = const(1)          # the field is on
 _TRX = const(2)         # Transceive is active, waiting for StartSend
 _DIRTY = const(4)       # the FIFO may hold bytes: flush it before use
+_SUSPECT = const(8)     # an exchange found the chip hung (see `suspect`)
 
 _START_SEND = const(0x80)
 _FLUSH_FIFO = const(0x80)
@@ -153,6 +160,11 @@ _OK = const(0)
 _TIMEOUT = const(1)
 _COLLISION = const(2)
 _ERROR = const(3)
+
+# What a request (REQA/WUPA) heard
+_SILENT = const(0)          # no card answered
+_ANSWERED = const(1)        # an ATQA, or several colliding: anticollision sorts them out
+_GARBLED = const(2)         # something answered, but the ATQA was damaged: ask again
 
 # CRC_A (ISO/IEC 14443-3 annex B: CRC-16/CCITT bit-reversed, polynomial 8408h, preset
 # 6363h), four bits at a time: the CRC of each 4-bit value. Computed here rather than by
@@ -227,8 +239,8 @@ class MFRC522:
     # NTAG WRITE: the EEPROM write takes a few ms (about 4); the data sheet's TTimeOut for the
     # ACK/NAK of WRITE is 10 ms.
     write_timeout_us = 10000
-    # ISO/IEC 14443-3 allows a card 5 ms after the field appears before it must answer.
-    field_settle_us = 5000
+    # ISO/IEC 14443-3: at least 5.1 ms of unmodulated field before the first request.
+    field_settle_us = 5100
     # Backstop against a hung chip whose timer never fires: SPI polls per microsecond of
     # timeout assumes no register read is faster than this.
     min_poll_us = 10
@@ -245,12 +257,15 @@ class MFRC522:
         self.delay_us = delay_us or sleep_us
         self.errors = 0
         self.reinits = 0
-        self.suspect = False
-        self._chip = _DIRTY                 # _ON | _TRX | _DIRTY
+        self._chip = _DIRTY                 # _ON | _TRX | _DIRTY | _SUSPECT
         self._reload = -1
-        self._rx_len = 0
-        self._rx_bits = 0                   # valid bits in last received byte, 0 = all 8
         cs(1)
+
+    @property
+    def suspect(self):
+        """True once an exchange found the chip hung (its timer dead, its registers reading
+        0xFF), until configure() succeeds."""
+        return bool(self._chip & _SUSPECT)
 
     # Scratch buffers, shared by every reader of the tile: no method awaits or keeps data
     # in them between calls, so one reader's exchange is over before another's begins.
@@ -262,6 +277,7 @@ class MFRC522:
     _rx = bytearray(65)                     # FIFO data (one spare byte for the read burst)
     _cl = bytearray(5)                      # UID bytes of one cascade level + BCC
     _uid = bytearray(10)
+    _got = bytearray(2)                     # last answer: bytes, valid bits of the last (0: 8)
     _hlta = bytearray(4)                    # HLTA and its CRC_A (the same for every chip)
     _fifo_addr = bytearray((_FIFODataReg << 1,))
     # Views made once: a slice of a view is one small object, not a copy of the data.
@@ -337,31 +353,46 @@ class MFRC522:
         """VersionReg: 0x91 or 0x92 on an NXP MFRC522 (0x00/0xFF: absent or hung)."""
         return self._read(_VersionReg)
 
-    def hard_reset(self):
-        """Pulse the RST (NRSTPD) line. On a tile it is shared: every reader on it resets."""
+    def hard_reset(self, settle=True):
+        """Pulse the RST (NRSTPD) line. On a tile it is shared: every reader on it resets
+        and must be configured again (configure(), or init()). settle=False skips the
+        oscillator start-up wait (`reset_ms`): the caller waits, e.g. with asyncio."""
         if self.rst is None:
             return False
         self.rst(0)
         sleep_us(100)
         self.rst(1)
-        sleep_ms(self.reset_ms)
+        self._chip = _DIRTY | (self._chip & _SUSPECT)
+        if settle:
+            sleep_ms(self.reset_ms)
         return True
 
-    def init(self):
-        """Soft-reset and configure the chip; OSError if it is not an MFRC522."""
+    def soft_reset(self):
+        """SoftReset command; the chip needs `reset_ms` before configure()."""
         if self.rst is not None:
             self.rst(1)
         self._write(_CommandReg, _CMD_SOFTRESET)
-        self._chip = _DIRTY
+        self._chip = _DIRTY | (self._chip & _SUSPECT)
+
+    def init(self):
+        """Soft-reset and configure the chip; OSError if it is not an MFRC522."""
+        self.soft_reset()
         sleep_ms(self.reset_ms)
+        self.configure()
+
+    def configure(self):
+        """Set up a chip that was reset `reset_ms` ago; OSError if it is not an MFRC522.
+
+        An absent chip (0x00 or 0xFF) fails on its VersionReg at once, without waiting.
+        """
+        v = self.version()
+        if v not in self.accepted_versions:
+            raise OSError("MFRC522 not answering: VersionReg reads 0x%02x" % v)
         # The PowerDown bit reads 1 until the wake-up after a soft reset is over.
         for _ in range(10):
             if not self._read(_CommandReg) & _POWERDOWN:
                 break
             sleep_ms(1)
-        v = self.version()
-        if v not in self.accepted_versions:
-            raise OSError("MFRC522 not answering: VersionReg reads 0x%02x" % v)
         self._write(_TModeReg, 0x80 | (_TPRESCALER >> 8))   # TAuto: timer starts after Tx
         self._write(_TPrescalerReg, _TPRESCALER & 0xFF)
         self._reload = -1
@@ -373,25 +404,30 @@ class MFRC522:
         self._write(_RFCfgReg, (self.rx_gain & 7) << 4)
         self._write(_CollReg, 0x00)         # ValuesAfterColl = 0: bits after a collision read 0
         self._write(_TxControlReg, 0x80)    # antenna off
+        self._chip = _DIRTY | (self._chip & _SUSPECT)
         # HLTA is constant: let the CRC coprocessor compute its CRC_A once (also a self-test).
         h = self._hlta
         h[0] = _HLTA
         h[1] = 0
         if not self._calc_crc(h, 2, h, 2) or crc_a(h, 4) != 0:
             raise OSError("MFRC522 CRC coprocessor does not finish or is wrong")
-        self.suspect = False
+        self._chip &= ~_SUSPECT
 
-    def _config_intact(self):
-        return (self._read(_TPrescalerReg) == _TPRESCALER & 0xFF
+    def check(self):
+        """True if the chip answers with its version and still has our timer set-up, and
+        no exchange since the last set-up found it hung (3 SPI transactions)."""
+        return (not self.suspect and self.version() in self.accepted_versions
+                and self._read(_TPrescalerReg) == _TPRESCALER & 0xFF
                 and self._read(_TModeReg) == 0x80 | (_TPRESCALER >> 8))
 
     def health(self):
-        """Check VersionReg and our timer set-up; re-initialise a hung or reset chip.
+        """Check the chip; re-initialise a hung or reset one, blocking (up to 3 x reset_ms).
 
-        Tries a soft reset first, then the RST line. Returns True if the chip works now.
+        Tries a soft reset first, then the RST line, which resets every reader on it: the
+        caller re-initialises the others (firmware/main.py does, and does all this without
+        blocking its loop). Returns True if the chip works now.
         """
-        if not self.suspect and self.version() in self.accepted_versions \
-                and self._config_intact():
+        if self.check():
             return True
         self.errors += 1
         for hard in (False, True):
@@ -399,11 +435,14 @@ class MFRC522:
                 break
             self.reinits += 1
             try:
-                self.init()
+                if hard:
+                    self.configure()
+                else:
+                    self.init()
                 return True
             except OSError:
                 pass
-        self.suspect = True
+        self._chip |= _SUSPECT
         return False
 
     def antenna(self, on):
@@ -435,7 +474,7 @@ class MFRC522:
             irq = self._read(reg)
             if irq & mask:
                 return irq
-        self.suspect = True
+        self._chip |= _SUSPECT
         self.errors += 1
         return 0
 
@@ -470,7 +509,7 @@ class MFRC522:
 
         rx_bits: the length of the answer the command gets if a card answers (0: unknown);
         nothing can arrive before the frame, the frame delay time and that answer are over.
-        Returns _OK, _TIMEOUT, _COLLISION or _ERROR; self._rx_len / _rx_bits say what came.
+        Returns _OK, _TIMEOUT, _COLLISION or _ERROR; self._got says what came.
         """
         self._set_timeout(timeout_us or self.request_timeout_us)
         self._write(_ComIrqReg, _IRQ_CLEAR_ALL)
@@ -485,7 +524,8 @@ class MFRC522:
             self._write(_CommandReg, _CMD_TRANSCEIVE)
         # Bit framing and StartSend in one write: the transmission starts with it.
         self._write(_BitFramingReg, _START_SEND | (rx_align << 4) | tx_bits)
-        self._rx_len = 0
+        got = self._got
+        got[0] = 0
         self._chip |= _TRX | _DIRTY
         first = air_us((n - 1) * 8 + (tx_bits or 8))
         if rx_bits:
@@ -508,9 +548,14 @@ class MFRC522:
             if irq & (_RX_IRQ | _IDLE_IRQ | _TIMER_IRQ):
                 break
         else:
-            self.suspect = True             # the timer never fired: a hung chip
-            self.errors += 1
             irq = 0
+        if irq == 0 or (irq == 0xFF and st[2] == 0xFF):
+            # The timer never fired, or every register reads 0xFF (ErrorReg bit 5 is
+            # reserved, 0 on a working chip): a hung or absent chip.
+            self._chip |= _SUSPECT
+            self.errors += 1
+            self._idle()
+            return _ERROR
         if not irq & (_RX_IRQ | _IDLE_IRQ):
             self._idle()
             return _TIMEOUT if irq else _ERROR
@@ -522,9 +567,9 @@ class MFRC522:
         level = st[3] & 0x7F
         if level > 64:
             level = 64
-        self._rx_bits = st[4] & 0x07
+        got[1] = st[4] & 0x07
         self._read_fifo(level)
-        self._rx_len = level
+        got[0] = level
         self._chip &= ~_DIRTY
         if err & _ERR_COLL:
             return _COLLISION
@@ -536,12 +581,18 @@ class MFRC522:
         self._chip = (self._chip & ~_TRX) | _DIRTY
 
     def _request(self, cmd):
-        """REQA or WUPA (7-bit short frame). True if at least one card answered."""
+        """REQA or WUPA (7-bit short frame): _ANSWERED, _SILENT or _GARBLED."""
         self._tx[0] = cmd
         st = self._transceive(1, 7, 0, 0, 16)   # ATQA: 16 bits
+        if st == _TIMEOUT:
+            return _SILENT
         if st == _COLLISION:
-            return True         # cards of different ATQA answered: anticollision sorts them
-        return st == _OK and self._rx_len == 2 and self._rx_bits == 0
+            return _ANSWERED    # cards of different ATQA answered: anticollision sorts them
+        if st == _OK and self._got[0] == 2 and self._got[1] == 0:
+            return _ANSWERED
+        if st == _OK:
+            self.errors += 1    # an answer of the wrong length
+        return _GARBLED         # (a parity or protocol error counted one already)
 
     def _anticollision(self, sel):
         """Resolve one cascade level into self._cl (4 UID bytes + BCC); False on failure."""
@@ -562,7 +613,8 @@ class MFRC522:
             if st == _TIMEOUT or st == _ERROR:
                 return False
             # The first received byte shares its low `nbits` bits with our last sent byte.
-            for i in range(self._rx_len):
+            got = self._got
+            for i in range(got[0]):
                 j = nbytes + i
                 if j > 4:
                     break
@@ -586,7 +638,7 @@ class MFRC522:
                 cl[j] = (cl[j] & ((1 << (bit & 7)) - 1)) | (1 << (bit & 7))
                 known = bit + 1
                 continue
-            if nbytes + self._rx_len != 5 or self._rx_bits != 0:
+            if nbytes + got[0] != 5 or got[1] != 0:
                 self.errors += 1
                 return False
             if cl[0] ^ cl[1] ^ cl[2] ^ cl[3] ^ cl[4]:
@@ -600,7 +652,7 @@ class MFRC522:
         with a correct CRC_A came back (in self._rx)."""
         crc_a(self._tx, n, self._tx, n)
         st = self._transceive(n + 2, 0, 0, timeout_us, answer_len * 8)
-        if st != _OK or self._rx_len != answer_len or not self._crc_ok(answer_len):
+        if st != _OK or self._got[0] != answer_len or not self._crc_ok(answer_len):
             if st != _TIMEOUT:
                 self.errors += 1     # a misread, or a 4-bit NAK instead of data
             return False
@@ -655,7 +707,7 @@ class MFRC522:
 
     def _select_known(self, uid):
         """WUPA, then SELECT the card `uid` directly (no anticollision needed). True if active."""
-        return self._request(_WUPA) and self._select_uid(uid)
+        return self._request(_WUPA) != _SILENT and self._select_uid(uid)
 
     def _select_uid(self, uid):
         """SELECT the card `uid` (after a request) by its UID, level by level. True if it is
@@ -713,7 +765,7 @@ class MFRC522:
             tx[2 + i] = data[at + i] if data else 0
         crc_a(tx, 6, tx, 6)
         st = self._transceive(8, 0, 0, self.write_timeout_us, 4)
-        if st != _OK or self._rx_len != 1 or self._rx_bits != 4:
+        if st != _OK or self._got[0] != 1 or self._got[1] != 4:
             if st != _TIMEOUT:
                 self.errors += 1
             return _NO_ANSWER
@@ -739,51 +791,67 @@ class MFRC522:
 
         Switches the field on (waiting field_settle_us unless it was already on) and off
         again afterwards. If `identities` is a dict, the identity pages of each card not
-        yet in it are read while the card is selected: identities[uid] = 16 bytes or None.
-        `known`: the UIDs the last poll found; each is selected directly by its UID, then
-        anticollision finds any other card (a card gone is simply not in the result).
+        yet in it are read while the card is selected: identities[uid] = the 16 bytes, if
+        the READ succeeded (a failed read leaves no entry: the next poll tries again).
+        `known`: the UIDs the last poll found; each is woken with WUPA and selected
+        directly by its UID, then anticollision finds any other card (a card gone is
+        simply not in the result).
+
+        Raises OSError if the chip did not work (a dead timer, registers reading 0x00 or
+        0xFF): then the result would say nothing about the cards, not "no card".
         """
         self._field_on()
         found = []
         uid = self._uid
-        cmd = _WUPA                 # first round also wakes cards halted by an earlier read
-        failures = 0
+        errors = self.errors
         try:
             retry = False
             quiet = False           # a request went unanswered: no card is left to find
             # The tags of the last poll first, each selected by its UID: no anticollision,
-            # so a cell whose tags lie still is polled in about 70% of the time.
+            # so a cell whose tags lie still is polled in about 70% of the time. WUPA before
+            # each: a card may still be in HALT from the last poll (a field off for less
+            # than a card's reset time, a 1-cell tile, a caller that kept the field on);
+            # the other halted cards it wakes drop back to HALT at a SELECT not theirs.
             for tag in known or ():
-                if len(found) >= max_tags:
+                if len(found) >= max_tags or self.suspect:
                     break
-                if not self._request(cmd):
+                if self._request(_WUPA) == _SILENT:
                     quiet = True
                     break
-                cmd = _REQA
                 if self._select_uid(tag):
                     found.append(tag)
-                    if identities is not None and tag not in identities:
-                        identities[tag] = self._read_pages(IDENTITY_FIRST_PAGE)
+                    self._identity(tag, identities)
                     self._halt()
                 else:
                     # It is gone (or its SAK was lost). Cards that answered are READY, or
                     # IDLE again after our SELECT: the search below asks twice.
                     retry = True
+            # The search: REQA, so the cards halted above stay silent (WUPA if no tag was
+            # known: it also wakes cards halted by an earlier read).
+            cmd = _REQA if known else _WUPA
             search = retry or not quiet
-            while search and len(found) < max_tags and failures <= self.max_retries:
-                if not self._request(cmd):
+            failures = 0
+            while search and len(found) < max_tags and failures <= self.max_retries \
+                    and not self.suspect:
+                heard = self._request(cmd)
+                if heard == _SILENT and retry:
                     # A card left READY by a failed round drops to IDLE on this request
                     # without answering (ISO/IEC 14443-3): ask once more before giving up.
-                    if not retry or not self._request(cmd):
-                        break
+                    heard = self._request(cmd)
+                if heard == _SILENT:
+                    break
+                if heard == _GARBLED:
+                    # Something answered: the cards are READY (and drop back at the next
+                    # request), so ask again, with the same command.
+                    failures += 1
+                    retry = True
+                    continue
                 cmd = _REQA         # from now on, cards we halted stay silent
                 retry = False
                 n = self._activate(uid)
                 if n == 0:
                     failures += 1
                     retry = True
-                    if self.suspect:
-                        break
                     continue
                 tag = bytes(uid[0:n])
                 if tag in found:
@@ -791,12 +859,25 @@ class MFRC522:
                     retry = True
                 else:
                     found.append(tag)
-                if identities is not None and tag not in identities:
-                    identities[tag] = self._read_pages(IDENTITY_FIRST_PAGE)
+                self._identity(tag, identities)
                 self._halt()
+            if self.errors != errors:
+                # Something went wrong: one register read tells a misread from a chip
+                # that stopped (VersionReg 0x00 or 0xFF, or its timer dead).
+                v = self.version()
+                if self.suspect or v not in self.accepted_versions:
+                    self._chip |= _SUSPECT
+                    raise OSError("MFRC522 hung: VersionReg reads 0x%02x" % v)
         finally:
             self.antenna(False)
         return found
+
+    def _identity(self, tag, identities):
+        """Read the identity pages of the selected card `tag` into identities, once."""
+        if identities is not None and tag not in identities:
+            raw = self._read_pages(IDENTITY_FIRST_PAGE)
+            if raw is not None:
+                identities[tag] = raw
 
     def write_identity(self, uid, record):
         """Write the 16-byte identity `record` (identity_record()) into pages 4..7 of card

@@ -29,7 +29,8 @@ class ControlChannel:
 
     def __init__(self, path):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock_connect(self.sock, path)
+        if path is not None:    # None: its objects only (tools/tile_image.py measures them)
+            sock_connect(self.sock, path)
         self.sock.setblocking(False)
         self.poll = select.poll()
         self.poll.register(self.sock, select.POLLIN)

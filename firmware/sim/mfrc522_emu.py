@@ -47,7 +47,8 @@ Faults: `misread()` corrupts an answer (a flipped bit the CRC or BCC must
 catch, or a parity error the chip flags); `lift_during(uid, frames)` takes a
 card away after it answered `frames` more frames; `hang(value)` makes every
 register read `value` (0x00 or 0xFF) and no command finish until a soft reset
-or an RST pulse (`soft_reset_cures=False`: only RST helps).
+or an RST pulse (`soft_reset_cures=False`: only RST helps; `rst_cures=False`
+as well: nothing does, a chip that is dead for good).
 """
 
 # Registers (same addresses as the data sheet; the emulator is the chip side).
@@ -430,7 +431,7 @@ class Mfrc522Emulator:
         self.transactions = 0       # SPI transactions (CS low periods) so far
         self.rf_frames = 0          # frames sent over the air so far
         self.hung = False
-        self._hang = (0x00, True)   # (what registers read, whether a soft reset cures it)
+        self._hang = (0x00, True, True)     # (registers read, soft reset cures, RST cures)
         self.in_reset = False
         self._misread = None        # [answers left to corrupt, parity?, command or None]
         self.bus = None             # the SimSPI this chip is attached to
@@ -471,10 +472,11 @@ class Mfrc522Emulator:
         """
         self._misread = [count, parity, command]
 
-    def hang(self, value=0x00, soft_reset_cures=True):
-        """The chip stops: registers read `value`, commands never finish, until reset."""
+    def hang(self, value=0x00, soft_reset_cures=True, rst_cures=True):
+        """The chip stops: registers read `value`, commands never finish, until reset
+        (rst_cures=False: not even the RST line helps, a chip that is dead for good)."""
         self.hung = True
-        self._hang = (value, soft_reset_cures)
+        self._hang = (value, soft_reset_cures, rst_cures)
 
     def attach_rst(self, pin):
         """Wire the chip's NRSTPD input to `pin`: low holds it in reset, high restarts it."""
@@ -497,6 +499,8 @@ class Mfrc522Emulator:
             self._power_off_cards()
         else:
             self.in_reset = False
+            if self.hung and not self._hang[2]:
+                return
             self.hung = False
             self._reset_chip()
 

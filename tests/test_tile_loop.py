@@ -1,0 +1,300 @@
+"""The tile's loop (firmware/main.py) on emulated readers and a virtual clock.
+
+What a tile must do on its own: a hung reader is not taken for an empty cell
+and is revived at once; a pulse of the shared RST line leaves no reader with its
+reset defaults; a reader that stays dead is not reset every few seconds forever;
+a revival never blocks the loop; a card whose identity read failed is read again
+before it is reported; a task that keeps failing stops feeding the watchdog; the
+host's commands are checked before they change anything.
+"""
+
+import asyncio
+
+import pytest
+from tile_harness import GaveUp, Rebooted, make_tile, tags_sent
+
+from firmware.drivers import mfrc522 as driver
+from firmware.drivers.mfrc522 import identity_record
+from firmware.sim.mfrc522_emu import NtagCard
+from shared_rules import wire
+
+CARD = bytes.fromhex("04112233445566")
+PAWN = bytes.fromhex("04A1B2C3D4E5F6")
+
+
+def run(board, tile, tasks, until=None, most_ms=60000):
+    asyncio.run(board.run(tile, tasks, until, most_ms))
+
+
+def polls_of(tile, slot, more):
+    want = tile.polls[slot] + more
+    return lambda: tile.polls[slot] >= want
+
+
+# -- a hung reader ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", [0x00, 0xFF])
+def test_a_hung_reader_never_reports_its_card_lifted_and_is_revived_at_once(value):
+    tile, board = make_tile(4)          # health period 60 s: only the at-once check revives
+    board.emus[1].place(NtagCard(CARD, identity_record(b"knight")))
+    run(board, tile, ("readers", "health"), polls_of(tile, 1, 2))
+    assert tags_sent(board, 1) == [[(CARD, b"knight")]]
+    board.emus[1].hang(value)
+    run(board, tile, ("readers", "health"), polls_of(tile, 1, 20))
+    assert tags_sent(board, 1) == [[(CARD, b"knight")]], "the hung reader lost its card"
+    assert tile.readers[1].reinits == 1 and all(tile.reader_ok)
+    # It reads again: the card lifted is reported gone.
+    board.emus[1].lift(CARD)
+    run(board, tile, ("readers", "health"), polls_of(tile, 1, 5))
+    assert tags_sent(board, 1)[-1] == []
+
+
+def test_a_reset_of_the_shared_rst_line_configures_every_reader_again():
+    tile, board = make_tile(4)
+    for slot in (1, 3):
+        board.emus[slot].place(NtagCard(bytes((4, slot, 2, 3, 4, 5, 6))))
+    run(board, tile, ("readers", "health"), polls_of(tile, 3, 2))
+    errors = [r.errors for r in tile.readers]
+    board.emus[2].hang(0x00, soft_reset_cures=False)     # only the RST line helps
+    run(board, tile, ("readers", "health"), lambda: tile.readers[2].reinits >= 1
+        and all(tile.reader_ok))
+    run(board, tile, ("readers", "health"), polls_of(tile, 3, 10))
+    assert board.rst_pulses == 2        # at start-up, and for reader 2
+    assert all(tile.reader_ok)
+    assert [r.reinits for r in tile.readers] == [0, 0, 1, 0]     # only the one that hung
+    # None of the others polled with its reset defaults (each poll would have failed).
+    assert [r.errors for i, r in enumerate(tile.readers) if i != 2] == \
+        [e for i, e in enumerate(errors) if i != 2]
+    assert all(emu.regs[0x2A] == 0x80 for emu in board.emus)     # TAuto everywhere
+    for slot in (1, 3):
+        assert len(tags_sent(board, slot)) == 1, "a card went missing during the reset"
+
+
+def test_a_dead_reader_is_tried_ever_less_often_and_the_rst_line_is_spared():
+    tile, board = make_tile(4, versions={2: 0x00})      # reader 2 is not there
+    assert tile.reader_ok == [True, True, False, True]
+    tile.timings["health_period_ms"] = 5000
+    run(board, tile, ("readers", "health"), most_ms=3 * 60000)
+    # Every 5 s for 3 minutes would be 36 revivals, each pulsing RST: resets of every
+    # reader on the tile, every card losing power.
+    assert tile.readers[2].reinits <= 6
+    assert board.rst_pulses == 1        # the one at start-up
+    assert [tile.readers[i].reinits for i in (0, 1, 3)] == [0, 0, 0]
+
+
+def test_reviving_readers_never_blocks_the_loop(monkeypatch):
+    blocking = []
+    monkeypatch.setattr(driver, "sleep_ms", blocking.append)
+    tile, board = make_tile(4, versions={3: 0x00})
+    tile.timings["health_period_ms"] = 1000
+    board.emus[1].hang(0x00, soft_reset_cures=False)
+    board.emus[0].place(NtagCard(CARD))
+    run(board, tile, ("readers", "health", "render"), most_ms=20000)
+    assert tile.readers[1].reinits >= 1 and tile.reader_ok[1]
+    assert tile.readers[3].reinits >= 2
+    assert blocking == [], "a reset was waited out with a blocking sleep"
+    assert board.frames > 20 * 1000 // 33 // 2     # the LEDs kept their frame rate
+
+
+# -- identities that could not be read --------------------------------------------------------
+
+def test_a_card_whose_identity_read_failed_is_reported_with_it_once_read():
+    tile, board = make_tile(4)
+    board.emus[0].place(NtagCard(CARD, identity_record(b"knight")))
+    board.emus[0].misread(2, command=0x30)      # two READs fail their CRC_A
+    run(board, tile, ("readers", "health"), polls_of(tile, 0, 6))
+    assert tags_sent(board, 0) == [[(CARD, b"knight")]]
+
+
+def test_a_card_that_cannot_be_read_is_reported_without_identity_after_three_polls():
+    tile, board = make_tile(4)
+    board.emus[0].place(NtagCard(CARD, identity_record(b"knight")))
+    board.emus[0].misread(1000, command=0x30)
+    run(board, tile, ("readers", "health"), polls_of(tile, 0, 2))
+    assert tags_sent(board, 0) == []
+    run(board, tile, ("readers", "health"), polls_of(tile, 0, 4))
+    assert tags_sent(board, 0) == [[(CARD, None)]]
+
+
+def test_an_unenrolled_card_is_reported_at_once():
+    tile, board = make_tile(4)
+    board.emus[0].place(NtagCard(CARD))
+    run(board, tile, ("readers", "health"), polls_of(tile, 0, 1))
+    assert tags_sent(board, 0) == [[(CARD, None)]]
+
+
+# -- tasks that keep failing -------------------------------------------------------------------
+
+def test_a_task_that_keeps_failing_stops_feeding_the_watchdog_and_the_board_gives_up():
+    # (A fake reader with the wrong signature once made a test spin for 20 minutes.)
+    tile, board = make_tile(1)
+
+    async def broken():
+        raise TypeError("inventory() takes 2 positional arguments but 4 were given")
+
+    tile.readers_task = broken
+    tasks = ("readers", "pads", "render", "link", "health", "watchdog")
+    for name in tasks:
+        tile.beat(name, board.ticks_ms())
+    start = board.ticks_ms()
+    with pytest.raises(GaveUp):
+        run(board, tile, tasks)
+    assert board.gave_up == ["readers"]
+    # Given up once the task had failed for the watchdog's time (2 s) without a beat: a
+    # bounded number of restarts, 10 ms apart.
+    assert 2000 < board.ticks_ms() - start < 2200
+    assert 100 < len(board.failures) <= 2000 // 10 + 5
+    # The watchdog was fed for the first second only (the last beat is then too old).
+    assert 5 <= board.feeds <= 11
+
+
+def test_the_watchdog_is_fed_only_while_every_task_completes_iterations():
+    tile, board = make_tile(1)
+    failing = [False]
+    real = tile.pads_task
+
+    async def pads():
+        if failing[0]:
+            await board.sleep_ms(50)
+            raise ValueError("pad")
+        await real()
+
+    tile.pads_task = pads
+    tasks = ("readers", "pads", "render", "link", "health", "watchdog")
+    for name in tasks:
+        tile.beat(name, board.ticks_ms())
+    run(board, tile, tasks, most_ms=3000)
+    assert board.feeds > 20
+    failing[0] = True
+    board.feeds = 0
+    with pytest.raises(GaveUp):
+        run(board, tile, tasks, most_ms=5000)
+    assert board.gave_up == ["pads"]
+    assert board.feeds <= 11                # fed for at most a second after the last beat
+
+
+def test_a_task_that_fails_now_and_then_is_never_given_up():
+    tile, board = make_tile(1)
+    starts = [0]
+
+    async def flaky():
+        starts[0] += 1
+        if starts[0] % 2:
+            raise ValueError("fails at once")
+        tile.beat("pads", board.ticks_ms())     # an iteration completed
+        await board.sleep_ms(10)
+        raise ValueError("then fails")
+
+    tile.pads_task = flaky
+    run(board, tile, ("pads",), most_ms=10000)
+    assert board.gave_up == [] and len(board.failures) >= 100
+
+
+# -- the host's commands ------------------------------------------------------------------------
+
+def host_frame(msg_type, seq, payload=b""):
+    return wire.encode_frame(msg_type, seq, payload)
+
+
+def acks(board):
+    return {m["ack"]: m["status"] for m in board.heard() if m["type"] == "ack"}
+
+
+def test_a_silent_host_gets_heartbeats_only_as_long_as_the_usb_buffer_holds_them():
+    tile, board = make_tile(1)
+    link = tile.link
+    board.port.inbox += host_frame(wire.HEARTBEAT, 1, wire.heartbeat(0))
+    link.receive()
+    board.port.out.clear()
+    for _ in range(600):                # ten minutes of silence
+        board.now_us += 1000000
+        link.service(board.ticks_ms(), 0)
+        link.send(wire.LOG, wire.log(1, "x"))
+    assert 0 < len(board.port.out) <= 256
+
+
+def test_set_config_sets_the_led_budget_and_refuses_zero():
+    tile, board = make_tile(2)
+    tile.link.host_heard = True
+    tile.link.last_rx = board.ticks_ms()
+    for msg in ({"type": "set_config", "seq": 5, "key": "led_budget_ma", "value": 300},
+                {"type": "set_config", "seq": 6, "key": "led_budget_ma", "value": 0},
+                {"type": "set_config", "seq": 7, "key": "gone_polls", "value": 0}):
+        tile.handle(msg)
+    assert tile.effects.budget_ma == 300
+    assert tile.timings["gone_polls"] == 3
+    assert acks(board) == {5: "ok", 6: "unsupported", 7: "unsupported"}
+
+
+def test_the_led_budget_key_goes_over_the_wire():
+    tile, board = make_tile(2)
+    board.port.inbox += host_frame(wire.SET_CONFIG, 9,
+                                   wire.set_config(wire.CONFIG_LED_BUDGET_MA, 300))
+    for msg in tile.link.receive():
+        tile.handle(msg)
+    assert tile.effects.budget_ma == 300 and acks(board) == {9: "ok"}
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_reboot_is_acked_before_the_board_reboots_in_the_mode_asked(mode):
+    tile, board = make_tile(1)
+    board.port.inbox += host_frame(wire.REBOOT, 3, wire.reboot(mode))
+    with pytest.raises(Rebooted):
+        run(board, tile, ("link",))
+    assert board.rebooted == [mode]
+    assert acks(board) == {3: "ok"}
+
+
+def test_a_reboot_of_an_unknown_mode_is_refused_and_nothing_happens():
+    tile, board = make_tile(1)
+    board.port.inbox += host_frame(wire.REBOOT, 3, b"\x07")
+    run(board, tile, ("link",), most_ms=200)
+    assert board.rebooted == [] and acks(board) == {3: "bad_payload"}
+
+
+def test_frames_that_do_not_parse_are_answered_by_their_type():
+    tile, board = make_tile(1)
+    board.port.inbox += host_frame(0x7E, 11, b"")                  # a type it does not know
+    board.port.inbox += host_frame(wire.LED_SCENE, 12, b"\x01\x00\x01")   # acked, malformed
+    board.port.inbox += host_frame(wire.HEARTBEAT, 13, b"\x01")    # not acked, malformed
+    board.port.inbox += host_frame(wire.SNAPSHOT_REQUEST, 14, b"\x01")
+    assert tile.link.receive() == []
+    assert acks(board) == {11: "unknown_type", 12: "bad_payload"}
+    assert tile.link.rejected == 2
+    # The tile's own ACKs carry seq 0 (hardware/protocol.md).
+    assert all(m["seq"] == 0 for m in board.sent if m["type"] == "ack")
+
+
+def test_a_host_that_stops_reading_gets_no_more_than_the_usb_buffer_holds():
+    tile, board = make_tile(1)
+    link = tile.link
+    board.port.inbox += host_frame(wire.HEARTBEAT, 1, wire.heartbeat(0))
+    link.receive()
+    for _ in range(20):                 # events the host never acks
+        link.send(wire.GESTURE, wire.gesture(0, 1))
+    before = len(board.port.out)
+    now = board.ticks_ms()
+    for step in range(1, 30):           # resends every 100 ms for 2.9 s
+        link.service(now + step * 100, 0)
+    assert len(board.port.out) - before <= 256
+    assert link.tx_failed > 0
+    # Silent beyond the host timeout: the budget is spent, heartbeats stay unwritten.
+    written = len(board.port.out)
+    for step in range(1, 60):
+        link.service(now + 3000 + step * 1000, 0)
+    assert len(board.port.out) == written
+    # The host speaks again: the tile writes again.
+    board.port.inbox += host_frame(wire.HEARTBEAT, 2, wire.heartbeat(0))
+    link.receive()
+    link.send(wire.GESTURE, wire.gesture(0, 2))
+    assert board.heard()[-1]["type"] == "gesture"
+
+
+def test_a_sim_tile_whose_task_keeps_failing_ends_with_a_message(capsys):
+    # No hardware watchdog ends a crash loop on the unix port: the process must end, so a
+    # broken test fails instead of spinning for ever.
+    from firmware.boards.sim import SimBoard
+    with pytest.raises(SystemExit) as end:
+        SimBoard.give_up(None, "readers", TypeError("wrong signature"))
+    assert end.value.code == 4
+    assert "readers keeps failing" in capsys.readouterr().err
