@@ -6,7 +6,8 @@ emulator bug. Plain functions: runs under MicroPython too.
 """
 
 from firmware.sim.mfrc522_emu import (
-    ACTIVE, HALT, IDLE, READY, Mfrc522Emulator, NtagCard, SimPin, SimSPI, crc_a,
+    ACTIVE, HALT, IDLE, READY, Mfrc522Emulator, NtagCard, SimPin, SimSPI, crc_a, free_card,
+    tag_pool,
 )
 
 # Register addresses restated from the data sheet, not imported from the emulator, so a
@@ -316,6 +317,36 @@ def test_ntag_read_returns_four_pages_with_crc_and_rolls_over():
     fifo, _, _ = chip.transceive(with_crc(b"\x30\x2C"))       # page 44, last of NTAG213
     assert fifo[:4] == b"LAST" and fifo[4:8] == bytes(card.mem[0:4])
     assert card.state == ACTIVE
+
+
+def test_a_spare_card_loaded_as_another_tag_is_that_tag_only():
+    pool = tag_pool(2)
+    spare = pool[0]
+    spare.load(CARD, {4: b"OLD!"}, read_only=True)
+    spare.load(bytes.fromhex("DEADBEEF"), {5: b"NEW!"})
+    fresh = NtagCard(bytes.fromhex("DEADBEEF"), {5: b"NEW!"})
+    assert spare.uid == fresh.uid and spare.mem == fresh.mem     # nothing of CARD is left
+    assert not spare.read_only and spare.state == IDLE
+    chip = Chip()
+    chip.start_timer_mode(500)
+    chip.emu.place(spare)
+    chip.field_on()
+    activate(chip, bytes.fromhex("DEADBEEF"))
+    fifo, _, _ = chip.transceive(with_crc(b"\x30\x04"))
+    assert fifo[4:8] == b"NEW!" and fifo[0:4] == bytes(4)
+
+
+def test_free_card_is_one_that_lies_in_no_field():
+    pool = tag_pool(2)
+    a, b = Mfrc522Emulator(), Mfrc522Emulator()
+    a.place(free_card(pool, [a, b]))
+    second = free_card(pool, [a, b])
+    assert second is pool[1]
+    b.place(second)
+    assert free_card(pool, [a, b]) is None
+    second.load(TWIN)
+    b.lift(TWIN)
+    assert free_card(pool, [a, b]) is pool[1]
 
 
 def test_ntag_read_of_a_missing_page_is_a_4_bit_nak():

@@ -149,18 +149,22 @@ from firmware.boards import sim
 gc.collect()
 micropython.qstr_info()
 before = gc.mem_free()
-from firmware.sim.mfrc522_emu import Mfrc522Emulator, NtagCard, SimPin, SimSPI
+from firmware.sim.mfrc522_emu import Mfrc522Emulator, SimPin, SimSPI, tag_pool
 from firmware.sim import control
 spi = SimSPI()
 rst = SimPin(value=1)
 chips = []
-for i in range(%d):
+readers = %d
+pool = tag_pool(readers * wire.MAX_TAGS)    # the sim board's spare tags (board.readers)
+for i in range(readers):
     cs = SimPin()
     emu = Mfrc522Emulator()
     spi.attach(cs, emu)
     emu.attach_rst(rst)
     for k in range(wire.MAX_TAGS):   # a card and its pawns, each with an identity record
-        emu.place(NtagCard(bytes((4, i, k, 2, 3, 4, 5)), mfrc522.identity_record(bytes(12))))
+        card = pool[i * wire.MAX_TAGS + k]
+        card.load(bytes((4, i, k, 2, 3, 4, 5)), mfrc522.identity_record(bytes(12)))
+        emu.place(card)
     chips.append((cs, emu))
 channel = control.ControlChannel(None)
 gc.collect()
@@ -182,7 +186,7 @@ def _qstr_pools(text):
 def hardware_bytes(romfs_path, readers):
     """Heap bytes the emulated readers of a sim tile take (cached next to the image)."""
     import json
-    cache = romfs_path + ".hardware-v6.json"   # v6: the RST line, the channel's objects
+    cache = romfs_path + ".hardware-v7.json"   # v7: the spare tags made at start-up
     known = {}
     if os.path.exists(cache):
         with open(cache) as f:

@@ -175,6 +175,7 @@ class SimBoard:
         self.wdt_ms = 0
         self.wdt_fed = 0
         self.control = None
+        self.tag_pool = []              # spare tags for the control channel (see _main)
         if control_path:
             from firmware.sim.control import ControlChannel
             self.control = ControlChannel(control_path)
@@ -299,8 +300,6 @@ def main(argv=None):
 
 
 def _main(argv):
-    from firmware.main import Tile
-
     # UID_HEX CONTROL_PATH VARIANT CELLS INDEX (the virtual table passes all five)
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
@@ -308,7 +307,17 @@ def _main(argv):
         args = os.getenv("FAIRYTABLE_TILE").split()
     uid, control, variant, cells, index = args[:5]
     spec = config.variant(variant, int(cells))
+    # The tags the virtual table's hands put down (a card and three pawns a reader) are
+    # made first, in a whole heap, before the firmware loads: placing one later only
+    # loads a spare, so the emulated tags never fight the firmware for a block of its
+    # fragmented 64 KB (tools/tile_image.py counts them with the emulated chips).
+    from firmware.sim.mfrc522_emu import tag_pool
+    from shared_rules.wire import MAX_TAGS
+    pool = tag_pool(spec["readers"] * MAX_TAGS)
+    from firmware.main import Tile
+
     board = SimBoard(_unhex(uid), control, spec["buttons"])
+    board.tag_pool = pool
     tile = Tile(board, spec)
     if board.control is not None:
         board.control.send({"ev": "ready", "index": int(index),

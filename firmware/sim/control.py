@@ -17,7 +17,7 @@ import sys
 from firmware.boards.sim import (_ready, gc_collect, heap_free, sock_connect, sock_readinto,
                                  sock_write, ticks_ms, wall_ns)
 from firmware.drivers.mfrc522 import identity_record
-from firmware.sim.mfrc522_emu import NtagCard
+from firmware.sim.mfrc522_emu import NtagCard, free_card
 
 
 def _unhex(s):
@@ -133,7 +133,9 @@ class ControlChannel:
 
     # -- the operations -----------------------------------------------------------------
 
-    def _card(self, req):
+    def _card(self, board, req):
+        """The tag a request describes: a spare of the board's pool loaded with it (no big
+        allocation), or a new card when every spare lies in a field."""
         identity = req.get("identity")
         pages = None
         if req.get("pages") is not None:        # what a lifted tag held (lift's reply)
@@ -142,7 +144,13 @@ class ControlChannel:
             pages = identity_record(_unhex(req["identity_hex"]))
         elif identity is not None:
             pages = identity_record(identity.encode())
-        return NtagCard(_unhex(req["uid"]), pages, read_only=bool(req.get("read_only")))
+        uid = _unhex(req["uid"])
+        read_only = bool(req.get("read_only"))
+        card = free_card(board.tag_pool, board.emulators)
+        if card is None:
+            return NtagCard(uid, pages, read_only=read_only)
+        card.load(uid, pages, read_only)
+        return card
 
     def _pad(self, board, slot):
         pressed = board.pressed
@@ -171,7 +179,7 @@ class ControlChannel:
         op = req["op"]
         emulators = board.emulators
         if op == "place":
-            emulators[req["slot"]].place(self._card(req))
+            emulators[req["slot"]].place(self._card(board, req))
             # When the tag entered the field, on the host's clock too (benchmarks).
             return {"ok": True, "at_ns": wall_ns()}
         elif op == "lift":
@@ -194,7 +202,7 @@ class ControlChannel:
             for card in list(emu.cards):
                 emu.lift(card.uid)
             if req.get("uid"):
-                emu.place(self._card(req))
+                emu.place(self._card(board, req))
         elif op == "press":
             board.pressed[self._pad(board, req["slot"])] = bool(req["down"])
         elif op == "tap":

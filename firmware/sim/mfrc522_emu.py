@@ -264,29 +264,38 @@ class NtagCard:
     read_only = False       # class defaults: a card object stays small (64 KB heap tests)
 
     def __init__(self, uid, pages=None, npages=45, read_only=False):
+        self.mem = bytearray(npages * 4)
+        self.load(uid, pages, read_only)
+
+    def load(self, uid, pages=None, read_only=False):
+        """Make this card tag `uid` holding `pages`, in the memory it has: a spare card of
+        the virtual table's is reused this way, so placing a tag allocates nothing big in
+        a 64 KB tile process (tag_pool)."""
         uid = bytes(uid)
         if len(uid) not in (4, 7, 10):
             raise ValueError("a type A UID has 4, 7 or 10 bytes, not %d" % len(uid))
         self.uid = uid
-        self.mem = bytearray(npages * 4)
+        mem = self.mem
+        for i in range(len(mem)):
+            mem[i] = 0
         u = uid + bytes(10)
         # NTAG21x layout: pages 0..2 hold UID and check bytes, page 3 the capability container.
-        self.mem[0:3] = u[0:3]
-        self.mem[3] = 0x88 ^ u[0] ^ u[1] ^ u[2]
-        self.mem[4:8] = u[3:7]
-        self.mem[8] = u[3] ^ u[4] ^ u[5] ^ u[6]
-        self.mem[12:16] = bytes((0xE1, 0x10, (npages - 9) * 4 // 8, 0x00))
+        mem[0:3] = u[0:3]
+        mem[3] = 0x88 ^ u[0] ^ u[1] ^ u[2]
+        mem[4:8] = u[3:7]
+        mem[8] = u[3] ^ u[4] ^ u[5] ^ u[6]
+        mem[12:16] = bytes((0xE1, 0x10, (len(mem) // 4 - 9) * 4 // 8, 0x00))
         if isinstance(pages, dict):
             for p in pages:
-                self.mem[p * 4:p * 4 + 4] = bytes(pages[p])[0:4]
+                mem[p * 4:p * 4 + 4] = bytes(pages[p])[0:4]
         elif pages is not None:
-            self.mem[16:16 + len(pages)] = pages
+            mem[16:16 + len(pages)] = pages
         self.state = IDLE
         self.from_halt = False      # READY* / ACTIVE*: return to HALT, not IDLE
         self.level = 0
         self.leave_after = -1       # answers left before the card is lifted (-1: stays)
-        if read_only:
-            self.read_only = True
+        if read_only or self.read_only:     # the class default keeps a card object small
+            self.read_only = bool(read_only)
 
     def power_off(self):
         self.state = IDLE
@@ -409,6 +418,28 @@ class NtagCard:
             elif page == 3 or i > 1:    # CC (OTP) and lock bytes: bit-wise OR, for good
                 m[at + i] |= data[i]
         return b"\x0a", 4
+
+
+def tag_pool(n):
+    """`n` spare NTAG213 cards (blank, 4-byte UID 0) for NtagCard.load: a tile process
+    makes its virtual table's tags at start-up, before the firmware's heap fragments."""
+    pool = []
+    for _ in range(n):
+        pool.append(NtagCard(bytes(4)))
+    return pool
+
+
+def free_card(pool, emulators):
+    """A card of `pool` that lies in none of the emulators' fields, or None."""
+    for card in pool:
+        used = False
+        for emu in emulators:
+            if card in emu.cards:
+                used = True
+                break
+        if not used:
+            return card
+    return None
 
 
 def _airtime_us(nbits):
