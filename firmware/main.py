@@ -51,14 +51,34 @@ _ANIMATED = (BLINK, PULSE, CHASE, RAINBOW)
 _SEGMENT_BYTES = SEGMENT_BYTES
 
 
-def field_phases(n, spacing, most):
-    """The readers' phases: readers `spacing` or more slots apart, at most `most` to a
-    phase ([[0, 2, 4, 6], [1, 3, 5]] for 7 slots, spacing 2, 4 fields at most)."""
+def row_neighbours(n, spacing):
+    """Per slot, the bit mask of the slots closer than `spacing`: the neighbours of a row
+    of cells (the tile's default until the host says where its cells lie)."""
+    near = []
+    for i in range(n):
+        mask = 0
+        for j in range(n):
+            if j != i and -spacing < j - i < spacing:
+                mask |= 1 << j
+        near.append(mask)
+    return near
+
+
+def field_phases(near, most):
+    """The readers' phases: in slot order, each reader joins the first phase that holds
+    none of its neighbours (`near`: per slot, their bit mask) and fewer than `most`
+    readers ([[0, 2, 4, 6], [1, 3, 5]] for a row of 7 with 4 fields at most)."""
     phases = []
-    for first in range(spacing):
-        members = list(range(first, n, spacing))
-        for k in range(0, len(members), most):
-            phases.append(members[k:k + most])
+    members = []                # per phase, the bit mask of its readers
+    for i in range(len(near)):
+        for k in range(len(phases)):
+            if not members[k] & near[i] and len(phases[k]) < most:
+                phases[k].append(i)
+                members[k] |= 1 << i
+                break
+        else:
+            phases.append([i])
+            members.append(1 << i)
     return phases
 
 
@@ -103,9 +123,11 @@ class Tile:
         self.on_at = [None] * n                  # per slot: ticks_us its field went on, or None
         self.polls = [0] * n                     # per slot: polls done (round counter)
         self.rounds = 0                          # full rounds done (min of polls)
-        self.spacing = spec.get("field_spacing") or n
+        # Per slot, the bit mask of its neighbours: a row by default, the host's
+        # FIELD_NEIGHBOURS once it says where the cells lie (set_neighbours).
+        self.near = row_neighbours(n, spec.get("field_spacing") or n)
         self.max_fields = spec.get("max_fields") or 1      # fields on at once (power)
-        self.phases = field_phases(n, self.spacing, self.max_fields)
+        self.phases = field_phases(self.near, self.max_fields)
         self.phase = len(self.phases) - 1        # the phase being polled (0 comes first)
         self.todo = []                           # its readers still to poll this round
         self.link = TileLink(board.port, t, board.ticks_ms, board.ticks_diff)
@@ -134,7 +156,7 @@ class Tile:
 
     def hello(self):
         s = self.spec
-        flags = wire.CAP_IDENTITY | wire.CAP_WRITE_IDENTITY | (
+        flags = wire.CAP_IDENTITY | wire.CAP_WRITE_IDENTITY | wire.CAP_FIELD_NEIGHBOURS | (
             wire.CAP_WATCHDOG if self.board.has_watchdog else 0)
         return wire.hello(self.board.unique_id(), config.FIRMWARE_VERSION, self.boot_id,
                           s["cells"], s["segments"], s["leds_per_segment"], s["readers"],
@@ -461,11 +483,42 @@ class Tile:
 
     def _neighbour_on(self, i):
         on_at = self.on_at
-        spacing = self.spacing
-        for j in range(i - spacing + 1, i + spacing):
-            if j != i and 0 <= j < len(on_at) and on_at[j] is not None:
+        near = self.near[i]
+        for j in range(len(on_at)):
+            if near >> j & 1 and on_at[j] is not None:
                 return True
         return False
+
+    def set_neighbours(self, masks):
+        """FIELD_NEIGHBOURS: the host says which readers are neighbours on the table (its
+        cells need not lie in a row). An ACK status: unsupported, and nothing changes,
+        unless there is a mask per reader, none names a slot the tile lacks or the reader
+        itself, and each neighbour names the other back. Every field goes off and the
+        next round polls in the new phases."""
+        n = len(self.readers)
+        if len(masks) != n:
+            return wire.ACK_UNSUPPORTED
+        for i in range(n):
+            if masks[i] >> n or masks[i] >> i & 1:
+                return wire.ACK_UNSUPPORTED
+            for j in range(n):
+                if (masks[i] >> j & 1) != (masks[j] >> i & 1):
+                    return wire.ACK_UNSUPPORTED
+        on_at = self.on_at
+        for i in range(n):
+            if on_at[i] is not None:
+                on_at[i] = None
+                try:
+                    self.readers[i].antenna(False)
+                except OSError:
+                    self.readers[i].errors += 1
+        self.near = masks
+        # In place: the readers task holds these lists. Readers left to poll this round
+        # wait for the next one.
+        self.phases[:] = field_phases(masks, self.max_fields)
+        del self.todo[:]
+        self.phase = len(self.phases) - 1
+        return wire.ACK_OK
 
     def _round_done(self):
         """Count rounds (every reader polled once more); True when one just ended."""
@@ -588,10 +641,12 @@ class Tile:
             self.board.reboot(msg["mode"])
         elif t == "write_identity":
             self.write_identity(msg)
+        elif t == "field_neighbours":
+            status = self.set_neighbours(msg["masks"])
         else:
             status = wire.ACK_UNSUPPORTED
         if msg["type"] in ("led_scene", "led_brightness", "set_config", "reboot",
-                           "write_identity"):
+                           "write_identity", "field_neighbours"):
             self.link.ack(msg["seq"], status)
 
     def write_identity(self, msg):

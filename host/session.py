@@ -56,6 +56,11 @@ class TableSession:
         self.tile_index = {}  # uid -> layout tile index
         for index, uid in layout.bind(tile_uids).items():
             self.tile_index[uid] = index
+            # Which readers border each other on this table (a Battle Royale tile's cells
+            # are no row): the tile keeps their fields apart.
+            masks = layout.tiles[index].field_neighbours()
+            if masks is not None:
+                link.set_field_neighbours(uid, masks)
         self.uid_of = {index: uid for uid, index in self.tile_index.items()}
         self.game = table_game(match.game)
         self.table = self.game.interpreter(match)

@@ -63,6 +63,7 @@ LED_BRIGHTNESS = 0x43
 SET_CONFIG = 0x44
 REBOOT = 0x45
 WRITE_IDENTITY = 0x46
+FIELD_NEIGHBOURS = 0x47
 ACK = 0x80
 HEARTBEAT = 0x81
 
@@ -72,14 +73,14 @@ TYPE_NAMES = {
     SNAPSHOT_REQUEST: "snapshot_request", LED_SCENE: "led_scene",
     LED_BRIGHTNESS: "led_brightness", SET_CONFIG: "set_config", REBOOT: "reboot",
     ACK: "ack", HEARTBEAT: "heartbeat", WRITE_IDENTITY: "write_identity",
-    WRITE_RESULT: "write_result",
+    WRITE_RESULT: "write_result", FIELD_NEIGHBOURS: "field_neighbours",
 }
 
 # Messages the receiver acknowledges with ACK; the sender resends them until it is.
 # Each carries full state (or is deduplicated by seq), so a repeat is harmless.
 # Requests (HELLO_REQUEST, SNAPSHOT_REQUEST) are not acked: their answer is the ack.
 ACKED = (TAG, GESTURE, DICE, LED_SCENE, LED_BRIGHTNESS, SET_CONFIG, REBOOT, WRITE_IDENTITY,
-         WRITE_RESULT)
+         WRITE_RESULT, FIELD_NEIGHBOURS)
 
 # ACK status codes.
 ACK_OK = 0
@@ -107,6 +108,7 @@ LOG_LEVELS = {0: "debug", 1: "info", 2: "warning", 3: "error"}
 CAP_IDENTITY = 1  # reads the NTAG identity page written by enrollment
 CAP_WATCHDOG = 2
 CAP_WRITE_IDENTITY = 4  # writes identity records for enrollment (WRITE_IDENTITY)
+CAP_FIELD_NEIGHBOURS = 8  # takes its readers' neighbours from the host (FIELD_NEIGHBOURS)
 
 # SET_CONFIG keys.
 CONFIG_ARRIVE_POLLS = 1
@@ -128,6 +130,7 @@ _MAX_UID = const(10)       # ISO 14443-3A triple-size UID
 _MAX_IDENTITY = const(16)
 _RECORD_LEN = const(16)    # an identity record: NTAG pages 4..7 (firmware/drivers/mfrc522.py)
 _MAX_REASON = const(64)
+_MAX_SLOTS = const(8)      # readers of a tile
 
 
 class WireError(ValueError):
@@ -492,6 +495,17 @@ def write_identity(slot, uid, record):
     return bytes((_check_u8(slot, "slot"),)) + _blob(uid, "uid", _MAX_UID) + bytes(record)
 
 
+def field_neighbours(masks):
+    """FIELD_NEIGHBOURS: per slot, the bit mask of the slots whose readers are its
+    neighbours on the table (their fields never go on together)."""
+    if len(masks) > _MAX_SLOTS:
+        raise WireError("field_neighbours: %d slots exceed %d" % (len(masks), _MAX_SLOTS))
+    out = bytearray((len(masks),))
+    for m in masks:
+        out.append(_check_u8(m, "neighbour mask"))
+    return bytes(out)
+
+
 def write_result(ack, slot, ok, uid, reason):
     """WRITE_RESULT: how the WRITE_IDENTITY numbered ``ack`` ended, ``reason`` in words."""
     text = _utf8_cut(reason.encode(), _MAX_REASON)
@@ -629,6 +643,11 @@ def _parse_payload(t, r, m):
         m["ok"] = ok == 1
         m["uid"] = _p_uid(r)
         m["reason"] = _text(r.blob("reason", _MAX_REASON))
+    elif t == FIELD_NEIGHBOURS:
+        n = r.u8("slots")
+        if n > _MAX_SLOTS:
+            raise WireError("field_neighbours: %d slots exceed %d" % (n, _MAX_SLOTS))
+        m["masks"] = list(r.raw(n, "masks"))
     elif t == REBOOT:
         m["mode"] = r.u8("mode") if r.pos < len(r.data) else 0
         if m["mode"] > REBOOT_BOOTLOADER:

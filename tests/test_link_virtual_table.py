@@ -11,11 +11,16 @@ import pytest
 from mpy import requires_micropython
 from vtable_helpers import dark, drain, lit_red, red_scene, wait_event, wait_for
 
+from firmware.main import field_phases
 from host.link import TableLink
 from shared_rules import wire
 from tools.virtual_table import VirtualTable
 
 pytestmark = requires_micropython
+
+# Tile 0 of hardware/layouts/royale.toml (host/table/layout.py field_neighbours()).
+ROYALE_TILE_0 = [0b0000100, 0b0100100, 0b1001011, 0b0000100, 0b0100000, 0b1010010,
+                 0b0100100]
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +108,10 @@ def test_killed_tile_goes_offline_and_resyncs_by_snapshot_after_restart(table):
         await asyncio.to_thread(tile.place, 0, "04000000000001")
         await wait_event(link, lambda e: e.kind == "tags" and e.slot == 0 and e.tile == tile.uid)
         link.set_scene(tile.uid, [(6, red_scene())])
+        # Its cells as a block of the diamond, not a row: [0, 3] [-1, 2] [0, 2] ...
+        link.set_field_neighbours(tile.uid, ROYALE_TILE_0)
         await wait_for(lambda: not link.pending_commands(tile.uid), what="scene acked")
+        assert tile.stats()["phases"] == field_phases(ROYALE_TILE_0, 4)
         tile.kill()
         ev = await wait_event(link, lambda e: e.kind == "offline")
         assert ev.tile == tile.uid
@@ -119,8 +127,22 @@ def test_killed_tile_goes_offline_and_resyncs_by_snapshot_after_restart(table):
         # The host sends the scene it had set before the reboot.
         tile.watch_leds()
         await wait_for(lambda: lit_red(tile.cell_pixels(6)), what="scene restored")
+        await wait_for(lambda: tile.stats()["phases"] == field_phases(ROYALE_TILE_0, 4),
+                       what="its readers' neighbours told again")
         assert link.tiles[tile.uid].health["reboots"] >= 1
         await asyncio.to_thread(tile.clear, 0)
+    run(table, scenario)
+
+
+def test_field_neighbours_are_checked_before_anything_is_sent(table):
+    tile = table.tiles[0]
+
+    async def scenario(link):
+        for masks, words in (([0b1], "own neighbour"), ([0b10, 0], "not the other way"),
+                             ([0b100, 0], "beyond 1"), ([0] * 9, "at most 8")):
+            with pytest.raises(ValueError, match=words):
+                link.set_field_neighbours(tile.uid, masks)
+        assert tile.uid not in link.neighbours and not link.pending_commands(tile.uid)
     run(table, scenario)
 
 

@@ -4,6 +4,8 @@ and nothing is applied until the table matches again."""
 
 import asyncio
 
+from firmware.main import field_phases
+
 from host.link import TableLink
 from host.session import TableSession
 from host.table import layout as layouts
@@ -41,6 +43,20 @@ async def scenario(tmp_path):
             while sum(t.online for t in link.tiles.values()) < 5:
                 await asyncio.sleep(0.05)
             session = TableSession(match, layout, link, registry, [t.uid for t in vt.tiles])
+            # The diamond's cells are no row: each cell tile polls its readers in the
+            # phases of its layout's neighbours (the 4-cell tile's spare readers border
+            # nothing), and the dice tray one pocket at a time as it always does.
+            for index, layout_tile in enumerate(layout.tiles):
+                masks = layout_tile.field_neighbours()
+                if masks is None:
+                    continue
+                masks = masks + [0] * (7 - len(masks))
+                stats = await asyncio.to_thread(vt.tiles[index].stats)
+                deadline = asyncio.get_running_loop().time() + 20
+                while stats["phases"] != field_phases(masks, 4):
+                    assert asyncio.get_running_loop().time() < deadline, stats["phases"]
+                    await asyncio.sleep(0.1)
+                    stats = await asyncio.to_thread(vt.tiles[index].stats)
             hands = RoyaleHands(vt, layout, registry)
             await hands.tidy(match.state, session.table)
             want = session.table.expected()

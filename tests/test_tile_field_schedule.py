@@ -15,7 +15,8 @@ import random
 import pytest
 
 from firmware import config
-from firmware.main import Tile, field_phases
+from firmware.main import Tile, field_phases, row_neighbours
+from shared_rules import wire
 
 
 class Clock:
@@ -117,9 +118,10 @@ class FakeBoard:
 
 
 def run_schedule(n, polls, failing=(), idle=False, variant="cell", slow=None, once=None,
-                 jitter=0):
+                 jitter=0, near=None, near_after=0):
     """Run the loop until `polls` polls are logged. slow: {slot: poll time in us};
-    once: {slot: polls of it that take 9 ms}; jitter: sleeps end up to this many us late."""
+    once: {slot: polls of it that take 9 ms}; jitter: sleeps end up to this many us late;
+    near: the host's FIELD_NEIGHBOURS masks, given after `near_after` polls."""
     clock = Clock(jitter)
     board = FakeBoard(clock, n, failing)
     for i, us in (slow or {}).items():
@@ -133,7 +135,12 @@ def run_schedule(n, polls, failing=(), idle=False, variant="cell", slow=None, on
 
     async def main():
         task = asyncio.ensure_future(tile.readers_task())
+        told = near is None
         while sum(1 for e in board.log if e[1] == "poll") < polls:
+            if not told and sum(1 for e in board.log if e[1] == "poll") >= near_after:
+                assert tile.set_neighbours(near) == wire.ACK_OK
+                board.log.append((clock.now, "told", None))
+                told = True
             await asyncio.sleep(0)
         tile.running = False
         await task
@@ -142,8 +149,10 @@ def run_schedule(n, polls, failing=(), idle=False, variant="cell", slow=None, on
     return tile, board.log
 
 
-def replay(log, n):
-    """Check the invariants along the log; returns (max fields on, polls per reader)."""
+def replay(log, n, near=None):
+    """Check the invariants along the log; returns (max fields on, polls per reader).
+    near: the neighbour masks (default: a row)."""
+    near = near or row_neighbours(n, spacing(n))
     on_since = {}
     most = 0
     polls = [0] * n
@@ -153,7 +162,7 @@ def replay(log, n):
             on_since[i] = t
             most = max(most, len(on_since))
             for j in on_since:
-                assert j == i or abs(i - j) >= spacing(n), "neighbours %d and %d on" % (i, j)
+                assert not near[i] >> j & 1, "neighbours %d and %d on" % (i, j)
         elif what == "off":
             on_since.pop(i, None)
         else:
@@ -186,11 +195,49 @@ def test_a_row_of_seven_polls_faster_than_one_field_at_a_time():
 
 
 def test_the_phases_take_every_other_cell_within_the_power_budget():
-    assert field_phases(7, 2, 4) == [[0, 2, 4, 6], [1, 3, 5]]
-    assert field_phases(8, 2, 4) == [[0, 2, 4, 6], [1, 3, 5, 7]]
-    assert field_phases(8, 2, 3) == [[0, 2, 4], [6], [1, 3, 5], [7]]
-    assert field_phases(3, 3, 1) == [[0], [1], [2]]
-    assert field_phases(1, 2, 4) == [[0]]
+    assert field_phases(row_neighbours(7, 2), 4) == [[0, 2, 4, 6], [1, 3, 5]]
+    assert field_phases(row_neighbours(8, 2), 4) == [[0, 2, 4, 6], [1, 3, 5, 7]]
+    assert field_phases(row_neighbours(8, 2), 3) == [[0, 2, 4], [1, 3, 5], [6], [7]]
+    assert field_phases(row_neighbours(3, 3), 1) == [[0], [1], [2]]
+    assert field_phases(row_neighbours(1, 2), 4) == [[0]]
+
+
+# Tile 0 of hardware/layouts/royale.toml: cells [0, 3], [-1, 2], [0, 2], [1, 2], [-2, 1],
+# [-1, 1], [0, 1], and which of them share a side (host/table/layout.py computes it).
+ROYALE_TILE_0 = [0b0000100, 0b0100100, 0b1001011, 0b0000100, 0b0100000, 0b1010010,
+                 0b0100100]
+
+
+def test_the_phases_follow_the_neighbours_the_host_gives():
+    phases = field_phases(ROYALE_TILE_0, 4)
+    assert sorted(i for p in phases for i in p) == list(range(7))
+    for p in phases:
+        assert len(p) <= 4
+        for i in p:
+            assert not any(ROYALE_TILE_0[i] >> j & 1 for j in p)
+    # A row's phases would have put [0, 3] and [0, 2] (slots 0 and 2) on together.
+    assert field_phases(row_neighbours(7, 2), 4)[0][:2] == [0, 2]
+
+
+@pytest.mark.parametrize("after", [0, 23])
+def test_neighbours_from_the_host_never_share_a_moment(after):
+    _, log = run_schedule(7, 7 * 40, near=ROYALE_TILE_0, near_after=after)
+    told = [e[1] for e in log].index("told")
+    # Every field went off when the host told; from then on the host's neighbours hold.
+    most, polls = replay(log[told + 1:], 7, ROYALE_TILE_0)
+    assert most <= 4 and min(polls) >= 30
+
+
+def test_neighbours_that_do_not_fit_the_tile_change_nothing():
+    clock = Clock()
+    tile = Tile(FakeBoard(clock, 7), config.variant("cell", 7), {"field_settle_us": 5000})
+    before = [list(p) for p in tile.phases]
+    for masks in (ROYALE_TILE_0[:6],                       # a mask short
+                  [0b1] + ROYALE_TILE_0[1:],               # slot 0 its own neighbour
+                  [0b10] + [0] * 6,                        # 0 names 1, 1 not 0
+                  ROYALE_TILE_0[:6] + [0b10000000]):       # a slot the tile lacks
+        assert tile.set_neighbours(masks) == wire.ACK_UNSUPPORTED
+        assert tile.phases == before
 
 
 @pytest.mark.parametrize("slow,once", [

@@ -322,9 +322,22 @@ SAMPLE_PAYLOADS = {
     wire.LED_BRIGHTNESS: wire.led_brightness(9),
     wire.SET_CONFIG: wire.set_config(wire.CONFIG_GONE_POLLS, 3),
     wire.WRITE_IDENTITY: wire.write_identity(2, b"\x04" * 7, bytes(16)),
+    wire.FIELD_NEIGHBOURS: wire.field_neighbours([0b10, 0b101, 0b10]),
     wire.ACK: wire.ack(3),
     wire.HEARTBEAT: wire.heartbeat(0),
 }
+
+
+def test_field_neighbours_round_trip_and_refuse_more_than_eight_slots():
+    masks = [0b10, 0b101, 0b1010, 0b100]
+    frame = wire.Frame(1, wire.FIELD_NEIGHBOURS, 7, wire.field_neighbours(masks))
+    assert wire.parse(frame)["masks"] == masks
+    with pytest.raises(wire.WireError, match="9 slots exceed 8"):
+        wire.field_neighbours([0] * 9)
+    with pytest.raises(wire.WireError, match="9 slots exceed 8"):
+        wire.parse(wire.Frame(1, wire.FIELD_NEIGHBOURS, 7, bytes([9]) + bytes(9)))
+    with pytest.raises(wire.WireError, match="payload ends inside masks"):
+        wire.parse(wire.Frame(1, wire.FIELD_NEIGHBOURS, 7, bytes([3, 1])))
 
 
 def test_every_message_type_has_a_sample_payload():

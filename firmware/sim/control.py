@@ -234,7 +234,7 @@ class ControlChannel:
             return {"ok": True, "id": req.get("id"), "heap_free": heap_free(),
                     "loop_max_ms": tile.loop_max_ms, "render_max_ms": tile.render_max_ms,
                     "frames": tile.frames, "idle": tile.idle, "failures": tile.failures,
-                    "rounds": tile.rounds}
+                    "rounds": tile.rounds, "phases": tile.phases}
         elif op == "reported":
             # Written in pieces, like LED frames: nothing big is built in the heap.
             self.write(b'{"ok": true, "id": %d, "reported": [' % req.get("id", 0))

@@ -467,7 +467,7 @@ class PortSession:
             # Commands for a previous boot are moot: the full scene goes again below.
             self.pending = {}
             self.fail_waiters("it rebooted (or another tile answered on its port)")
-            self.link._tile_resend_scene(tile, self)
+            self.link._tile_restore(tile, self)
         self.snapshot_wanted = True
         self.snapshot_at = 0.0
 

@@ -190,6 +190,7 @@ class TableLink:
         self.tiles = {}         # unique id hex -> TileState
         self.sessions = {}      # port path -> PortSession
         self.incompatible = {}  # port path -> {"uid", "protocol"}
+        self.neighbours = {}    # unique id hex -> the readers' neighbour masks (layout)
         self.queue = asyncio.Queue()
         self._scan_task = None
 
@@ -312,6 +313,50 @@ class TableLink:
         if tile.online and tile.session is not None:
             return self._send_scene(tile, tile.session, [e[0] for e in entries])
         return None
+
+    def set_field_neighbours(self, tile_uid, masks):
+        """Tell a tile which of its readers are neighbours on the table: ``masks[i]`` is
+        the bit mask of the slots whose cells border slot i's (``TileSlots.
+        field_neighbours()`` in host/table/layout.py). Their fields never go on together;
+        without this a tile takes its slots for a row. Remembered: sent now if the tile
+        is online and again after every reboot or reconnect, to tiles that announce
+        CAP_FIELD_NEIGHBOURS; slots the tile has beyond the masks border nothing. Returns
+        the frame's sequence number, or None if it was not sent now. Raises ValueError
+        for masks that are not a symmetric neighbour relation of up to 8 slots.
+        """
+        masks = [int(m) for m in masks]
+        n = len(masks)
+        if n > 8:
+            raise ValueError("a tile has at most 8 readers, not %d" % n)
+        for i in range(n):
+            if not 0 <= masks[i] < 1 << n:
+                raise ValueError("slot %d's neighbours %r name a slot beyond %d"
+                                 % (i, masks[i], n - 1))
+            if masks[i] >> i & 1:
+                raise ValueError("slot %d cannot be its own neighbour" % i)
+            for j in range(n):
+                if (masks[i] >> j & 1) != (masks[j] >> i & 1):
+                    raise ValueError("slot %d borders slot %d but not the other way round"
+                                     % (i, j))
+        self.neighbours[tile_uid] = masks
+        tile = self.tiles.get(tile_uid)
+        if tile is not None and tile.online and tile.session is not None:
+            return self._send_neighbours(tile, tile.session)
+        return None
+
+    def _send_neighbours(self, tile, session):
+        masks = self.neighbours.get(tile.uid)
+        hello = tile.hello
+        if masks is None or hello is None or not hello["flags"] & wire.CAP_FIELD_NEIGHBOURS:
+            return None
+        readers = hello["readers"]
+        if len(masks) > readers:
+            log.warning("tile %s has %d readers; its layout names %d cells: its readers keep "
+                        "their own field schedule", tile.uid, readers, len(masks))
+            return None
+        masks = masks + [0] * (readers - len(masks))
+        return session.send(wire.FIELD_NEIGHBOURS, wire.field_neighbours(masks),
+                            key=("neighbours",))
 
     def set_brightness(self, tile_uid, level):
         tile = self.tiles[tile_uid]
@@ -509,7 +554,9 @@ class TableLink:
                                key=("scene",) + tuple(chunk))
         return seq
 
-    def _tile_resend_scene(self, tile, session):
+    def _tile_restore(self, tile, session):
+        """A tile that (re)booted, or a host that met it anew: what the host set on it."""
+        self._send_neighbours(tile, session)
         self._send_scene(tile, session, tile.scene)
 
     def _tile_snapshot(self, tile, msg):
