@@ -86,13 +86,13 @@ def findings_for(tile):
         if not r["ok"]:
             out.append((False, "reader %d does not answer (its VersionReg check fails; %s): "
                                "check its SPI wiring and chip-select to the Pico, and its "
-                               "3.3 V supply" % (i + 1, counts)))
+                               "3.3 V supply" % (i, counts)))
         elif r["reinits"]:
             out.append((False, "reader %d hung and was restarted (%s): check its power and "
-                               "the cable length" % (i + 1, counts)))
+                               "the cable length" % (i, counts)))
         else:
             out.append((True, "reader %d ok (%s%s)" % (
-                i + 1, counts, ": fine when cards move" if r["errors"] else "")))
+                i, counts, ": fine when cards move" if r["errors"] else "")))
     want = hello.get("readers")
     if readers and want is not None and len(readers) < want:
         out.append((False, "only %d of %d readers reported" % (len(readers), want)))
