@@ -298,3 +298,25 @@ def test_a_sim_tile_whose_task_keeps_failing_ends_with_a_message(capsys):
         SimBoard.give_up(None, "readers", TypeError("wrong signature"))
     assert end.value.code == 4
     assert "readers keeps failing" in capsys.readouterr().err
+
+
+# -- debounce, as the host configures it -------------------------------------------------------
+
+def test_arrive_and_gone_polls_set_by_the_host_are_the_polls_a_tag_needs():
+    tile, board = make_tile(4)
+    before = dict(tile.timings)     # a tile's timings are config.TIMINGS, changed in place
+    try:
+        for key, value in (("arrive_polls", 3), ("gone_polls", 2)):
+            tile.handle({"type": "set_config", "seq": 1, "key": key, "value": value})
+        board.emus[1].place(NtagCard(CARD))
+        run(board, tile, ("readers", "health"), polls_of(tile, 1, 2))
+        assert tags_sent(board, 1) == []                    # seen twice: not arrived yet
+        run(board, tile, ("readers", "health"), polls_of(tile, 1, 1))
+        assert tags_sent(board, 1) == [[(CARD, None)]]      # the third consistent poll
+        board.emus[1].lift(CARD)
+        run(board, tile, ("readers", "health"), polls_of(tile, 1, 1))
+        assert tags_sent(board, 1) == [[(CARD, None)]]      # missed once: still there
+        run(board, tile, ("readers", "health"), polls_of(tile, 1, 1))
+        assert tags_sent(board, 1) == [[(CARD, None)], []]  # gone after the second
+    finally:
+        tile.timings.update(before)
