@@ -332,3 +332,96 @@ def test_crc_errors_add_up_over_the_ports_a_tile_used():
     finally:
         first.close()
         second.close()
+
+
+# ---------------------------------------------------------------- back without a reboot
+
+class Away(Quick):
+    offline_s = 1.5             # a silent fake goes offline soon (it beats every second);
+                                # the port stays open
+
+
+def test_a_tile_back_without_a_reboot_gets_what_was_set_while_it_was_away():
+    # Same boot id, same port: a tile that fell silent (a loose cable) and came back.
+    fake = FakeTile(UID, cells=2, flags=wire.CAP_FIELD_NEIGHBOURS)
+
+    async def scenario(link):
+        await wait_event(link, online(UID))
+        link.set_scene(UID, [(0, red_scene())])
+        await wait_for(lambda: fake.scene.get(0) == red_scene(), what="cell 0 red")
+        fake.answer = False
+        await wait_event(link, lambda e: e.kind == "offline" and e.tile == UID)
+        assert link.set_scene(UID, [(1, green_scene())]) is None
+        assert link.set_field_neighbours(UID, [0b10, 0b01]) is None
+        fake.answer = True
+        ev = await wait_event(link, online(UID))
+        assert ev.detail == "reconnect"
+        await wait_for(lambda: fake.scene.get(1) == green_scene(), what="cell 1 green")
+        await wait_for(lambda: [m["masks"] for m in list(fake.received)
+                                if m["type"] == "field_neighbours"] == [[0b10, 0b01]],
+                       what="the neighbours told")
+        assert fake.scene == {0: red_scene(), 1: green_scene()}
+
+    try:
+        run_link([fake.port], scenario, timings=Away())
+    finally:
+        fake.close()
+
+
+# ---------------------------------------------------------------- resent duplicates
+
+def gestures_on(seen, slot):
+    return [e for e in seen if e.kind == "gesture" and e.slot == slot]
+
+
+def test_a_seq_seen_before_a_reconnect_is_a_new_event_after_it():
+    # The tile's seq moved on while it was away and came round to one the host remembers.
+    fake = FakeTile(UID)
+
+    async def scenario(link):
+        seen = []
+        await wait_event(link, online(UID), seen=seen)
+        fake.gesture(1, seq=100)
+        await wait_event(link, lambda e: e.kind == "gesture", seen=seen)
+        fake.answer = False
+        await wait_event(link, lambda e: e.kind == "offline", seen=seen)
+        fake.answer = True
+        ev = await wait_event(link, online(UID), seen=seen)
+        assert ev.detail == "reconnect"
+        fake.gesture(2, wire.HOLD, seq=100)
+        ev = await wait_event(link, lambda e: e.kind == "gesture", seen=seen)
+        assert (ev.slot, ev.gesture) == (2, "hold")
+        # A resend of it (its ack lost) is still a resend: acked, not acted on twice.
+        fake.gesture(2, wire.HOLD, seq=100)
+        fake.gesture(3, seq=101)
+        await wait_event(link, lambda e: e.kind == "gesture" and e.slot == 3, seen=seen)
+        assert len(gestures_on(seen, 2)) == 1
+        await wait_for(lambda: fake.acks.get(101) == "ok", what="acked")
+
+    try:
+        run_link([fake.port], scenario, timings=Away())
+    finally:
+        fake.close()
+
+
+def test_a_seq_far_behind_the_newest_is_a_new_event_not_a_resend():
+    # Hours of heartbeats and few events: the tile's seq wraps past the seqs the host
+    # remembers, without any reconnect.
+    fake = FakeTile(UID)
+
+    async def scenario(link):
+        seen = []
+        await wait_event(link, online(UID), seen=seen)
+        fake.gesture(1, seq=100)
+        await wait_event(link, lambda e: e.kind == "gesture", seen=seen)
+        for seq in (20000, 40000, 60000, 90):
+            fake.send(wire.HEARTBEAT, wire.heartbeat(1000), seq=seq)
+        fake.gesture(2, wire.HOLD, seq=100)
+        ev = await wait_event(link, lambda e: e.kind == "gesture", seen=seen)
+        assert (ev.slot, ev.gesture) == (2, "hold")
+        assert link.tiles[UID].online
+
+    try:
+        run_link([fake.port], scenario)
+    finally:
+        fake.close()

@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 from mpy import requires_micropython
-from vtable_helpers import dark, drain, lit_red, red_scene, wait_event, wait_for
+from vtable_helpers import Cable, dark, drain, lit_red, red_scene, wait_event, wait_for
 
 from firmware.main import field_phases
 from host.link import TableLink
@@ -216,6 +216,47 @@ def test_unplugged_tile_goes_offline_and_is_known_by_its_id_when_plugged_back(ta
         await asyncio.to_thread(tile.clear, 2)
         await wait_event(link, lambda e: e.kind == "tags" and e.tile == tile.uid and e.slot == 2)
     run(table, scenario)
+
+
+def test_a_tile_unplugged_without_losing_power_gets_what_was_set_while_it_was_away(
+        table, tmp_path):
+    # A tile powered by the table's supply survives a USB unplug: the port goes away and
+    # comes back at the same path (/dev/serial/by-id/...), the tile did not reboot.
+    tile = table.tiles[0]
+    row = [(1 << i - 1 if i else 0) | (1 << i + 1 if i < 6 else 0) for i in range(7)]
+
+    async def main(cable):
+        link = TableLink(ports=[cable.port])
+        await link.start()
+        try:
+            await wait_event(link, lambda e: e.kind == "online" and e.tile == tile.uid)
+            starts = tile.starts
+            tile.watch_leds()
+            link.set_scene(tile.uid, [(6, red_scene())])
+            await wait_for(lambda: lit_red(tile.cell_pixels(6)), what="cell 6 lit")
+            await asyncio.to_thread(cable.unplug)
+            ev = await wait_event(link, lambda e: e.kind == "offline")
+            assert ev.tile == tile.uid
+            # Set while it is away: the game went on (Battle Royale's field schedule).
+            assert link.set_scene(tile.uid, [(3, red_scene())]) is None
+            assert link.set_field_neighbours(tile.uid, ROYALE_TILE_0) is None
+            await asyncio.to_thread(cable.replug)
+            ev = await wait_event(link, lambda e: e.kind == "online" and e.tile == tile.uid)
+            assert ev.detail == "reconnect" and tile.starts == starts
+            await wait_for(lambda: lit_red(tile.cell_pixels(3)), what="cell 3 lit")
+            await wait_for(lambda: tile.stats()["phases"] == field_phases(ROYALE_TILE_0, 4),
+                           what="its readers' neighbours told")
+            assert lit_red(tile.cell_pixels(6))
+            # Leave the tile as the other tests expect it: dark, its readers a row.
+            link.set_scene(tile.uid, [(3, bytes(wire.SCENE_BYTES)),
+                                      (6, bytes(wire.SCENE_BYTES))])
+            link.set_field_neighbours(tile.uid, row)
+            await wait_for(lambda: not link.pending_commands(tile.uid), what="acked")
+        finally:
+            await link.stop()
+
+    with Cable(tile.port, tmp_path) as cable:
+        asyncio.run(main(cable))
 
 
 def test_discovery_opens_pico_ports_and_ignores_others(table, monkeypatch):

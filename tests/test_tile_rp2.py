@@ -6,9 +6,12 @@ behind the chip-select pins, a counting watchdog and LED strip).
 What this shows without a Pico: the tree imports and the tile starts from it in a
 Pico's heap, a lone 0x00 then HELLO go out on stdout, the LEDs render, the watchdog is
 fed; a REBOOT for maintenance leaves the flag that the next boot honours, and so does a
-pad held at power-up; the deploy command lines are what mpremote needs.
+pad held at power-up; the deploy command lines are what mpremote needs, and a
+deploy stops, saying why, at a port another program holds, a tile that acks the
+maintenance reboot but does not reboot, and a tile that refuses it.
 """
 
+import functools
 import os
 import subprocess
 
@@ -153,8 +156,8 @@ def test_the_removal_snippet_runs_under_micropython(tmp_path):
 def test_deploy_reboots_a_running_tile_for_maintenance_first():
     calls = []
     code = tile_image.deploy("/dev/ttyACM0", "/t", "/o/main.py", run=lambda c: calls.append(c)
-                             or Done(), enter=lambda p: "rebooting", wait=lambda p: True,
-                             say=lambda text: None)
+                             or Done(), enter=lambda p: "rebooting",
+                             wait=lambda p, before: "back", say=lambda text: None)
     assert code == 0 and calls == [tile_image.deploy_commands("/dev/ttyACM0", "/t",
                                                               "/o/main.py")]
 
@@ -162,15 +165,122 @@ def test_deploy_reboots_a_running_tile_for_maintenance_first():
 def test_deploy_explains_bootsel_when_mpremote_cannot_reach_the_repl():
     said = []
     code = tile_image.deploy("/dev/ttyACM0", "/t", "/o/main.py", run=lambda c: Done(1),
-                             enter=lambda p: "silent", wait=lambda p: True, say=said.append)
-    assert code == 1 and "BOOTSEL" in said[-1] and "flash_nuke" in said[-1]
+                             enter=lambda p: "silent", wait=lambda p, before: "back",
+                             say=said.append)
+    assert code == 1 and "BOOTSEL" in said[-1]
+    # Erasing the board is the last resort: a port another program holds, the boot escape
+    # and a fresh MicroPython (which keeps the board's files) come first.
+    help_text = said[-1]
+    steps = [help_text.index(words) for words in (
+        "fairytable run", "boot escape", "copy the MicroPython UF2", "keeps the board's files",
+        "last resort", "flash_nuke.uf2")]
+    assert steps == sorted(steps)
 
 
 def test_deploy_does_not_touch_a_tile_that_refuses_maintenance():
     calls = []
     code = tile_image.deploy("/dev/ttyACM0", "/t", "/o/main.py", run=calls.append,
-                             enter=lambda p: "refused", wait=lambda p: True, say=lambda t: None)
+                             enter=lambda p: "refused", wait=lambda p, before: "back",
+                             say=lambda t: None)
     assert code == 1 and calls == []
+
+
+def deploy_to(port, **kw):
+    """Deploy to ``port`` with the real maintenance request; mpremote is not run, only
+    recorded. (exit code, mpremote command lines, what was said)"""
+    calls, said = [], []
+    code = tile_image.deploy(port, "/t", "/o/main.py", run=lambda c: calls.append(c) or Done(),
+                             say=said.append, **kw)
+    return code, calls, "\n".join(said)
+
+
+def test_deploy_leaves_a_port_the_running_host_holds_alone():
+    # `fairytable run` has the tile: the deploy must neither send it anything nor race
+    # the host for its bytes with mpremote.
+    import asyncio
+
+    from vtable_helpers import FakeTile, wait_event
+
+    from host.link import TableLink
+
+    fake = FakeTile("e661410400000303")
+
+    async def main():
+        async with TableLink(ports=[fake.port]) as link:
+            await wait_event(link, lambda e: e.kind == "online")
+            result = await asyncio.to_thread(deploy_to, fake.port)
+            assert link.tiles[fake.uid].online
+            return result
+
+    try:
+        code, calls, said = asyncio.run(main())
+    finally:
+        fake.close()
+    assert code == 1 and calls == []
+    assert fake.count("reboot") == 0
+    assert "%s is in use: stop `fairytable run`" % fake.port in said
+    assert "flash_nuke" not in said
+
+
+def test_deploy_stops_when_the_tile_acks_the_reboot_but_its_port_stays():
+    # The tile acked REBOOT (maintenance) but did not reset: mpremote would meet a running
+    # tile, not a REPL.
+    from vtable_helpers import FakeTile
+
+    fake = FakeTile("e661410400000404")
+    try:
+        code, calls, said = deploy_to(fake.port, wait=functools.partial(
+            tile_image.wait_for_reboot, gone_timeout=0.5))
+    finally:
+        fake.close()
+    assert fake.count("reboot") >= 1
+    assert code == 1 and calls == []
+    assert "its port never went away: it did not reboot, and nothing was copied" in said
+
+
+def test_deploy_says_when_the_tile_refuses_maintenance():
+    from vtable_helpers import FakeTile
+
+    fake = FakeTile("e661410400000505")
+    fake.status["reboot"] = wire.ACK_UNSUPPORTED      # it could not write its flag
+    try:
+        code, calls, said = deploy_to(fake.port)
+    finally:
+        fake.close()
+    assert code == 1 and calls == []
+    assert "refused to reboot for maintenance" in said and "boot escape" in said
+
+
+def test_deploy_to_a_port_that_is_not_there_says_so(tmp_path):
+    code, calls, said = deploy_to(str(tmp_path / "ttyACM9"))
+    assert code == 1 and calls == []
+    assert said.startswith("cannot open %s" % (tmp_path / "ttyACM9"))
+
+
+def test_waiting_for_the_reboot_follows_the_port_away_and_back(tmp_path):
+    import threading
+
+    port = tmp_path / "ttyACM0"
+    port.write_text("")
+    before = tile_image.port_node(str(port))
+    wait = functools.partial(tile_image.wait_for_reboot, str(port), gone_timeout=0.3,
+                             back_timeout=30, poll_s=0.005, settle_s=0)
+    assert wait(before) == "stayed"               # the tile did not reboot
+    # Gone, then back: a board resetting over USB.
+    port.unlink()
+    back = threading.Timer(0.05, port.write_text, ("",))
+    back.start()
+    assert wait(before) == "back"
+    back.join()
+    # Gone and back between two looks: its node is a new one.
+    before = tile_image.port_node(str(port))
+    new = tmp_path / "new"
+    new.write_text("")
+    os.replace(new, port)
+    assert wait(before) == "back"
+    port.unlink()
+    assert tile_image.wait_for_reboot(str(port), before, back_timeout=0.1, poll_s=0.005) \
+        == "lost"
 
 
 def test_enter_maintenance_reboots_a_virtual_tile(tmp_path):

@@ -63,6 +63,93 @@ def dark(pixels):
     return not any(pixels)
 
 
+class Cable:
+    """A USB cable between a tile's port and the host, on real pseudo-terminals.
+
+    The host opens ``port``: a fixed path (a symlink, as /dev/serial/by-id/... is on a
+    Pi) to a pty whose other end this cable relays to and from ``tile_port``, byte for
+    byte. ``unplug()`` pulls the cable at the host's end: the pty goes away (the host's
+    reads and writes fail, the path is gone) while the tile keeps running, as a tile
+    powered by the table's supply does; what it sends meanwhile is lost. ``replug()``
+    puts a new pty behind the same path.
+    """
+
+    def __init__(self, tile_port, directory):
+        self.tile_fd = os.open(tile_port, os.O_RDWR | os.O_NOCTTY)
+        tty.setraw(self.tile_fd)
+        self.port = os.path.join(str(directory), "ttyACM-tile")
+        self.lock = threading.Lock()
+        self.master = self.slave = None
+        self.stopping = False
+        self.replug()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def replug(self):
+        with self.lock:
+            assert self.master is None, "the cable is plugged in"
+            master, slave = os.openpty()
+            tty.setraw(master)
+            tty.setraw(slave)
+            if os.path.lexists(self.port):
+                os.unlink(self.port)
+            os.symlink(os.ttyname(slave), self.port)
+            # The cable holds the host's end open too, so the relay never reads EIO
+            # before the host opens it by path.
+            self.master, self.slave = master, slave
+
+    def unplug(self):
+        with self.lock:
+            fds, self.master, self.slave = (self.master, self.slave), None, None
+            os.unlink(self.port)
+            for fd in fds:
+                os.close(fd)
+
+    def _run(self):
+        while not self.stopping:
+            with self.lock:
+                master = self.master
+            fds = [self.tile_fd] + ([master] if master is not None else [])
+            try:
+                r, _, _ = select.select(fds, [], [], 0.01)
+                with self.lock:
+                    if master is not self.master:
+                        continue    # unplugged (or replugged) meanwhile
+                    if self.tile_fd in r:
+                        data = os.read(self.tile_fd, 4096)
+                        if master is not None:
+                            self._write(master, data)
+                    if master is not None and master in r:
+                        self._write(self.tile_fd, os.read(master, 4096))
+            except OSError:
+                if self.stopping:
+                    return
+                time.sleep(0.01)
+
+    @staticmethod
+    def _write(fd, data):
+        while data:
+            try:
+                n = os.write(fd, data)
+            except BlockingIOError:
+                time.sleep(0.001)
+                continue
+            data = data[n:]
+
+    def close(self):
+        self.stopping = True
+        self.thread.join(5)
+        if self.master is not None:
+            self.unplug()
+        os.close(self.tile_fd)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
 class FakeTile:
     """A tile played by the test on a real pseudo-terminal, with the real codec.
 
@@ -71,7 +158,8 @@ class FakeTile:
     announced, a lost frame. The host opens ``port`` with pyserial as it opens
     /dev/ttyACM0. Like firmware/link.py it answers HELLO_REQUEST with HELLO
     (while ``answer`` is true) and SNAPSHOT_REQUEST with an empty snapshot,
-    acks commands once acted on, ignores resent duplicates, and sends a
+    acks commands once acted on (``ok``, or the status ``status`` names for
+    their type: a tile that refuses), ignores resent duplicates, and sends a
     heartbeat when it has sent nothing for a second (while ``answer`` is
     true: a fake that does not answer is a silent device); it sends nothing
     else unless told.
@@ -81,7 +169,7 @@ class FakeTile:
     """
 
     def __init__(self, uid_hex, cells=7, readers=None, buttons=None, dice_pockets=0,
-                 protocol=1, version=1, answer=True, variant="cell"):
+                 protocol=1, version=1, answer=True, variant="cell", flags=0):
         self.uid = uid_hex
         self.cells = cells
         self.readers = cells if readers is None else readers
@@ -91,6 +179,8 @@ class FakeTile:
         self.version = version       # in every frame's header
         self.answer = answer
         self.variant = variant
+        self.flags = flags           # HELLO capability bits (wire.CAP_*)
+        self.status = {}             # message type name -> the ACK status to answer it with
         self.boot_id = 0x1000 + int(uid_hex[-4:], 16)
         self.master, self.slave = os.openpty()
         tty.setraw(self.master)
@@ -132,7 +222,7 @@ class FakeTile:
     def hello(self):
         return self.send(wire.HELLO, wire.hello(
             bytes.fromhex(self.uid), (0, 1, 0), self.boot_id, self.cells, 4, 6, self.readers,
-            self.buttons, self.dice_pockets, 0, self.variant, protocol=self.protocol))
+            self.buttons, self.dice_pockets, self.flags, self.variant, protocol=self.protocol))
 
     def reboot_as(self, uid_hex):
         """Come back as another tile (another board behind the same port)."""
@@ -142,11 +232,12 @@ class FakeTile:
         self.seen = []
         return self.hello()
 
-    def tag(self, slot, uids):
-        return self.send(wire.TAG, wire.tag(slot, [(bytes.fromhex(u), None) for u in uids]))
+    def tag(self, slot, uids, seq=None):
+        return self.send(wire.TAG, wire.tag(slot, [(bytes.fromhex(u), None) for u in uids]),
+                         seq=seq)
 
-    def gesture(self, slot, kind=wire.TAP):
-        return self.send(wire.GESTURE, wire.gesture(slot, kind))
+    def gesture(self, slot, kind=wire.TAP, seq=None):
+        return self.send(wire.GESTURE, wire.gesture(slot, kind), seq=seq)
 
     def count(self, name):
         """How many messages of this type (a wire.TYPE_NAMES name) the host sent us."""
@@ -212,7 +303,7 @@ class FakeTile:
                     cells = {c["cell"]: c["scene"] for c in msg["cells"]}
                     self.scene.update(cells)
                     self.scene_log.append((frame.seq, cells))
-            self._ack(frame.seq)
+            self._ack(frame.seq, self.status.get(msg["type"], wire.ACK_OK))
 
     def close(self):
         """Pull the cable: the port goes away."""

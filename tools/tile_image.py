@@ -326,16 +326,26 @@ def deploy_commands(port, tree, main_py, romfs=False):
 
 def enter_maintenance(port, timeout=3.0, open_port=None):
     """Ask the tile on ``port`` to reboot for maintenance (REBOOT mode 1, the tile
-    protocol). Returns "rebooting" (acknowledged), "refused" (acknowledged with an
-    error status: firmware older than maintenance reboots) or "silent" (no tile
-    answered: a Pico at its REPL, already in maintenance, or not a tile)."""
+    protocol). The port is opened exclusively, as the host and mpremote open it: a port
+    another program holds is not touched. Returns "rebooting" (acknowledged), "refused"
+    (acknowledged with an error status: a firmware older than maintenance reboots, or a
+    tile that could not leave its maintenance flag), "silent" (no tile answered: a Pico
+    at its REPL, already in maintenance, or not a tile) or "busy" (another program has
+    the port open: nothing was sent). Raises OSError (serial.SerialException) for a port
+    that cannot be opened otherwise."""
+    import errno
     import time
 
     import serial
 
     sys.path.insert(0, REPO)
     from shared_rules import wire
-    ser = (open_port or serial.Serial)(port, 115200, timeout=0.05)
+    try:
+        ser = (open_port or serial.Serial)(port, 115200, timeout=0.05, exclusive=True)
+    except serial.SerialException as e:
+        if e.errno in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EBUSY):
+            return "busy"
+        raise
     try:
         frame = b"\x00" + wire.encode_frame(wire.REBOOT, 1, wire.reboot(wire.REBOOT_MAINTENANCE))
         decoder = wire.Decoder()
@@ -355,42 +365,90 @@ def enter_maintenance(port, timeout=3.0, open_port=None):
     return "silent"
 
 
-BOOTSEL_HELP = """\
-The Pico on %(port)s did not give mpremote its REPL. To get it back by hand:
-  1. unplug it, hold its BOOTSEL button and plug it in again: a drive RPI-RP2 appears;
-  2. copy flash_nuke.uf2 onto it (it erases the board's files: the tile, its main.py);
-  3. hold BOOTSEL and plug it in again, copy the MicroPython UF2 for the Pico onto it;
-  4. run this command again.
+HAND_HELP = """\
+To free the REPL of the Pico on %(port)s by hand, try these in order:
+  1. if another program has the port open (`fairytable run`, a serial terminal, another
+     mpremote), stop it and run this command again;
+  2. the boot escape: power the tile up and, once the Pico's LED lights, press pad 0 (the
+     dice tray: its button; any tile: BOOTSEL) and keep it pressed until the LED goes
+     out: a main.py written by this tool then leaves the REPL free; run this command again;
+  3. for a board without MicroPython or with another firmware: unplug it, hold BOOTSEL and
+     plug it in (a drive RPI-RP2 appears), copy the MicroPython UF2 for the Pico onto the
+     drive (it replaces the firmware and keeps the board's files), run this command again;
+  4. the last resort, when none of these frees the REPL (a main.py that never lets go of
+     it): as in 3, but copy flash_nuke.uf2 onto the drive first. It erases the board's
+     files, the tile and its main.py with them; then copy the MicroPython UF2 and run this
+     command again.
 """
 
+BOOTSEL_HELP = "mpremote could not reach the MicroPython REPL of the Pico on %(port)s.\n" \
+    + HAND_HELP
 
-def wait_for_port(port, timeout=15.0):
-    """Wait for ``port`` to come back after the board's USB reset."""
+
+def port_node(port):
+    """What identifies the device node behind ``port`` now (None if there is none): a board
+    that resets over USB leaves, and its node is made anew when it is back."""
+    try:
+        st = os.stat(port)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_rdev)
+
+
+def wait_for_reboot(port, before, gone_timeout=5.0, back_timeout=15.0, poll_s=0.02,
+                    settle_s=0.5):
+    """Follow the board's USB reset after an acknowledged maintenance REBOOT. ``before`` is
+    ``port_node(port)`` from before the REBOOT. Returns "back" (the port went away, or its
+    node was made anew, and it is there now), "stayed" (the same node still after
+    ``gone_timeout`` seconds: the tile did not reboot) or "lost" (it went away and did not
+    come back within ``back_timeout`` seconds)."""
     import time
-    time.sleep(1.0)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if os.path.exists(port):
-            time.sleep(0.5)         # let the board's main.py reach its REPL
-            return True
-        time.sleep(0.2)
-    return False
+    deadline = time.monotonic() + gone_timeout
+    while port_node(port) == before:
+        if time.monotonic() >= deadline:
+            return "stayed"
+        time.sleep(poll_s)
+    deadline = time.monotonic() + back_timeout
+    while port_node(port) is None:
+        if time.monotonic() >= deadline:
+            return "lost"
+        time.sleep(poll_s)
+    time.sleep(settle_s)         # let the board's main.py reach its REPL
+    return "back"
 
 
 def deploy(port, tree, main_py, romfs=False, run=subprocess.run, enter=enter_maintenance,
-           wait=wait_for_port, say=print):
-    """Put a tile's tree and main.py on the Pico at ``port``. Returns 0 on success."""
-    state = enter(port)
+           wait=wait_for_reboot, say=print):
+    """Put a tile's tree and main.py on the Pico at ``port``. Returns 0 on success; on a
+    failure says what happened and what to do, and returns 1."""
+    before = port_node(port)
+    try:
+        state = enter(port)
+    except OSError as e:
+        say("cannot open %s (%s): check that the tile is plugged in and that %s is its port "
+            "(ls /dev/ttyACM*)." % (port, e, port))
+        return 1
+    if state == "busy":
+        say("%s is in use: stop `fairytable run` (or whatever holds it, such as another "
+            "mpremote) and try again. Nothing was sent to the tile." % port)
+        return 1
     if state == "rebooting":
         say("the tile on %s is rebooting for maintenance" % port)
-        if not wait(port):
-            say("%s did not come back after the reboot" % port)
+        outcome = wait(port, before)
+        if outcome == "stayed":
+            say("the tile on %s acknowledged the maintenance reboot, but its port never went "
+                "away: it did not reboot, and nothing was copied. Power-cycle the tile and run "
+                "this command again.\n" % port + HAND_HELP % {"port": port})
+            return 1
+        if outcome != "back":
+            say("%s went away for the maintenance reboot and did not come back: check the "
+                "cable and whether the board came back as another port (ls /dev/ttyACM*), "
+                "then run this command again." % port)
             return 1
     elif state == "refused":
-        say("the tile on %s refused a maintenance reboot: its firmware is older than that.\n"
-            "Power it up holding pad 0 (the dice tray: its button) until the Pico's LED\n"
-            "goes out, if its main.py knows that; otherwise:" % port)
-        say(BOOTSEL_HELP % {"port": port})
+        say("the tile on %s refused to reboot for maintenance: its firmware is older than "
+            "maintenance reboots, or it could not write its maintenance flag (a full or "
+            "damaged filesystem). Nothing was copied.\n" % port + HAND_HELP % {"port": port})
         return 1
     else:
         say("no tile answered on %s: trying mpremote (a Pico at its REPL)" % port)

@@ -29,11 +29,14 @@ Usage by the table layer (asyncio)::
   ``port``, ``hello`` (capabilities), ``slots``, ``pockets``, ``scene`` and
   ``health`` (firmware, uptime_ms, readers' ok/errors/re-inits, crc_errors,
   resends, reboots, reconnects, protocol_errors, ...: TileState says each).
-- After every (re)connect and every tile reboot the link asks for a
-  snapshot and emits ``tags``/``dice`` events only for what changed, then
-  sends the tile the whole scene the host last set for it.
-- ``set_scene`` returns at once; the command is resent every 100 ms until
-  the tile acknowledges it.
+- Each time a tile comes online (a reboot, or a reconnect it survived
+  with its boot id: a tile powered by the table outlives a USB unplug)
+  the link sends it the whole scene the host last set for it and its
+  readers' neighbours (``set_field_neighbours``), then asks for a
+  snapshot and emits ``tags``/``dice`` events only for what changed.
+- ``set_scene`` returns at once; while the tile is online the command is
+  resent every 100 ms until the tile acknowledges it; while it is offline
+  the scene waits for it to come back.
 - A tile that sends garbage, reboots, or vanishes never raises into the
   caller: the session counts it, logs it, and reconnects with backoff.
 - A tile that cannot be used is said once as a "problem" event and asked

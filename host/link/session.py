@@ -23,7 +23,10 @@ from shared_rules import wire
 
 log = logging.getLogger("fairytable.link")
 
-_SEEN = 64  # recent tile seqs remembered to drop resent duplicates
+_SEEN = 64  # recent tile seqs remembered to drop resent duplicates ...
+_DUP_WINDOW = 1024  # ... when at most this far behind the newest seq the tile sent: a resend
+                    # comes within a few seconds of its first copy (the tile stops resending
+                    # when it stops hearing the host, and drops its queue on HELLO_REQUEST)
 _SHOWN_PAYLOAD = 32  # payload bytes a log line shows of a dropped frame
 # Types the host sends (0x40..0x7f): one arriving from a port is an echo or a loopback.
 _HOST_TYPES = range(0x40, 0x80)
@@ -124,7 +127,8 @@ class PortSession:
         self.seq = 0
         self.pending = {}           # seq -> [frame, sent_at, key, attempts]
         self.waiters = {}           # seq of a command -> future of the tile's answer to it
-        self.seen = []
+        self.seen = []              # seqs of the tile's acked frames acted on, oldest first
+        self.tile_seq = None        # the newest seq the tile sent (serial number arithmetic)
         self.outbuf = bytearray()
         self.failed = None          # exception that ended the port, set by callbacks
         self.last_rx = 0.0
@@ -225,6 +229,7 @@ class PortSession:
         self.boot_id = None
         self.pending = {}
         self.seen = []
+        self.tile_seq = None
         self.snapshot_wanted = False
         self.fail_waiters(why)
 
@@ -409,9 +414,11 @@ class PortSession:
             if msg_type in wire.ACKED:
                 self._ack(msg["seq"], wire.ACK_BAD_PAYLOAD)
             return
+        duplicate = self._duplicate(msg["seq"]) if msg_type in wire.ACKED else False
+        self._tile_sent(msg["seq"])
         if msg_type in wire.ACKED:
             self._ack(msg["seq"])
-            if msg["seq"] in self.seen:
+            if duplicate:
                 return
             self.seen.append(msg["seq"])
             del self.seen[:-_SEEN]
@@ -438,6 +445,18 @@ class PortSession:
                 log.info("%s: tile %s answered write #%d after the host gave up: %s",
                          self.path, tile.uid, msg["ack"], msg["reason"])
 
+    def _duplicate(self, seq):
+        """A resend of a frame acted on already: a seq remembered, and not far behind the
+        newest the tile sent. (A tile's seq wraps at 65536: after hours of heartbeats a new
+        event may carry the seq of one long past.)"""
+        return (seq in self.seen and self.tile_seq is not None
+                and (self.tile_seq - seq) & 0xFFFF < _DUP_WINDOW)
+
+    def _tile_sent(self, seq):
+        """Follow the newest seq of the tile (a resend is behind it, not newer)."""
+        if self.tile_seq is None or 0 < (seq - self.tile_seq) & 0xFFFF < 0x8000:
+            self.tile_seq = seq
+
     def _on_hello(self, msg, now):
         uid = binascii.hexlify(msg["uid"]).decode()
         if msg["protocol"] != wire.PROTOCOL_VERSION:
@@ -446,6 +465,7 @@ class PortSession:
         if self.incompatible is not None:
             self.incompatible = None
             self.link._port_compatible(self, uid)
+        was_online = self._owns_tile() and self.tile.online
         if self._owns_tile() and self.tile.uid != uid:
             # Another tile answers on this port (swapped behind a hub, reflashed id): the
             # one we knew here is not reachable here any more.
@@ -461,12 +481,21 @@ class PortSession:
         self.conflict = None
         rebooted = self.tile is not tile or self.boot_id != msg["boot_id"]
         self.tile = tile
+        # A tile answering HELLO_REQUEST drops its unacked events (firmware/link.py): none
+        # of the seqs remembered can come again, and after a long absence the tile's seq
+        # may have come round to them.
+        self.seen = []
+        self.tile_seq = msg["seq"]
         if rebooted:
             self.boot_id = msg["boot_id"]
-            self.seen = []
             # Commands for a previous boot are moot: the full scene goes again below.
             self.pending = {}
             self.fail_waiters("it rebooted (or another tile answered on its port)")
+        if rebooted or not was_online:
+            # Back from a reboot, or from an absence it survived (a tile powered by the
+            # table keeps running through a USB unplug): what was set meanwhile reaches
+            # it only now, and a rebooted tile forgot it all. Scenes and neighbours are
+            # safe to repeat.
             self.link._tile_restore(tile, self)
         self.snapshot_wanted = True
         self.snapshot_at = 0.0

@@ -288,7 +288,8 @@ class TableLink:
         N, E, S, W of 6 bytes: effect, r, g, b, a, b); build it with
         ``firmware.effects.cell_scene``/``segment``/``uniform_scene``. The
         scene is remembered: sent now if the tile is online, resent until
-        acknowledged, and sent again after a reconnect or reboot. Returns
+        acknowledged while it is, and sent again each time it comes online (a
+        reconnect, with or without a reboot). Returns
         the frame's sequence number, or None if the tile is offline (it
         gets the scene when it comes back). The frame also carries the
         current scene of every cell of the tile still waiting for an ack:
@@ -319,7 +320,8 @@ class TableLink:
         the bit mask of the slots whose cells border slot i's (``TileSlots.
         field_neighbours()`` in host/table/layout.py). Their fields never go on together;
         without this a tile takes its slots for a row. Remembered: sent now if the tile
-        is online and again after every reboot or reconnect, to tiles that announce
+        is online and again each time it comes online (a reconnect, with or without a
+        reboot), to tiles that announce
         CAP_FIELD_NEIGHBOURS; slots the tile has beyond the masks border nothing. Returns
         the frame's sequence number, or None if it was not sent now. Raises ValueError
         for masks that are not a symmetric neighbour relation of up to 8 slots.
@@ -555,7 +557,9 @@ class TableLink:
         return seq
 
     def _tile_restore(self, tile, session):
-        """A tile that (re)booted, or a host that met it anew: what the host set on it."""
+        """A tile that came online (a reboot, a reconnect, a host that met it anew): what
+        the host set on it, sent again (a rebooted tile forgot it, a tile that was away
+        missed what was set meanwhile)."""
         self._send_neighbours(tile, session)
         self._send_scene(tile, session, tile.scene)
 
