@@ -39,7 +39,8 @@ TIMINGS = {
 # hardware/protocol.md. A dice tray (no field_spacing) reads one pocket at a time.
 CELL_FIELD_SPACING = 2
 # At most this many fields on at once: a transmitter draws up to 100 mA, and the
-# readers' 600 mA regulator feeds 8 x 17 mA of logic besides (hardware/tile.md).
+# readers' 3.3 V buck (1 A or more) feeds 8 x 17 mA of logic besides: 4 x 100 + 8 x 17
+# = about 540 mA worst case (hardware/tile.md).
 CELL_MAX_FIELDS = 4
 
 

@@ -12,6 +12,12 @@ dropped. So resends, and any frame once the host has been silent for
 last heard fit that buffer (``_QUIET_TX_BYTES``); what does not fit is not
 written (an acked event stays queued; the host's HELLO and snapshot request
 supersede the queue when it comes back).
+
+A host command is remembered as done (``seen``: a resend of it is acked again and not
+acted on twice) only once the tile acked it, after acting on it: one whose handling
+failed is handled again when the host resends it. The memory is forgotten when the
+host asks for HELLO (a new host session starts there, its seqs from 1 again) and when
+the host is heard again after being silent.
 """
 
 try:
@@ -23,7 +29,7 @@ except ImportError:  # CPython
 from shared_rules import wire
 
 _MAX_PENDING = const(12)  # unacked events kept for resend; oldest dropped beyond this
-_SEEN = const(16)         # recent host seqs remembered to drop resent duplicates
+_SEEN = const(16)         # host seqs acted on lately, to drop resent duplicates
 _QUIET_TX_BYTES = const(256)  # the rp2 USB CDC transmit buffer: what a host not reading holds
 
 
@@ -44,7 +50,7 @@ class TileLink:
         now = ticks_ms()
         self.last_rx = now
         self.last_tx = now
-        self.host_heard = False
+        self.host_heard = False     # False again once the host is silent (host_silent)
         self.resends = 0
         self.dropped = 0
         self.tx_failed = 0
@@ -52,8 +58,12 @@ class TileLink:
         self.rejected = 0       # host frames that failed to parse and get no ACK
 
     def host_silent(self, now):
-        return (not self.host_heard or
-                self.ticks_diff(now, self.last_rx) > self.timings["host_timeout_ms"])
+        # Latched: a ticks_diff is only right for half the ticks period (6.2 days of ms on
+        # a Pico), after which a silent host would seem to have spoken a moment ago.
+        if self.host_heard and \
+                self.ticks_diff(now, self.last_rx) > self.timings["host_timeout_ms"]:
+            self.host_heard = False
+        return not self.host_heard
 
     def send(self, msg_type, payload, key=None):
         """Send one message; acked types are kept and resent until the host acks them."""
@@ -93,8 +103,9 @@ class TileLink:
 
         ACKs and heartbeats are consumed here. A command of an acked type is
         returned once; the caller acks it with ``ack(seq, status)`` after
-        acting on it. A resent duplicate is acked again here and not
-        returned. A frame that does not parse is answered ACK(unknown_type) if its type
+        acting on it, which remembers it as done. A resent duplicate of a
+        command done is acked again here and not returned (nor one repeated
+        within this read). A frame that does not parse is answered ACK(unknown_type) if its type
         is unknown, ACK(bad_payload) if its type is acked; one of another type (a
         malformed heartbeat, say) is dropped and counted (``rejected``).
         """
@@ -103,16 +114,19 @@ class TileLink:
             return ()
         out = []
         for frame in self.decoder.feed(data):
-            self.last_rx = self.ticks_ms()
+            now = self.ticks_ms()
+            if self.host_silent(now):
+                del self.seen[:]    # heard again after a silence: maybe a new host session
+            self.last_rx = now
             self.host_heard = True
             self.tx_unheard = 0
             try:
                 msg = wire.parse(frame)
             except ValueError:
                 if frame.type not in wire.TYPE_NAMES:
-                    self.ack(frame.seq, wire.ACK_UNKNOWN_TYPE)
+                    self.ack(frame.seq, wire.ACK_UNKNOWN_TYPE, False)
                 elif frame.type in wire.ACKED:
-                    self.ack(frame.seq, wire.ACK_BAD_PAYLOAD)
+                    self.ack(frame.seq, wire.ACK_BAD_PAYLOAD, False)
                 else:
                     self.rejected += 1
                 continue
@@ -122,27 +136,39 @@ class TileLink:
                 continue
             if t == wire.HEARTBEAT:
                 continue
+            if t == wire.HELLO_REQUEST:
+                del self.seen[:]    # a new host session: its seqs start again from 1
             if t in wire.ACKED:
                 if frame.seq in self.seen:
-                    self.ack(frame.seq)
+                    self.ack(frame.seq, wire.ACK_OK, False)
                     continue
-                self.seen.append(frame.seq)
-                if len(self.seen) > _SEEN:
-                    self.seen.pop(0)
+                again = False
+                for m in out:
+                    if m["seq"] == frame.seq:
+                        again = True
+                if again:
+                    continue
             out.append(msg)
         return out
 
-    def ack(self, seq, status=wire.ACK_OK):
+    def ack(self, seq, status=wire.ACK_OK, done=True):
+        """ACK host frame ``seq``; ``done``: a command acted on, remembered as such."""
+        if done:
+            seen = self.seen
+            if seq not in seen:
+                seen.append(seq)
+                if len(seen) > _SEEN:
+                    seen.pop(0)
         # An ACK's own seq is 0 (hardware/protocol.md): it is never acked or deduplicated.
         self._write(wire.encode_frame(wire.ACK, 0, wire.ack(seq, status)), self.ticks_ms())
 
     def forget_pending(self):
         """The host asked for HELLO: it resyncs by snapshot, old events are moot."""
         self.pending = {}
-        self.seen = []
 
-    def service(self, now, uptime_ms):
-        """Resend what is unacked, and send a heartbeat when due."""
+    def service(self, now, tile=None):
+        """Resend what is unacked, and send a heartbeat when due (with ``tile.uptime(now)``,
+        asked only then: 0 without a tile)."""
         if not self.host_silent(now):
             resend_ms = self.timings["resend_ms"]
             for s in self.pending:
@@ -152,5 +178,9 @@ class TileLink:
                     self.resends += 1
                     self._write(entry[0], now, True)
         if self.ticks_diff(now, self.last_tx) >= self.timings["heartbeat_ms"]:
+            # Due again a period from now even if it is not written (a silent host's
+            # buffer is full): not one frame encoded per pass.
+            self.last_tx = now
             self.seq = (self.seq + 1) & 0xFFFF
-            self._write(wire.encode_frame(wire.HEARTBEAT, self.seq, wire.heartbeat(uptime_ms)), now)
+            self._write(wire.encode_frame(wire.HEARTBEAT, self.seq, wire.heartbeat(
+                tile.uptime(now) if tile else 0)), now)

@@ -8,9 +8,12 @@ One asyncio task per job, none blocking longer than one reader poll:
   to the host, acked and resent by the link until acknowledged. A new tag
   is reported with its identity, read while it is selected; a failed read is
   tried again at the next poll, and after ``_UNREADABLE`` polls without a
-  good read the tag is reported without one (like an unenrolled tag). A
-  reader whose poll fails (the driver raises OSError) reports nothing, so
-  no tag counts as gone, and is revived at once;
+  good read the tag is reported without one, and read again every 8th poll
+  of its slot while it stays (``_REREAD``; a TAG follows a good read). A
+  slot holds at most ``wire.MAX_TAGS``: a newcomer on a full slot waits until
+  a missing tag is gone. A reader whose poll fails (the driver raises
+  OSError) reports nothing, so no tag counts as gone, and is revived at once;
+  one that fails again before a good poll is revived ever less often;
 - pads: touch pad samples -> tap, double tap, hold (firmware/gestures.py);
 - render: the LED scene at a fixed frame rate (firmware/effects.py), the idle
   animation while the host is silent;
@@ -22,7 +25,7 @@ One asyncio task per job, none blocking longer than one reader poll:
 - health: a HEALTH report, and a check of one reader per tick (VersionReg and
   its timer set-up; a hung chip is revived with soft reset, then the shared
   RST line, waiting out each reset without blocking; a reader that stays dead
-  is tried less and less often).
+  is tried less and less often: see ``reader_down``).
 
 The board backend (firmware/boards/rp2.py or sim.py) supplies the hardware.
 """
@@ -44,11 +47,22 @@ from shared_rules import wire
 
 _TASKS = ("readers", "pads", "render", "link", "health")
 _UNREADABLE = const(3)   # polls that saw a new tag but could not read its identity
-_RST_TRIES = const(2)    # revivals of a reader in a row that may pulse the shared RST line
+_REREAD = const(7)       # a reported tag whose identity was never read: read again when
+#                          a slot's poll count has none of these bits (every 8th poll)
+_RST_TRIES = const(2)    # a revival may pulse the shared RST line while the reader's
+#                          failures since its last good poll are fewer than this
 _BACKOFF_MAX_MS = const(60000)   # a dead reader is checked at most this far apart
 _CHECK_TICK_MS = const(20)       # the health task's pace: one reader checked per tick
 _ANIMATED = (BLINK, PULSE, CHASE, RAINBOW)
 _SEGMENT_BYTES = SEGMENT_BYTES
+
+
+def _identity(raw):
+    """A reported tag's identity from its pages: None if they were never read (read again
+    now and then), b"" if they hold no record (an unenrolled tag), else its identity."""
+    if raw is None:
+        return None
+    return parse_identity(raw) or b""
 
 
 def row_neighbours(n, spacing):
@@ -85,6 +99,9 @@ def field_phases(near, most):
 class Tile:
     """One tile: its readers, pads and LEDs, and its link to the host."""
 
+    up_ms = 0       # uptime: ms counted, and the ticks_ms it was counted to (class
+    up_at = 0       # defaults: a Tile a test builds field by field has them too)
+
     def __init__(self, board, spec, timings=None):
         self.board = board
         self.spec = spec
@@ -95,7 +112,7 @@ class Tile:
         self.timings = t
         self.ticks_ms = board.ticks_ms
         self.ticks_diff = board.ticks_diff
-        self.boot_ms = board.ticks_ms()
+        self.boot_ms = self.up_at = board.ticks_ms()
         self.boot_id = board.boot_id()
         n = spec["readers"]
         self.readers = board.readers(n)
@@ -104,9 +121,10 @@ class Tile:
         self.reader_ok = [False] * n
         self.checked = [self.boot_ms] * n        # per reader: ticks_ms of its last check, or
         #                                          None: check it at once (a poll failed)
-        self.fails = [0] * n                     # per reader: failed revivals in a row
+        self.fails = [0] * n                     # per reader: failures since its last good
+        #                                          poll (see reader_down)
         # Per slot: the reported uids, sorted (reported); uid -> the identity pages the
-        # driver read, replaced by the parsed identity once the tag is reported (one object
+        # driver read, replaced by _identity() once the tag is reported (one object
         # per tag and no pair: a full cell tile holds 32 tags, and every object per tag
         # costs the 64 KB heap) (identities); see take_poll (doubt). Loops, not list
         # comprehensions: each comprehension is a function of its own, whose code object
@@ -149,7 +167,16 @@ class Tile:
     # ------------------------------------------------------------ helpers
 
     def uptime(self, now=None):
-        return self.ticks_diff(self.ticks_ms() if now is None else now, self.boot_ms) & 0xFFFFFFFF
+        """Milliseconds since boot, wrapping at 2**32 as the wire's u32 does. A sum of
+        ticks_diff steps: a Pico's ticks_ms wraps every 12.4 days and one ticks_diff spans
+        half that, so the health task's calls (every health period) keep it right."""
+        if now is None:
+            now = self.ticks_ms()
+        d = self.ticks_diff(now, self.up_at)
+        if d > 0:
+            self.up_at = now
+            self.up_ms = (self.up_ms + d) & 0xFFFFFFFF
+        return self.up_ms
 
     def beat(self, name, now):
         self.beats[name] = now
@@ -201,10 +228,12 @@ class Tile:
         return out
 
     def health(self):
+        """HEALTH: a reader is ok while it polls (one that failed, and was revived but has
+        not polled well since, is not); loop_max_ms is the worst since the last HEALTH."""
         readers = []
         for i in range(len(self.readers)):
             r = self.readers[i]
-            readers.append((self.reader_ok[i], r.errors, r.reinits))
+            readers.append((self.reader_ok[i] and not self.fails[i], r.errors, r.reinits))
         d = self.link.decoder
         return wire.health(self.uptime(), readers, d.crc_errors, d.garbage_bytes,
                            self.link.resends, self.board.heap_free(), self.loop_max_ms)
@@ -232,7 +261,8 @@ class Tile:
 
     def poll_reader(self, i):
         """One inventory of reader ``i`` (which switches its field off): the uids seen, or
-        None if the reader failed. The identities of new tags land in identities[i]."""
+        None if the reader failed. The identities of new tags land in identities[i]; so
+        do, every 8th poll, those of reported tags never read (take_poll passes them on)."""
         r = self.readers[i]
         if not self.reader_ok[i]:
             try:
@@ -244,16 +274,38 @@ class Tile:
         # yet (their identity read failed): the driver wakes each and selects it by UID.
         known = self.reported[i]
         doubt = self.doubt[i]
+        ids = self.identities[i]
+        if not self.polls[i] & _REREAD:
+            for uid in known:
+                if uid in ids and ids[uid] is None:
+                    del ids[uid]        # the driver reads the tags it has no entry for
         if doubt:
             known = known[:]
             for uid in doubt:
                 if uid not in known:
                     known.append(uid)
+        seen = None
         try:
-            return r.inventory(wire.MAX_TAGS, self.identities[i], known)
+            seen = r.inventory(wire.MAX_TAGS, ids, known)
         except OSError:
             self.reader_down(i)         # a hung chip: revive it now, not at the next check
-            return None
+        finally:
+            if seen is None:
+                # It raised: no pages it read may stay for a tag neither reported nor in
+                # doubt (they would be taken whenever the tag came back), and a reported
+                # tag whose pages were to be read again keeps its mark (None).
+                known = self.reported[i]
+                while True:             # no list to delete from: the heap is tight
+                    for uid in ids:
+                        if uid not in known and uid not in doubt:
+                            break
+                    else:
+                        break
+                    del ids[uid]
+                for uid in known:
+                    if uid not in ids:
+                        ids[uid] = None
+        return seen
 
     def take_poll(self, i, seen):
         """Debounce slot ``i``'s tags against a poll that saw ``seen``; report the slot
@@ -264,7 +316,10 @@ class Tile:
         its identity (or ``_UNREADABLE`` polls that could not), a reported one
         as gone after ``gone_polls`` consecutive polls that do not see it. So a
         card swapped for another is reported at once (both for a moment), and
-        its predecessor leaves after the gone polls.
+        its predecessor leaves after the gone polls; on a slot that already
+        reports ``wire.MAX_TAGS`` tags the newcomer waits for that (a message
+        carries no more). A reported tag whose identity was never read gets it
+        when a later poll reads it (poll_reader), and the slot is reported again.
         """
         ids = self.identities[i]
         reported = self.reported[i]
@@ -274,6 +329,14 @@ class Tile:
         while k:                    # reported tags not seen: gone after gone_polls
             k -= 1
             uid = reported[k]
+            raw = ids.get(uid)
+            if raw is None:
+                ids[uid] = None     # never read: poll_reader has it read now and then
+            elif len(raw) == 16:    # its pages, read just now (an identity is 12 at most)
+                raw = _identity(raw)
+                ids[uid] = raw
+                if raw:
+                    changed = True
             if uid in seen:
                 doubt.pop(uid, None)
                 continue
@@ -291,9 +354,10 @@ class Tile:
             n = doubt.get(uid, 0) + 1
             # Every poll that saw it without its identity tried to read it (the driver
             # keeps only good reads): after _UNREADABLE failed reads it goes without.
-            if n >= self.timings["arrive_polls"] and (uid in ids or n >= _UNREADABLE):
+            if n >= self.timings["arrive_polls"] and (uid in ids or n >= _UNREADABLE) \
+                    and len(reported) < wire.MAX_TAGS:
                 doubt.pop(uid, None)
-                ids[uid] = parse_identity(ids.get(uid))  # the raw pages go: one copy kept
+                ids[uid] = _identity(ids.get(uid))  # the raw pages go: one copy kept
                 reported.append(uid)
                 changed = True
             else:
@@ -312,13 +376,22 @@ class Tile:
         else:
             self.link.send(wire.TAG, wire.tag(i, self.tags(i)), i)
 
-    def reader_down(self, i, log=True):
-        """Take reader ``i`` out of the polls (field off) until a check revives it, and have
-        it checked at once."""
-        if self.reader_ok[i] and log:
-            self.link.send(wire.LOG, wire.log(3, "reader %d %s" % (i, "failed")))
+    def reader_down(self, i, failed=True):
+        """Take reader ``i`` out of the polls (field off) until the health task revives it.
+
+        ``failed``: it failed (a poll, its check, an identity write, its field), which
+        counts in ``fails`` until its next good poll (readers_task). The first failure is
+        said in a LOG and revived at once; one more before a good poll (a reader that
+        configures fine but fails each poll, say a brown-out when its field goes on) is
+        quiet and revived after a wait that doubles with each (health_task). Its slot
+        keeps what it last reported meanwhile: a failed reader invents no lift, and
+        HEALTH says it is not ok. (Not ``failed``: the shared RST line reset it.)"""
+        if failed:
+            if not self.fails[i]:
+                self.link.send(wire.LOG, wire.log(3, "reader %d %s" % (i, "failed")))
+            self.fails[i] += 1
+            self.checked[i] = None if self.fails[i] < 2 else self.ticks_ms()
         self.reader_ok[i] = False
-        self.checked[i] = None
         if self.on_at[i] is not None:
             self.on_at[i] = None
             try:
@@ -339,7 +412,7 @@ class Tile:
         """
         rs = self.readers
         r = rs[i]
-        self.reader_down(i)
+        self.reader_down(i, self.reader_ok[i])     # its check failed; else counted already
         r.errors += 1
         r.reinits += 1
         group = (i,)
@@ -363,15 +436,13 @@ class Tile:
                 try:
                     rs[j].configure()
                 except OSError:
-                    if j != i:
-                        self.link.send(wire.LOG, wire.log(3, "reader %d %s" % (j, "failed")))
+                    if j != i and not self.fails[j]:
+                        self.reader_down(j)     # it worked until the RST pulse
                     continue
                 self.reader_ok[j] = True
-                self.fails[j] = 0
                 self.checked[j] = self.ticks_ms()
             if self.reader_ok[i]:
-                self.link.send(wire.LOG, wire.log(2, "reader %d %s" % (i, "back")))
-                return
+                return      # back in the polls; "back" once one of them is good
         self.fails[i] += 1
         self.checked[i] = self.ticks_ms()
 
@@ -392,6 +463,10 @@ class Tile:
         between two polls of a reader each other reader is polled once,
         whatever a slow poll (a new card's identity read) does to the timing.
         hardware/protocol.md ("Tile timings") has the numbers.
+
+        The task starts (and, after an exception, starts over) with every field off and
+        a fresh round: a round cut short may have left fields on, of readers that no
+        longer wait their turn, and their neighbours could never go on.
         """
         sleep_ms = self.board.sleep_ms
         ticks_us = self.board.ticks_us
@@ -400,6 +475,7 @@ class Tile:
         phases = self.phases
         todo = self.todo                # the current phase's readers still to poll
         lit = False                     # a field went on this round
+        self._fields_off()
         while self.running:
             if not todo:
                 # The phase is over: on to the next.
@@ -442,12 +518,24 @@ class Tile:
             start = ticks_us()
             todo.remove(best)
             self.polls[best] += 1
-            seen = self.poll_reader(best)       # switches the field off again
+            seen = False
+            try:
+                seen = self.poll_reader(best)       # switches the field off again
+            finally:
+                on_at[best] = None
+                if seen is False:
+                    # It raised (a MemoryError, say): its field may be on still.
+                    try:
+                        self.readers[best].antenna(False)
+                    except OSError:
+                        pass
             # A board whose readers are quicker than real chips (the sim's emulators)
             # takes the rest of the poll's chip time here.
             self.board.chip_wait(best, start)
-            on_at[best] = None
             if seen is not None:
+                if self.fails[best]:
+                    self.fails[best] = 0
+                    self.link.send(wire.LOG, wire.log(2, "reader %d %s" % (best, "back")))
                 self.take_poll(best, seen)
             self.beat("readers", self.ticks_ms())
             await sleep_ms(0)
@@ -504,21 +592,25 @@ class Tile:
             for j in range(n):
                 if (masks[i] >> j & 1) != (masks[j] >> i & 1):
                     return wire.ACK_UNSUPPORTED
+        self.near = masks
+        # In place: the readers task holds these lists. Readers left to poll this round
+        # wait for the next one.
+        self.phases[:] = field_phases(masks, self.max_fields)
+        self._fields_off()
+        return wire.ACK_OK
+
+    def _fields_off(self):
+        """Every field off; the next round starts from the first phase."""
         on_at = self.on_at
-        for i in range(n):
+        for i in range(len(on_at)):
             if on_at[i] is not None:
                 on_at[i] = None
                 try:
                     self.readers[i].antenna(False)
                 except OSError:
                     self.readers[i].errors += 1
-        self.near = masks
-        # In place: the readers task holds these lists. Readers left to poll this round
-        # wait for the next one.
-        self.phases[:] = field_phases(masks, self.max_fields)
         del self.todo[:]
         self.phase = len(self.phases) - 1
-        return wire.ACK_OK
 
     def _round_done(self):
         """Count rounds (every reader polled once more); True when one just ended."""
@@ -581,6 +673,7 @@ class Tile:
 
     async def render_task(self):
         sleep_ms = self.board.sleep_ms
+        ticks_add = self.board.ticks_add
         frame_ms = self.timings["frame_ms"]
         next_at = self.ticks_ms()
         while self.running:
@@ -598,7 +691,7 @@ class Tile:
                 self.render_max_ms = spent
             self.frames += 1
             self.beat("render", now)
-            next_at += frame_ms
+            next_at = ticks_add(next_at, frame_ms)
             wait = self.ticks_diff(next_at, self.ticks_ms())
             if wait < 0:  # late: skip frames rather than fall further behind
                 next_at = self.ticks_ms()
@@ -637,8 +730,14 @@ class Tile:
             else:
                 self.timings[key] = msg["value"]
         elif t == "reboot":
-            self.link.ack(msg["seq"])       # first: the board does not come back from this
-            self.board.reboot(msg["mode"])
+            # The maintenance flag first: a tile that cannot leave it stays up and says so.
+            try:
+                self.board.prepare_reboot(msg["mode"])
+            except OSError:
+                status = wire.ACK_UNSUPPORTED
+            else:
+                self.link.ack(msg["seq"])   # then the ACK: the board does not come back
+                self.board.reboot(msg["mode"])
         elif t == "write_identity":
             self.write_identity(msg)
         elif t == "field_neighbours":
@@ -661,6 +760,7 @@ class Tile:
             ok, why = False, "reader failed"
         else:
             r = self.readers[i]
+            hung = False
             try:
                 # A field the poll loop switched on a moment ago may not have powered the
                 # card yet: from off, the driver waits the whole settle time itself.
@@ -671,14 +771,20 @@ class Tile:
                 raw = msg["record"] if ok else r.read_identity(uid)
             except OSError:
                 r.errors += 1
-                ok, why = False, "reader failed"
+                hung = True
+            if hung or r.suspect:
+                # The chip hung on the way: its polls would find nothing (the driver
+                # raises for a suspect chip), so revive it now, as after a failed poll.
+                if hung or not ok:
+                    ok, why = False, "reader failed"
+                self.reader_down(i)
             # The driver's words go to the host as they are; it phrases them for people
             # (every string here costs the tile heap).
         if raw is not None:
             ids = self.identities[i]
             if uid in self.reported[i]:
                 # A reported tag keeps its parsed identity; a new one goes to the host.
-                new = parse_identity(raw)
+                new = _identity(raw)
                 if ids.get(uid) != new:
                     ids[uid] = new
                     if self.spec["dice_pockets"]:
@@ -694,8 +800,14 @@ class Tile:
         while self.running:
             now = self.ticks_ms()
             for msg in self.link.receive():
-                self.handle(msg)
-            self.link.service(now, self.uptime(now))
+                # One command that fails (a MemoryError in a fragmented heap) is neither
+                # acked nor remembered, so the host's resend is handled again; the rest
+                # of the read is handled all the same.
+                try:
+                    self.handle(msg)
+                except Exception as e:
+                    self.failed("link", e)
+            self.link.service(now, self)    # the tile's uptime only for a heartbeat
             self.board.service(self, now)
             spent = self.ticks_diff(self.ticks_ms(), now)
             if spent > self.loop_max_ms:
@@ -733,6 +845,7 @@ class Tile:
             if self.ticks_diff(now, reported) >= self.timings["health_period_ms"]:
                 reported = now
                 self.link.send(wire.HEALTH, self.health())
+                self.loop_max_ms = 0        # HEALTH says the worst since the last one
             self.beat("health", now)
             await sleep_ms(_CHECK_TICK_MS)
 
@@ -763,16 +876,20 @@ class Tile:
             try:
                 await job()
             except Exception as e:  # one bad poll or frame must not stop the tile
-                self.failures += 1
-                self.board.report(name, e)
-                try:
-                    self.link.send(wire.LOG, wire.log(3, "%s: %r" % (name, e)))
-                except Exception:
-                    pass
+                self.failed(name, e)
                 if self.ticks_diff(self.ticks_ms(), self.beats.get(name, self.boot_ms)) \
                         > self.timings["watchdog_ms"]:
                     self.board.give_up(name, e)
                 await self.board.sleep_ms(10)
+
+    def failed(self, name, e):
+        """Count, report and LOG an exception in task ``name``."""
+        self.failures += 1
+        self.board.report(name, e)
+        try:
+            self.link.send(wire.LOG, wire.log(3, "%s: %r" % (name, e)))
+        except Exception:
+            pass
 
     async def main(self):
         self.start_readers()

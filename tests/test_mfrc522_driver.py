@@ -317,6 +317,24 @@ def test_hung_chip_raises_instead_of_reporting_an_empty_cell_and_health_revives_
         assert reader.drv.inventory() == [CARD]
 
 
+def test_a_chip_found_hung_outside_a_poll_raises_at_the_next_inventory():
+    # An identity write on a chip that hangs: the write fails and marks the chip suspect.
+    # The next inventory must not answer "no card" (the exchanges it skips on a suspect
+    # chip count no error of their own): it raises, until the chip is set up again.
+    reader = ready()
+    reader.emu.place(NtagCard(CARD, identity_record(b"knight")))
+    assert reader.drv.inventory() == [CARD]
+    reader.emu.hang(0x00)
+    assert reader.drv.write_identity(CARD, identity_record(b"queen")) == (False, "no answer")
+    assert reader.drv.suspect
+    for _ in range(2):
+        with pytest.raises(OSError):
+            reader.drv.inventory(4, {}, [CARD])
+    assert not reader.emu.antenna_on
+    assert reader.drv.health()
+    assert reader.drv.inventory() == [CARD]
+
+
 def test_status_registers_reading_all_ones_mark_the_chip_suspect():
     reader = ready()
     reader.emu.place(NtagCard(CARD))

@@ -37,6 +37,10 @@ class Clock:
     def ticks_diff(a, b):
         return a - b
 
+    @staticmethod
+    def ticks_add(a, b):
+        return a + b
+
 
 class FakeReader:
     def __init__(self, i, log, clock):
@@ -95,6 +99,7 @@ class FakeBoard:
         self.ticks_ms = clock.ticks_ms
         self.ticks_us = clock.ticks_us
         self.ticks_diff = clock.ticks_diff
+        self.ticks_add = clock.ticks_add
         self.rs = [FakeReader(i, self.log, clock) for i in range(n)]
         for i in failing:
             self.rs[i].fail = True

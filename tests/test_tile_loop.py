@@ -1,11 +1,15 @@
 """The tile's loop (firmware/main.py) on emulated readers and a virtual clock.
 
 What a tile must do on its own: a hung reader is not taken for an empty cell
-and is revived at once; a pulse of the shared RST line leaves no reader with its
-reset defaults; a reader that stays dead is not reset every few seconds forever;
-a revival never blocks the loop; a card whose identity read failed is read again
-before it is reported; a task that keeps failing stops feeding the watchdog; the
-host's commands are checked before they change anything.
+and is revived at once (also one that hung during an identity write); a pulse of
+the shared RST line leaves no reader with its reset defaults; a reader that stays
+dead, or fails every poll, is not reset every few seconds forever nor logged each
+time; a revival never blocks the loop; an exception in a poll stalls no reader; a
+card whose identity read failed is read again, before it is reported and while it
+stays; a full cell never reports a fifth tag; a task that keeps failing stops
+feeding the watchdog; the host's commands are checked before they change anything,
+and one whose handling failed is handled when the host resends it; the loop runs on
+when the ticks wrap.
 """
 
 import asyncio
@@ -208,7 +212,7 @@ def test_a_silent_host_gets_heartbeats_only_as_long_as_the_usb_buffer_holds_them
     board.port.out.clear()
     for _ in range(600):                # ten minutes of silence
         board.now_us += 1000000
-        link.service(board.ticks_ms(), 0)
+        link.service(board.ticks_ms())
         link.send(wire.LOG, wire.log(1, "x"))
     assert 0 < len(board.port.out) <= 256
 
@@ -275,13 +279,13 @@ def test_a_host_that_stops_reading_gets_no_more_than_the_usb_buffer_holds():
     before = len(board.port.out)
     now = board.ticks_ms()
     for step in range(1, 30):           # resends every 100 ms for 2.9 s
-        link.service(now + step * 100, 0)
+        link.service(now + step * 100)
     assert len(board.port.out) - before <= 256
     assert link.tx_failed > 0
     # Silent beyond the host timeout: the budget is spent, heartbeats stay unwritten.
     written = len(board.port.out)
     for step in range(1, 60):
-        link.service(now + 3000 + step * 1000, 0)
+        link.service(now + 3000 + step * 1000)
     assert len(board.port.out) == written
     # The host speaks again: the tile writes again.
     board.port.inbox += host_frame(wire.HEARTBEAT, 2, wire.heartbeat(0))
@@ -320,3 +324,291 @@ def test_arrive_and_gone_polls_set_by_the_host_are_the_polls_a_tag_needs():
         assert tags_sent(board, 1) == [[(CARD, None)], []]  # gone after the second
     finally:
         tile.timings.update(before)
+
+
+# -- a reader that fails in other ways ------------------------------------------------------
+
+def logs(board):
+    return [m["text"] for m in board.heard() if m["type"] == "log"]
+
+
+def test_a_reader_that_hangs_during_an_identity_write_keeps_its_card_and_is_revived():
+    tile, board = make_tile(4)
+    board.emus[1].place(NtagCard(CARD, identity_record(b"knight")))
+    run(board, tile, ("readers", "health"), polls_of(tile, 1, 2))
+    assert tags_sent(board, 1) == [[(CARD, b"knight")]]
+    board.emus[1].hang(0x00)
+    tile.write_identity({"type": "write_identity", "seq": 5, "slot": 1, "uid": CARD,
+                         "record": identity_record(b"queen")})
+    result = [m for m in board.heard() if m["type"] == "write_result"]
+    assert [(m["ok"], m["reason"]) for m in result] == [(False, "reader failed")]
+    run(board, tile, ("readers", "health"), polls_of(tile, 1, 10))
+    assert tags_sent(board, 1) == [[(CARD, b"knight")]], "the hung reader lost its card"
+    assert tile.readers[1].reinits == 1 and all(tile.reader_ok)
+    board.emus[1].lift(CARD)
+    run(board, tile, ("readers", "health"), polls_of(tile, 1, 5))
+    assert tags_sent(board, 1)[-1] == []
+
+
+def test_a_reader_that_fails_every_poll_but_configures_fine_backs_off_quietly():
+    # A reader that browns out whenever its field goes on: each revival works, each poll
+    # fails. Revived at once the first time, then ever less often; one LOG line, not one
+    # per revival; HEALTH says it is not ok; its slot keeps its card (no lift invented).
+    tile, board = make_tile(4)
+    tile.timings["health_period_ms"] = 5000
+    tile.link.host_silent = lambda now: False
+    board.emus[2].place(NtagCard(CARD))
+    run(board, tile, ("readers", "health"), polls_of(tile, 2, 2))
+    assert tags_sent(board, 2) == [[(CARD, None)]]
+    r = tile.readers[2]
+    real = r.inventory
+
+    def browns_out(*args):
+        r.errors += 1
+        raise OSError("MFRC522 hung")
+
+    r.inventory = browns_out
+    run(board, tile, ("readers", "health"), most_ms=6000)
+    assert r.reinits <= 2
+    assert logs(board) == ["reader 2 failed"]
+    health = [m for m in board.heard() if m["type"] == "health"]
+    assert health and not health[-1]["readers"][2]["ok"]
+    assert health[-1]["readers"][0]["ok"]
+    run(board, tile, ("readers", "health"), most_ms=3 * 60000)
+    assert r.reinits <= 6, "revived %d times in 3 minutes" % r.reinits
+    assert logs(board) == ["reader 2 failed"]
+    assert tags_sent(board, 2) == [[(CARD, None)]]
+    # Cured: the next revival brings it back, and then a lift is seen again.
+    r.inventory = real
+    run(board, tile, ("readers", "health"), lambda: tile.fails[2] == 0, most_ms=2 * 60000)
+    assert logs(board) == ["reader 2 failed", "reader 2 back"]
+    health = wire.parse(wire.Frame(1, wire.HEALTH, 1, tile.health()))
+    assert health["readers"][2]["ok"]
+    board.emus[2].lift(CARD)
+    run(board, tile, ("readers", "health"), polls_of(tile, 2, 5))
+    assert tags_sent(board, 2)[-1] == []
+
+
+def test_an_exception_in_a_poll_leaves_no_field_on_and_the_readers_go_on():
+    # A MemoryError in the middle of a poll (a fragmented heap): the reader's field goes
+    # off, and its neighbours, which wait for it, are polled all the same.
+    tile, board = make_tile(4)
+    run(board, tile, ("readers",), most_ms=200)
+    r = tile.readers[0]
+    real = r.inventory
+    calls = []
+
+    def inventory(*args):
+        calls.append(1)
+        if len(calls) == 1:
+            raise MemoryError("memory allocation failed")
+        return real(*args)
+
+    r.inventory = inventory
+    run(board, tile, ("readers",), lambda: board.failures)
+    assert [type(e) for _, e in board.failures] == [MemoryError]
+    assert not board.emus[0].antenna_on and tile.on_at[0] is None
+    before = list(tile.polls)
+    run(board, tile, ("readers",), most_ms=2000)
+    assert all(tile.polls[i] > before[i] + 20 for i in range(4)), (before, tile.polls)
+
+
+def test_a_readers_task_that_starts_over_begins_a_round_with_every_field_off():
+    # A round cut short (the task failed) can leave a field on whose reader no longer
+    # waits its turn: its neighbours could never go on. The task starts afresh instead.
+    tile, board = make_tile(4)          # phases [0, 2], [1, 3]
+    assert tile.phases == [[0, 2], [1, 3]]
+    tile.readers[1].antenna(True)
+    tile.on_at[1] = board.ticks_us()    # the next phase's field, left on
+    before = list(tile.polls)
+    run(board, tile, ("readers",), most_ms=2000)
+    assert all(tile.polls[i] > before[i] + 20 for i in range(4)), (before, tile.polls)
+
+
+# -- the slots' tags ------------------------------------------------------------------------
+
+def test_a_card_swapped_on_a_full_cell_waits_until_the_one_lifted_is_gone():
+    # Four tags on a cell (a card and three pawns); one lifted and a new one put down at
+    # once: the cell never reports five (a TAG carries four), nothing fails, and the
+    # newcomer arrives when the lifted one is gone.
+    tile, board = make_tile(4)
+    uids = [bytes((4, 1, k, 3, 4, 5, 6)) for k in range(5)]
+    for u in uids[:4]:
+        board.emus[0].place(NtagCard(u))
+    run(board, tile, ("readers", "health"), polls_of(tile, 0, 3))
+    board.emus[0].lift(uids[0])
+    board.emus[0].place(NtagCard(uids[4]))
+    run(board, tile, ("readers", "health", "link"), polls_of(tile, 0, 8))
+    assert board.failures == []
+    sent = tags_sent(board, 0)
+    assert [sorted(u for u, _ in tags) for tags in sent] == [uids[:4], uids[1:]]
+    tile.snapshot()
+    assert board.failures == [] and tags_sent(board, 0)[-1] == [(u, None) for u in uids[1:]]
+
+
+def test_a_card_reported_without_its_identity_is_read_again_while_it_stays():
+    tile, board = make_tile(4)
+    board.emus[0].place(NtagCard(CARD, identity_record(b"knight")))
+    board.emus[0].misread(1000, command=0x30)
+    run(board, tile, ("readers", "health"), polls_of(tile, 0, 4))
+    assert tags_sent(board, 0) == [[(CARD, None)]]
+    board.emus[0].misread(0)            # the reads succeed again
+    run(board, tile, ("readers", "health"), polls_of(tile, 0, 9))
+    assert tags_sent(board, 0) == [[(CARD, None)], [(CARD, b"knight")]]
+    run(board, tile, ("readers", "health"), polls_of(tile, 0, 20))
+    assert len(tags_sent(board, 0)) == 2
+
+
+def test_identity_pages_read_in_a_poll_that_failed_are_not_kept():
+    # The poll reads a new card's pages, then the chip fails. The card is re-enrolled
+    # before the reader is back: what it reports is what the card holds then.
+    tile, board = make_tile(4)
+    card = board.emus[0].place(NtagCard(CARD, identity_record(b"knight")))
+    r = tile.readers[0]
+    real = r.inventory
+
+    def fails_after_reading(*args):
+        real(*args)
+        r.inventory = real
+        raise OSError("MFRC522 hung")
+
+    r.inventory = fails_after_reading
+    run(board, tile, ("readers", "health"), lambda: r.inventory is real)
+    card.mem[16:32] = identity_record(b"queen")
+    run(board, tile, ("readers", "health"), polls_of(tile, 0, 10))
+    assert tags_sent(board, 0) == [[(CARD, b"queen")]]
+
+
+# -- the host's commands, once more -----------------------------------------------------------
+
+def scene_frame(seq, cell, level):
+    from firmware.effects import SOLID, uniform_scene
+    return host_frame(wire.LED_SCENE, seq, wire.led_scene([(cell, uniform_scene(
+        SOLID, (level, 0, 0)))]))
+
+
+def test_a_command_whose_handling_fails_is_handled_when_the_host_resends_it():
+    tile, board = make_tile(4)
+    calls = []
+    real = tile.set_scene
+
+    def set_scene(cells):
+        calls.append(cells[0]["cell"])
+        if len(calls) == 1:
+            raise MemoryError("memory allocation failed")
+        return real(cells)
+
+    tile.set_scene = set_scene
+    # Two commands in one read: the first fails, the second is handled all the same.
+    board.port.inbox += b"\x00" + scene_frame(40, 0, 10) + scene_frame(41, 1, 10)
+    run(board, tile, ("link",), most_ms=50)
+    assert calls == [0, 1] and acks(board) == {41: "ok"}
+    assert tile.failures == 1 and [type(e) for _, e in board.failures] == [MemoryError]
+    board.port.inbox += scene_frame(40, 0, 10)          # the host's resend
+    run(board, tile, ("link",), most_ms=50)
+    assert calls == [0, 1, 0] and acks(board) == {40: "ok", 41: "ok"}
+    board.port.inbox += scene_frame(40, 0, 10) + scene_frame(41, 1, 10)   # late resends
+    run(board, tile, ("link",), most_ms=50)
+    assert calls == [0, 1, 0]
+    assert [m["ack"] for m in board.heard() if m["type"] == "ack"] == [41, 40, 40, 41]
+
+
+def test_a_command_repeated_within_one_read_is_handled_once():
+    tile, board = make_tile(4)
+    calls = []
+    real = tile.set_scene
+    tile.set_scene = lambda cells: calls.append(1) or real(cells)
+    board.port.inbox += b"\x00" + scene_frame(7, 0, 10) + scene_frame(7, 0, 10)
+    run(board, tile, ("link",), most_ms=50)
+    assert calls == [1] and acks(board) == {7: "ok"}
+
+
+@pytest.mark.parametrize("how", ["silence", "hello_request"])
+def test_a_new_host_session_is_not_taken_for_resends_of_the_old_one(how):
+    # A host that starts again numbers its commands from 1: after a silence, or after
+    # its HELLO_REQUEST, a seq the tile acted on before is a new command.
+    tile, board = make_tile(4)
+    board.port.inbox += b"\x00" + scene_frame(1, 0, 10)
+    run(board, tile, ("link",), most_ms=50)
+    first = bytes(tile.effects.scenes)
+    if how == "silence":
+        run(board, tile, ("link",), most_ms=tile.timings["host_timeout_ms"] + 100)
+    else:
+        board.port.inbox += host_frame(wire.HELLO_REQUEST, 1000)
+    board.port.inbox += scene_frame(1, 0, 200)
+    run(board, tile, ("link",), most_ms=50)
+    assert bytes(tile.effects.scenes) != first, "the new session's scene was dropped"
+
+
+def test_a_silent_host_costs_one_heartbeat_a_second_at_most():
+    # A host that is not reading: once the USB buffer's worth is written, the heartbeats
+    # that are due are not written, and not built pass after pass either.
+    tile, board = make_tile(1)
+    run(board, tile, ("link",), most_ms=60000)
+    assert tile.link.tx_failed > 0
+    assert tile.link.seq <= 61, tile.link.seq
+
+
+def test_a_reboot_for_maintenance_whose_flag_cannot_be_written_is_refused():
+    tile, board = make_tile(1)
+    board.flag_fails = True
+    board.port.inbox += host_frame(wire.REBOOT, 3, wire.reboot(wire.REBOOT_MAINTENANCE))
+    run(board, tile, ("link",), most_ms=200)
+    assert board.rebooted == [] and acks(board) == {3: "unsupported"}
+    board.flag_fails = False
+    board.port.inbox += host_frame(wire.REBOOT, 4, wire.reboot(wire.REBOOT_MAINTENANCE))
+    with pytest.raises(Rebooted):
+        run(board, tile, ("link",))
+    assert board.rebooted == [1] and acks(board) == {3: "unsupported", 4: "ok"}
+
+
+def test_health_says_the_longest_loop_pass_since_the_last_health():
+    tile, board = make_tile(1)
+    tile.timings["health_period_ms"] = 1000
+    tile.loop_max_ms = 75
+    run(board, tile, ("health",), most_ms=2100)
+    health = [m for m in board.heard() if m["type"] == "health"]
+    assert [m["loop_max_ms"] for m in health] == [75, 0]
+
+
+# -- ticks that wrap ---------------------------------------------------------------------------
+
+PERIOD = 2 ** 20        # MicroPython's ticks wrap at 2**30 on a Pico (12.4 days of ms)
+
+
+def test_the_loop_runs_on_across_a_wrap_of_the_ticks():
+    # ticks_ms wraps 3 s in, ticks_us every 1.05 s.
+    start_ms = PERIOD - 3000
+    tile, board = make_tile(4, ticks_period=PERIOD, now_us=start_ms * 1000)
+    board.emus[1].place(NtagCard(CARD, identity_record(b"knight")))
+    tile.timings["health_period_ms"] = 300
+    for seq in range(1, 11):            # a host that speaks every second
+        board.port.inbox += host_frame(wire.HEARTBEAT, seq, wire.heartbeat(0))
+        run(board, tile, ("readers", "render", "link", "health"), most_ms=1000)
+    assert board.failures == [] and not tile.idle
+    tags = {m["seq"]: m["tags"] for m in board.heard() if m["type"] == "tag"}    # resent
+    assert list(tags.values()) == [[{"uid": CARD, "identity": b"knight"}]]
+    assert tile.frames > 10 * 1000 // 33 - 10            # the LEDs kept their frame rate
+    health = [m for m in board.heard() if m["type"] == "health"]
+    assert len(health) >= 20
+    ups = [m["uptime_ms"] for m in health]
+    assert ups == sorted(ups) and 9000 <= ups[-1] <= 10000, ups
+
+
+def test_uptime_and_a_silent_host_stay_right_for_longer_than_half_the_ticks_period():
+    tile, board = make_tile(1, ticks_period=PERIOD)
+    link = tile.link
+    board.port.inbox += host_frame(wire.HEARTBEAT, 1, wire.heartbeat(0))
+    link.receive()
+    assert not link.host_silent(board.ticks_ms())
+    up = tile.uptime()
+    step_ms = 60000                     # the health task asks far more often
+    for step in range(1, 3 * PERIOD // step_ms):
+        board.now_us += step_ms * 1000
+        now = board.ticks_ms()
+        assert link.host_silent(now), "a host silent for %d ms counts as heard" % (
+            step * step_ms)
+        assert tile.uptime(now) == up + step * step_ms
+    board.port.inbox += host_frame(wire.HEARTBEAT, 2, wire.heartbeat(0))
+    link.receive()
+    assert not link.host_silent(board.ticks_ms())

@@ -2,7 +2,10 @@
 
 The clock moves only when every task waits: a task's ``await board.sleep_ms(ms)``
 wakes when the clock reaches its time, the earliest first (a time-travelling
-event loop, as Mission Pinball tests its machines). The readers are the real
+event loop, as Mission Pinball tests its machines). ``Board(ticks_period=P)``
+gives ticks that wrap as MicroPython's do (ticks_ms and ticks_us in [0, P),
+ticks_diff and ticks_add modulo P; a value outside that range, which on a
+Pico would be read as garbage, raises). The readers are the real
 driver on the register-level emulator, all on one SPI bus and one RST line, as
 on a tile. What the tile sends to the host is decoded into ``board.sent``.
 """
@@ -48,8 +51,10 @@ class Board:
 
     has_watchdog = False
 
-    def __init__(self, rst=True, versions=None):
-        self.now_us = 1000000
+    def __init__(self, rst=True, versions=None, ticks_period=None, now_us=1000000):
+        self.now_us = now_us
+        self.period = ticks_period
+        self.flag_fails = False     # prepare_reboot cannot write the maintenance flag
         self._waiters = []
         self._n = 0
         self.port = Port()
@@ -75,14 +80,30 @@ class Board:
     # -- time -----------------------------------------------------------------------------
 
     def ticks_ms(self):
+        if self.period:
+            return self.now_us // 1000 % self.period
         return self.now_us // 1000
 
     def ticks_us(self):
+        if self.period:
+            return self.now_us % self.period
         return self.now_us
 
-    @staticmethod
-    def ticks_diff(a, b):
-        return a - b
+    def _tick(self, t):
+        if not (isinstance(t, int) and 0 <= t < self.period):
+            raise AssertionError("%r is no tick of period %d" % (t, self.period))
+        return t
+
+    def ticks_diff(self, a, b):
+        p = self.period
+        if not p:
+            return a - b
+        return (self._tick(a) - self._tick(b) + p // 2) % p - p // 2
+
+    def ticks_add(self, a, b):
+        if not self.period:
+            return a + b
+        return (self._tick(a) + b) % self.period
 
     async def sleep_ms(self, ms):
         fut = asyncio.get_running_loop().create_future()
@@ -168,6 +189,10 @@ class Board:
     def give_up(self, task, e):
         self.gave_up.append(task)
         raise GaveUp(task)
+
+    def prepare_reboot(self, mode):
+        if self.flag_fails and mode == 1:
+            raise OSError(28, "ENOSPC")
 
     def reboot(self, mode):
         self.rebooted.append(mode)

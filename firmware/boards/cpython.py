@@ -24,6 +24,10 @@ def ticks_diff(a, b):
     return a - b
 
 
+def ticks_add(a, b):
+    return a + b
+
+
 def sleep_ms(ms):
     return asyncio.sleep(ms / 1000)
 
@@ -44,9 +48,9 @@ def heap_free():
     return 0
 
 
-__all__ = ["ticks_ms", "ticks_us", "ticks_diff", "sleep_ms", "sleep_us", "urandom32", "wall_ns",
-           "heap_free", "fd_read", "fd_write", "gc_collect", "sock_connect", "sock_readinto",
-           "sock_write", "print_exception"]
+__all__ = ["ticks_ms", "ticks_us", "ticks_diff", "ticks_add", "sleep_ms", "sleep_us",
+           "urandom32", "wall_ns", "heap_free", "fd_read", "fd_write", "gc_collect",
+           "sock_connect", "sock_readinto", "sock_write", "print_exception"]
 
 
 def gc_collect():

@@ -5,8 +5,9 @@ is the USB CDC console in binary (sys.stdin.buffer / sys.stdout.buffer);
 Ctrl-C is disabled on it, so a 0x03 in a frame cannot interrupt the loop,
 and the REPL never sees the game protocol. The board's main.py (written by
 tools/tile_image.py) calls ``main()`` unless the tile boots for maintenance:
-REBOOT mode 1 leaves the flag file ``config.MAINTENANCE_FLAG`` that main.py
-looks for (hardware/protocol.md, "Deploying a tile").
+REBOOT mode 1 leaves the flag file ``maintenance`` (tools/tile_image.py
+``MAINTENANCE_FLAG``) that main.py looks for (hardware/protocol.md, "Deploying
+a tile"), before the tile acks the REBOOT.
 
 The LEDs: the rp2 ``neopixel`` module clocks the strip out with
 ``machine.bitstream``, busy-waiting with interrupts off, about 30 us per LED
@@ -32,6 +33,7 @@ except ImportError:
 ticks_ms = time.ticks_ms
 ticks_us = time.ticks_us
 ticks_diff = time.ticks_diff
+ticks_add = time.ticks_add
 
 
 def _ready(poll):
@@ -87,6 +89,7 @@ class Rp2Board:
     ticks_ms = staticmethod(ticks_ms)
     ticks_us = staticmethod(ticks_us)
     ticks_diff = staticmethod(ticks_diff)
+    ticks_add = staticmethod(ticks_add)
     sleep_ms = staticmethod(asyncio.sleep_ms)
     sleep_us = staticmethod(time.sleep_us)  # blocking: a fraction of a millisecond
 
@@ -150,12 +153,17 @@ class Rp2Board:
         if self.wdt is not None:
             self.wdt.feed()
 
-    def reboot(self, mode):
-        """REBOOT: 0 the tile again, 1 a maintenance boot (main.py skips the tile: the REPL
-        is free for mpremote, no watchdog), 2 the UF2 bootloader (the Pico's RPI-RP2 drive)."""
+    def prepare_reboot(self, mode):
+        """Before REBOOT is acked: mode 1 (a maintenance boot: main.py skips the tile, the
+        REPL is free for mpremote, no watchdog) leaves the flag file; OSError if it cannot
+        (a full or broken filesystem): the tile acks ``unsupported`` and stays up."""
         if mode == 1:
             with open("maintenance", "w") as f:    # the flag main.py looks for
                 f.write("1")
+
+    def reboot(self, mode):
+        """REBOOT, once acked: 0 the tile again, 1 a maintenance boot (prepare_reboot left
+        the flag), 2 the UF2 bootloader (the Pico's RPI-RP2 drive)."""
         time.sleep_ms(100)          # the ACK leaves the USB buffer first
         if mode == 2:
             machine.bootloader()

@@ -42,6 +42,7 @@ if MICROPYTHON:
     ticks_ms = time.ticks_ms
     ticks_us = time.ticks_us
     ticks_diff = time.ticks_diff
+    ticks_add = time.ticks_add
     sleep_ms = asyncio.sleep_ms
     sleep_us = time.sleep_us
 
@@ -185,6 +186,7 @@ class SimBoard:
     ticks_ms = staticmethod(ticks_ms)
     ticks_us = staticmethod(ticks_us)
     ticks_diff = staticmethod(ticks_diff)
+    ticks_add = staticmethod(ticks_add)
     sleep_ms = staticmethod(sleep_ms)
     sleep_us = staticmethod(sleep_us)       # blocking, as on a Pico
 
@@ -257,12 +259,16 @@ class SimBoard:
     def feed_watchdog(self):
         self.wdt_fed = ticks_ms()
 
-    def reboot(self, mode):
-        """REBOOT: the process ends (the virtual table restarts a tile that asked for a
-        reboot); mode 1 first leaves the maintenance flag, mode 2 says what a Pico would do."""
+    def prepare_reboot(self, mode):
+        """Before REBOOT is acked: mode 1 leaves the maintenance flag (OSError if it cannot:
+        the tile acks ``unsupported`` and stays up)."""
         if mode == 1:
             with open("maintenance", "w") as f:    # the flag main.py looks for
                 f.write("1")
+
+    def reboot(self, mode):
+        """REBOOT, once acked: the process ends (the virtual table restarts a tile that asked
+        for a reboot); mode 2 says what a Pico would do."""
         print("reboot, mode %d" % mode, file=sys.stderr)
         sys.exit(0)
 

@@ -798,13 +798,16 @@ class MFRC522:
         simply not in the result).
 
         Raises OSError if the chip did not work (a dead timer, registers reading 0x00 or
-        0xFF): then the result would say nothing about the cards, not "no card".
+        0xFF): then the result would say nothing about the cards, not "no card". A chip
+        already `suspect` (an earlier exchange, e.g. an identity write, found it hung)
+        raises at once, without an exchange: only configure() clears that.
         """
-        self._field_on()
         found = []
         uid = self._uid
         errors = self.errors
         try:
+            if not self.suspect:
+                self._field_on()
             retry = False
             quiet = False           # a request went unanswered: no card is left to find
             # The tags of the last poll first, each selected by its UID: no anticollision,
@@ -861,7 +864,7 @@ class MFRC522:
                     found.append(tag)
                 self._identity(tag, identities)
                 self._halt()
-            if self.errors != errors:
+            if self.errors != errors or self.suspect:
                 # Something went wrong: one register read tells a misread from a chip
                 # that stopped (VersionReg 0x00 or 0xFF, or its timer dead).
                 v = self.version()

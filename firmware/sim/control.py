@@ -15,7 +15,7 @@ import socket
 import sys
 
 from firmware.boards.sim import (_ready, gc_collect, heap_free, sock_connect, sock_readinto,
-                                 sock_write, ticks_ms, wall_ns)
+                                 sock_write, ticks_add, ticks_ms, wall_ns)
 from firmware.drivers.mfrc522 import identity_record
 from firmware.sim.mfrc522_emu import NtagCard, free_card
 
@@ -168,11 +168,11 @@ class ControlChannel:
             # for longer than the double-tap window, so a hold after a hold is a second hold
             # (not one long press through a 20 ms gap the debounce smooths over) and a tap
             # after a tap is two taps.
-            at = script[-1][0] + 400
+            at = ticks_add(script[-1][0], 400)
         for down_ms, up_ms in presses:
-            at += up_ms
+            at = ticks_add(at, up_ms)
             script.append((at, slot, True))
-            at += down_ms
+            at = ticks_add(at, down_ms)
             script.append((at, slot, False))
 
     def handle(self, board, tile, req):
@@ -226,7 +226,7 @@ class ControlChannel:
                 return {"ok": False, "error": "unknown fault %r" % (kind,)}
             getattr(emulators[req["slot"]], kind)(**(req.get("args") or {}))
         elif op == "deaf":
-            board.port.deaf_until = ticks_ms() + req["ms"]
+            board.port.deaf_until = ticks_add(ticks_ms(), req["ms"])
         elif op == "garbage":
             board.port.write(_unhex(req["hex"]))
         elif op == "stats":
