@@ -84,8 +84,8 @@ def findings_for(tile):
     for i, r in enumerate(readers):
         counts = "%s, %s" % (_plural(r["errors"], "misread"), _plural(r["reinits"], "re-init"))
         if not r["ok"]:
-            out.append((False, "reader %d does not answer (its VersionReg check fails; %s): "
-                               "check its SPI wiring and chip-select to the Pico, and its "
+            out.append((False, "reader %d is failing (it does not answer, or its polls fail; "
+                               "%s): check its SPI wiring and chip-select to the Pico, and its "
                                "3.3 V supply" % (i, counts)))
         elif r["reinits"]:
             out.append((False, "reader %d hung and was restarted (%s): check its power and "
