@@ -33,7 +33,17 @@ class Strict(TableLink):
     state_rate, state_burst = 5.0, 20
 
 
-def run_link(ports, scenario, timings=None, link_class=TableLink):
+def run_link(ports, scenario, timings=None, link_class=TableLink, close=()):
+    """Run ``scenario(link)`` on a link to ``ports``; close the fake tiles in ``close``
+    afterwards, whatever happened."""
+    try:
+        _run_link(ports, scenario, timings, link_class)
+    finally:
+        for fake in close:
+            fake.close()
+
+
+def _run_link(ports, scenario, timings, link_class):
     async def main():
         link = link_class(ports=ports, timings=timings or Quick())
         await link.start()
@@ -122,10 +132,7 @@ def test_another_tile_answering_on_a_port_takes_the_old_one_offline():
         assert fake.scene == {2: green_scene()}
         assert link.tiles[OTHER].port == fake.port
 
-    try:
-        run_link([fake.port], scenario)
-    finally:
-        fake.close()
+    run_link([fake.port], scenario, close=[fake])
 
 
 # ---------------------------------------------------------------- another protocol version
@@ -154,10 +161,7 @@ def test_a_tile_of_another_protocol_version_is_recorded_and_said_once(where, cap
         await wait_event(link, online(UID))
         assert link.incompatible == {}
 
-    try:
-        run_link([fake.port], scenario)
-    finally:
-        fake.close()
+    run_link([fake.port], scenario, close=[fake])
     assert "object at 0x" not in caplog.text
     if where == "frame header":
         assert "dropped hello frame (type 0x01, version 2, seq" in caplog.text
@@ -224,10 +228,7 @@ def test_events_beyond_what_the_hello_announced_are_dropped(caplog):
         assert link.tiles[UID].health["protocol_errors"] == 3
         assert [e for e in await drain(link) if e.kind in ("tags", "gesture", "dice")] == []
 
-    try:
-        run_link([fake.port], scenario)
-    finally:
-        fake.close()
+    run_link([fake.port], scenario, close=[fake])
     assert "slot 5, but its HELLO announced 2 readers" in caplog.text
     assert "pocket 0, but its HELLO announced 0 dice pockets" in caplog.text
 
@@ -251,10 +252,7 @@ def test_the_host_acks_unknown_types_and_bad_payloads_and_drops_bad_unacked_fram
         assert bad_health not in fake.acks and echo not in fake.acks
         assert link.tiles[UID].health["protocol_errors"] == 4
 
-    try:
-        run_link([fake.port], scenario)
-    finally:
-        fake.close()
+    run_link([fake.port], scenario, close=[fake])
 
 
 # ---------------------------------------------------------------- LED scene order
@@ -272,10 +270,7 @@ def test_a_resent_scene_never_brings_back_an_older_scene_for_a_cell():
         assert fake.scene == {0: scene_b, 1: scene_a} == link.tiles[UID].scene
         assert all(cells.get(0) != scene_a for _seq, cells in fake.scene_log)
 
-    try:
-        run_link([fake.port], scenario)
-    finally:
-        fake.close()
+    run_link([fake.port], scenario, close=[fake])
 
 
 # ---------------------------------------------------------------- host errors, counters
@@ -300,10 +295,7 @@ def test_a_host_error_on_one_frame_loses_that_frame_only_and_is_counted():
         assert (ev.slot, ev.gesture) == (1, "hold")
         assert link.tiles[UID].health["host_errors"] == 1
 
-    try:
-        run_link([fake.port], scenario)
-    finally:
-        fake.close()
+    run_link([fake.port], scenario, close=[fake])
 
 
 def test_crc_errors_add_up_over_the_ports_a_tile_used():
@@ -421,7 +413,4 @@ def test_a_seq_far_behind_the_newest_is_a_new_event_not_a_resend():
         assert (ev.slot, ev.gesture) == (2, "hold")
         assert link.tiles[UID].online
 
-    try:
-        run_link([fake.port], scenario)
-    finally:
-        fake.close()
+    run_link([fake.port], scenario, close=[fake])
