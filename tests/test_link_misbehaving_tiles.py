@@ -100,11 +100,7 @@ def test_a_cloned_unique_id_on_a_second_port_is_refused_until_the_first_goes_awa
         ev = await wait_event(link, lambda e: e.kind == "tags" and e.slot == 2)
         assert ev.tags == (("04000000000b02", None),)
 
-    try:
-        run_link([first.port, clone.port], scenario)
-    finally:
-        first.close()
-        clone.close()
+    run_link([first.port, clone.port], scenario, close=[first, clone])
 
 
 # ---------------------------------------------------------------- another tile on a port
@@ -203,11 +199,7 @@ def test_a_flooding_tile_is_limited_and_the_other_tiles_are_still_heard():
         assert link.tiles[OTHER].health["flood_drops"] == 0
         assert state.online and link.tiles[OTHER].online
 
-    try:
-        run_link([flood.port, calm.port], scenario, link_class=Strict)
-    finally:
-        flood.close()
-        calm.close()
+    run_link([flood.port, calm.port], scenario, link_class=Strict, close=[flood, calm])
 
 
 # ---------------------------------------------------------------- beyond the HELLO
@@ -319,11 +311,7 @@ def test_crc_errors_add_up_over_the_ports_a_tile_used():
         await wait_for(lambda: state.health["crc_errors"] == 3, what="a third CRC error")
 
     second = FakeTile(UID, answer=False)
-    try:
-        run_link([first.port], scenario)
-    finally:
-        first.close()
-        second.close()
+    run_link([first.port], scenario, close=[first, second])
 
 
 # ---------------------------------------------------------------- back without a reboot
@@ -354,10 +342,7 @@ def test_a_tile_back_without_a_reboot_gets_what_was_set_while_it_was_away():
                        what="the neighbours told")
         assert fake.scene == {0: red_scene(), 1: green_scene()}
 
-    try:
-        run_link([fake.port], scenario, timings=Away())
-    finally:
-        fake.close()
+    run_link([fake.port], scenario, timings=Away(), close=[fake])
 
 
 # ---------------------------------------------------------------- resent duplicates
@@ -390,10 +375,7 @@ def test_a_seq_seen_before_a_reconnect_is_a_new_event_after_it():
         assert len(gestures_on(seen, 2)) == 1
         await wait_for(lambda: fake.acks.get(101) == "ok", what="acked")
 
-    try:
-        run_link([fake.port], scenario, timings=Away())
-    finally:
-        fake.close()
+    run_link([fake.port], scenario, timings=Away(), close=[fake])
 
 
 def test_a_seq_far_behind_the_newest_is_a_new_event_not_a_resend():
