@@ -1,0 +1,213 @@
+"""Kill the host, or one tile, at random moments of whole games; the game must end as if
+nothing had happened.
+
+    python tools/kill_games.py --what host --trials 100 [--games storybook,royale] [--seed 1]
+    python tools/kill_games.py --what tile --trials 50
+
+Each trial plays a headless game of `fairytable run` on the virtual table with a fresh
+journal, and at a random moment (drawn from the uninterrupted game's length):
+
+- ``--what host``: `kill -9` of the host process alone, as a crash does. Its tile processes
+  must go by themselves (a tile left running is an orphan, and counted), then the same
+  command runs again and must resume the game from the journal.
+- ``--what tile``: `kill -9` of one tile process, as a brown-out does. The virtual table
+  restarts it (a real tile's watchdog reboots it) and the game goes on.
+
+Either way the finished game is compared with its uninterrupted twin: the winner, the
+scores and the journal's action list must be the same. One JSON line per trial, then a
+summary line; exit status 1 when any trial differed, stalled or left an orphan.
+"""
+
+import argparse
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+FAIRYTABLE = os.path.join(os.path.dirname(sys.executable), "fairytable")
+GAMES = {"storybook": ["--bots", "2"], "royale": ["--game", "royale", "--bots", "3"]}
+
+
+class Lcg:
+    def __init__(self, seed):
+        self.state = seed & 0x7FFFFFFF
+
+    def below(self, n):
+        self.state = (self.state * 1103515245 + 12345) & 0x7FFFFFFF
+        return (self.state >> 4) % n
+
+
+def command(game, seed, journal):
+    return [FAIRYTABLE, "run", "--headless", "--json", "--seed", str(seed),
+            "--journal", journal] + GAMES[game]
+
+
+def journal_actions(path):
+    db = sqlite3.connect(path)
+    try:
+        return [a for (a,) in db.execute("SELECT action FROM actions ORDER BY seq")]
+    finally:
+        db.close()
+
+
+def outcome(stdout, journal):
+    try:
+        summary = json.loads(stdout.decode().strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None
+    return {"status": summary.get("status"), "winner": summary.get("winner"),
+            "scores": summary.get("scores"), "actions": journal_actions(journal)}
+
+
+def descendants(pid):
+    """Every process whose parent chain leads to pid (Linux /proc)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def tile_processes(host_pid):
+    """The host's virtual tiles: processes running the tile firmware."""
+    tiles = []
+    for pid in descendants(host_pid):
+        try:
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        if b"firmware" in cmd or b"micropython" in cmd or b"tile" in cmd:
+            tiles.append(pid)
+    return sorted(tiles)
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def reference(game, seed, workdir, timeout):
+    journal = os.path.join(workdir, "ref-%s-%d.db" % (game, seed))
+    started = time.monotonic()
+    proc = subprocess.run(command(game, seed, journal) + ["--new"], capture_output=True,
+                          timeout=timeout)
+    took = time.monotonic() - started
+    result = outcome(proc.stdout, journal)
+    if proc.returncode != 0 or result is None or result["status"] != "finished":
+        raise SystemExit("kill_games: the uninterrupted %s game (seed %d) did not finish:\n%s"
+                         % (game, seed, proc.stderr.decode()[-2000:]))
+    return result, took
+
+
+def trial(what, game, seed, at_s, pick, workdir, timeout, number):
+    journal = os.path.join(workdir, "trial-%d.db" % number)
+    host = subprocess.Popen(command(game, seed, journal) + ["--new"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    record = {"trial": number, "what": what, "game": game, "seed": seed, "at_s": at_s}
+    orphans = 0
+    try:
+        time.sleep(at_s)
+        if host.poll() is not None:
+            record["killed"] = False        # the game ended first: nothing to compare
+        elif what == "host":
+            tiles = tile_processes(host.pid)
+            os.kill(host.pid, signal.SIGKILL)
+            host.wait()
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and any(alive(p) for p in tiles):
+                time.sleep(0.1)
+            orphans = sum(1 for p in tiles if alive(p))
+            record["killed"] = True
+        else:
+            tiles = tile_processes(host.pid)
+            if tiles:
+                os.kill(tiles[pick % len(tiles)], signal.SIGKILL)
+                record["killed"] = True
+            else:
+                record["killed"] = False
+        if what == "host" and record["killed"]:
+            proc = subprocess.run(command(game, seed, journal), capture_output=True,
+                                  timeout=timeout)
+            stdout = proc.stdout
+        else:
+            stdout, _ = host.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        record["stalled"] = True
+        return record, None, orphans
+    finally:
+        try:
+            os.killpg(host.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        host.wait()
+    return record, outcome(stdout, journal), orphans
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--what", choices=["host", "tile"], required=True)
+    p.add_argument("--trials", type=int, default=10)
+    p.add_argument("--games", default="storybook,royale")
+    p.add_argument("--seeds", default="3,11,17", help="game seeds to draw from")
+    p.add_argument("--seed", type=int, default=1, help="seed of the kill moments")
+    p.add_argument("--timeout", type=int, default=600, help="seconds a game may take")
+    args = p.parse_args(argv)
+    games = [g for g in args.games.split(",") if g]
+    unknown = [g for g in games if g not in GAMES]
+    if unknown or args.trials < 1:
+        p.error("--games takes %s; --trials at least 1" % ", ".join(sorted(GAMES)))
+    try:
+        seeds = [int(s) for s in args.seeds.split(",")]
+    except ValueError:
+        p.error("--seeds takes whole numbers separated by commas")
+    rng = Lcg(args.seed)
+    totals = {"trials": 0, "killed": 0, "same": 0, "differed": 0, "stalled": 0,
+              "orphans": 0}
+    with tempfile.TemporaryDirectory(prefix="kill-games-") as workdir:
+        refs = {}
+        for number in range(args.trials):
+            game = games[number % len(games)]
+            seed = seeds[rng.below(len(seeds))]
+            if (game, seed) not in refs:
+                refs[(game, seed)] = reference(game, seed, workdir, args.timeout)
+            ref, took = refs[(game, seed)]
+            # A moment inside the game: after the tiles are up, before the last action.
+            at_s = round(1.0 + rng.below(max(1, int(took * 0.8 * 10))) / 10.0, 1)
+            record, result, orphans = trial(args.what, game, seed, at_s, rng.below(1000),
+                                            workdir, args.timeout, number)
+            totals["trials"] += 1
+            totals["orphans"] += orphans
+            record["orphans"] = orphans
+            if record.get("stalled"):
+                totals["stalled"] += 1
+            elif record.get("killed"):
+                totals["killed"] += 1
+                record["same"] = result == ref
+                totals["same" if record["same"] else "differed"] += 1
+            print(json.dumps(record, sort_keys=True), flush=True)
+    print(json.dumps({"summary": totals}, sort_keys=True), flush=True)
+    bad = totals["differed"] or totals["stalled"] or totals["orphans"]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
