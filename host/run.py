@@ -48,6 +48,9 @@ def parse_args(argv):
                    help="players of a new game, for games that take it (royale: 2 to 8)")
     p.add_argument("--setup", default=None,
                    help="a new game's setup (JSON file in the game's setup form)")
+    p.add_argument("--offline-grace", type=float, default=5.0, metavar="SECONDS",
+                   help="a tile offline this long stops the game until it is back, "
+                   "said as a mismatch (default 5)")
     p.add_argument("--gpio", action="store_true",
                    help="on a Raspberry Pi: seat buttons, staff controls and the status strip")
     return p.parse_args(argv)
@@ -102,8 +105,10 @@ async def run(args):
     registry = tags.Registry(tags.load_key(key_path),
                              os.path.join(os.path.dirname(os.path.abspath(args.journal)),
                                           "tags.db"))
-    options, setup = new_game_setup(args, game.options,
-                                    getattr(game, "players_from_bots", False))
+    if args.offline_grace < 0:
+        raise ValueError("--offline-grace is a number of seconds, 0 or more, not %s"
+                         % args.offline_grace)
+    options, setup = new_game_setup(args, game.options, game.players_from_bots)
     seat_list = seats_of(args.game, options, setup)
     if args.bots < 0 or args.bots > len(seat_list):
         raise ValueError("--bots must be 0 to %d for %s" % (len(seat_list), args.game))
@@ -135,7 +140,7 @@ async def run(args):
         vtable = VirtualTable(tiles=len(layout.tiles), cells=max(len(t.cells)
                               for t in layout.tiles), interpreter=args.interpreter, quiet=True,
                               variants=[t.variant for t in layout.tiles],
-                              heapsize=getattr(game, "virtual_heap", "64k"))
+                              heapsize=game.virtual_heap)
         print("no table configured: starting the virtual table (%d tiles, firmware under %s)"
               % (len(layout.tiles), vtable.interpreter), file=sys.stderr, flush=True)
         vtable.start()
@@ -149,9 +154,16 @@ async def run(args):
         hands = None
         if vtable is not None:
             hands = game.hands(vtable, layout, registry)
+        if args.headless and hands is None:
+            raise ValueError("%s has no virtual hands: it cannot play --headless" % args.game)
         session = TableSession(match, layout, link, registry, uids, journal, game_id,
                                bot_seats, seed, hands if args.headless or bot_seats else None,
-                               log, hide_window_ms=900 if args.headless else None)
+                               log, hide_window_ms=900 if args.headless else None,
+                               offline_grace_ms=int(args.offline_grace * 1000))
+        if args.json:
+            # No log lines in --json mode: a wait for a tile must still be said.
+            session.on_waiting = lambda waiting: print(
+                json.dumps({"waiting_for": waiting}, sort_keys=True), file=sys.stderr, flush=True)
         if hands is not None:
             # A fresh virtual table is empty: the players set out the cards the journal holds.
             await hands.tidy(match.state, session.table)
@@ -189,7 +201,7 @@ def attach_pi(session):
     def press(seat, name):
         action = session.button(seat, name)
         if action is not None:
-            session._apply_table_action(action)
+            session.apply_from_table(action)
 
     SeatButtons(press).start(asyncio.get_running_loop())
     strip = StatusStrip()
@@ -202,7 +214,7 @@ def attach_pi(session):
         result = session.match.engine.result(state)
         side = state.turn.split("_")[0] if isinstance(state.turn, str) else None
         strip.show(result.get("scores") or {}, getattr(state, "target", 10), side,
-                   bool(session.table.mismatches))
+                   bool(session.mismatches))
 
     session.on_change = show
 
@@ -214,7 +226,7 @@ def attach_terminal(session, hands):
 
     def show():
         print(session.game.render(session.match.state, session.scenes(),
-                                  session.table.mismatches, colour), flush=True)
+                                  session.mismatches, colour), flush=True)
 
     session.on_change = show
     if sys.stdin is None or sys.stdin.closed or not sys.stdin.isatty():
@@ -238,7 +250,7 @@ def attach_terminal(session, hands):
         if kind == "button":
             action = session.button(first, rest)
             if action is not None:
-                session._apply_table_action(action)
+                session.apply_from_table(action)
             return
         if hands is None:
             print("the hands work on the virtual table only: use the real cards", flush=True)

@@ -7,7 +7,7 @@ from host.link import TableLink
 from host.session import TableSession
 from host.table import layout as layouts
 from host.table import tags
-from host.virtual_hands import StorybookHands
+from host.virtual.hands import StorybookHands
 from shared_rules.engine import Match
 from tools.virtual_table import VirtualTable
 
@@ -24,22 +24,16 @@ async def until(predicate, session, timeout=8.0):
             ev = await session.link.next_event(timeout=0.05)
         except asyncio.TimeoutError:
             ev = None
-        action = session.on_event(ev) if ev is not None else session.table.tick(
-            session_now())
-        if action is not None:
-            session._apply_table_action(action)
-        session._count_mismatch()
+        session.handle(ev)
         session.light()
 
 
-def session_now():
-    from host.session import now_ms
-    return now_ms()
-
-
 @contextlib.asynccontextmanager
-async def storybook_table(tmp_path, setup, journal=None):
-    """(session, hands, vt) with the setup's cards set out on a 7-tile virtual table."""
+async def storybook_table(tmp_path, setup, journal=None, clock=None):
+    """(session, hands, vt) with the setup's cards set out on a 7-tile virtual table.
+
+    `clock`: the session's clock (a ManualClock to travel in time); default the real one.
+    """
     layout = layouts.load(layouts.builtin_path("storybook"))
     registry = tags.Registry(tags.load_key(str(tmp_path / "key")))
     match = Match("storybook", {"mode": "physical"}, 1, setup)
@@ -50,8 +44,9 @@ async def storybook_table(tmp_path, setup, journal=None):
             while sum(t.online for t in link.tiles.values()) < 7:
                 await asyncio.sleep(0.05)
             game_id = journal.start_game(match, {}) if journal is not None else None
+            more = {} if clock is None else {"clock": clock}
             session = TableSession(match, layout, link, registry, [t.uid for t in vt.tiles],
-                                   journal=journal, game_id=game_id)
+                                   journal=journal, game_id=game_id, **more)
             hands = StorybookHands(vt, layout, registry)
             await hands.tidy(match.state, session.table)
             want = set(match.state.board)

@@ -10,8 +10,8 @@ from host.link import TableLink
 from host.session import TableSession
 from host.table import layout as layouts
 from host.table import tags
-from host.table.royale_table import TableGame
-from host.virtual_hands import RoyaleHands
+from host.table.royale_game import RoyaleGame
+from host.virtual.hands import RoyaleHands
 from shared_rules.engine import Match
 from table_helpers import until
 from tools.virtual_table import VirtualTable
@@ -36,7 +36,7 @@ async def scenario(tmp_path):
     registry = tags.Registry(tags.load_key(str(tmp_path / "key")))
     match = Match("royale", {}, 1, SETUP)
     with VirtualTable(tiles=5, cells=7, variants=[t.variant for t in layout.tiles],
-                      heapsize=TableGame.virtual_heap, quiet=True) as vt:
+                      heapsize=RoyaleGame.virtual_heap, quiet=True) as vt:
         link = TableLink(ports=vt.ports())
         await link.start()
         try:

@@ -17,7 +17,9 @@ import sys
 import time
 
 from mpy import REPO
-from host.table.royale_table import TableGame, table_dice
+from host.table.royale_game import RoyaleGame
+from host.virtual.dice import table_dice
+from shared_rules import royale_bot
 from shared_rules import canon, royale
 from shared_rules.engine import Match
 
@@ -33,7 +35,7 @@ def engine_only_game(seed, players, setup=None):
     while royale.status(match.state) == "ongoing":
         assert len(match.actions) < 3000, "the bots did not finish seed %d" % seed
         s = match.state
-        action = TableGame.choose_bot_action("greedy", s, TableGame.current_seat(s), seed)
+        action = royale_bot.choose("greedy", s, RoyaleGame().current_seat(s), seed)
         match.apply(table_dice(s, action, seed, len(match.actions)))
     return match
 
@@ -60,7 +62,7 @@ def check_game(summary, journal, expected):
     assert summary["winner"] == expected.state.winner
     assert summary["scores"] == royale.scores(expected.state)
     assert summary["actions"] == len(expected.actions)
-    assert summary["turns"] == TableGame.turns(expected)
+    assert summary["turns"] == RoyaleGame().turns(expected)
     assert summary["led_scenes_sent"] > summary["actions"]
     assert len(summary["tiles"]) == 5 and all(t["online"] for t in summary["tiles"].values())
     # Every roll came from the tray: the journal holds the table's dice, action for action.
