@@ -6,6 +6,7 @@ import asyncio
 
 from firmware.main import field_phases
 
+from host.clock import ManualClock
 from host.link import TableLink
 from host.session import TableSession
 from host.table import layout as layouts
@@ -42,7 +43,8 @@ async def scenario(tmp_path):
         try:
             while sum(t.online for t in link.tiles.values()) < 5:
                 await asyncio.sleep(0.05)
-            session = TableSession(match, layout, link, registry, [t.uid for t in vt.tiles])
+            session = TableSession(match, layout, link, registry, [t.uid for t in vt.tiles],
+                                   clock=ManualClock())   # no time needs to pass here
             # The diamond's cells are no row: each cell tile polls its readers in the
             # phases of its layout's neighbours (the 4-cell tile's spare readers border
             # nothing), and the dice tray one pocket at a time as it always does.
