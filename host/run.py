@@ -2,6 +2,7 @@
 
     fairytable run [--game storybook] [--seed N] [--bots N] [--journal PATH]
                    [--headless] [--json] [--port /dev/ttyACM0 ...] [--layout FILE]
+                   [--offline-grace SECONDS]
 
 With no --port, no table is configured: the virtual table starts (real tile
 firmware under MicroPython, one pseudo-terminal per tile) and says so. A
@@ -9,6 +10,9 @@ journal with an unfinished game of the same kind resumes it (after a crash
 or a pulled plug) and re-lights the table. --bots N puts bots in the last N
 seats; --headless needs bots in every seat and plays the whole game through
 tags, taps and dice on the virtual table; --json prints one summary object.
+A tile offline longer than --offline-grace stops the game until it is back: a
+mismatch names it and its cells (with --json, a {"waiting_for": ...} line on
+stderr, and the summary's "waiting_for" lists the tiles still awaited).
 """
 
 import argparse
@@ -210,11 +214,8 @@ def attach_pi(session):
     def show():
         if previous is not None:
             previous()
-        state = session.match.state
-        result = session.match.engine.result(state)
-        side = state.turn.split("_")[0] if isinstance(state.turn, str) else None
-        strip.show(result.get("scores") or {}, getattr(state, "target", 10), side,
-                   bool(session.mismatches))
+        scores, target, side = session.game.status_strip(session.match)
+        strip.show(scores, target, side, bool(session.mismatches))
 
     session.on_change = show
 

@@ -196,6 +196,12 @@ class TableGame:
                 "pockets_wanted": table.pockets_wanted(),
                 "busy": table.busy()}
 
+    def status_strip(self, match):
+        """(scores, target, side whose turn) for the Pi's status strip (host/pi.py), which
+        shows two sides' scores toward a target. Default: the result's scores, target 10,
+        no side."""
+        return match.engine.result(match.state).get("scores") or {}, 10, None
+
     def action_cells(self, state, action):
         """The cells an action concerns (flashed when it is refused). Default: its "cell"."""
         return [tuple(action["cell"])] if "cell" in action else []

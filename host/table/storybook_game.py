@@ -36,6 +36,10 @@ class StorybookGame(TableGame):
     def render(self, state, scene_map, mismatches, colour=True):
         return terminal.render_storybook(state, scene_map, mismatches, colour)
 
+    def status_strip(self, match):
+        scores = super().status_strip(match)[0]
+        return scores, match.state.target, match.state.turn.split("_")[0]
+
     def turns(self, match):
         return match.state.turn_number
 
