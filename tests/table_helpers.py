@@ -2,6 +2,8 @@
 
 import asyncio
 import contextlib
+import sqlite3
+import time
 
 from host.link import TableLink
 from host.session import TableSession
@@ -10,6 +12,26 @@ from host.table import tags
 from host.virtual.hands import StorybookHands
 from shared_rules.engine import Match
 from tools.virtual_table import VirtualTable
+
+# Two cards on the board, hero to play: the position the mismatch tests start from.
+TWO_CARDS = {"board": [{"card": "the_cheshire_cat", "cell": [2, 3], "owner": "hero"},
+                       {"card": "the_crocodile", "cell": [3, 3], "owner": "villain"}],
+             "hands": {"hero": 3, "villain": 3}, "turn": "hero"}
+
+
+def wait_for_journalled(host, journal, count, timeout_s=300):
+    """Wait until a `fairytable run` process has journalled `count` actions (or ended)."""
+    deadline = time.monotonic() + timeout_s
+    seen = 0
+    while seen < count and time.monotonic() < deadline and host.poll() is None:
+        time.sleep(0.2)
+        if journal.exists():
+            try:
+                seen = sqlite3.connect(str(journal)).execute(
+                    "SELECT COUNT(*) FROM actions").fetchone()[0]
+            except sqlite3.OperationalError:
+                seen = 0
+    return seen
 
 
 async def until(predicate, session, timeout=8.0):

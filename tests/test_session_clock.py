@@ -10,10 +10,7 @@ from host.session import TableSession
 from host.table import layout as layouts
 from host.table import tags
 from shared_rules.engine import Match
-
-SETUP = {"board": [{"card": "the_cheshire_cat", "cell": [2, 3], "owner": "hero"},
-                   {"card": "the_crocodile", "cell": [3, 3], "owner": "villain"}],
-         "hands": {"hero": 3, "villain": 3}, "turn": "hero"}
+from table_helpers import TWO_CARDS
 UIDS = ["e66141040000000%d" % i for i in range(1, 8)]
 
 
@@ -59,12 +56,24 @@ class FakeHands:
 def session_on(tmp_path, clock, script=(), **kw):
     layout = layouts.load(layouts.builtin_path("storybook"))
     registry = tags.Registry(tags.load_key(str(tmp_path / "key")))
-    match = Match("storybook", {"mode": "physical"}, 1, SETUP)
+    match = Match("storybook", {"mode": "physical"}, 1, TWO_CARDS)
     session = TableSession(match, layout, ScriptedLink(clock, script), registry, UIDS,
                            clock=clock, **kw)
     for cell, entry in sorted(match.state.board.items()):   # the cards lie as the game says
         session.table.observe(cell, [entry[0]])
     return session
+
+
+def offline_for_a_while(tmp_path, uid, offline_at, online_at, grace_ms):
+    """(session, waits): a session whose tile `uid` goes offline and comes back as scripted;
+    `waits` collects what the session says when a wait for a tile starts."""
+    clock = ManualClock()
+    script = [(offline_at, TileEvent("offline", uid, detail="silent for 3.0 s")),
+              (online_at, TileEvent("online", uid, detail="reconnect"))]
+    session = session_on(tmp_path, clock, script, offline_grace_ms=grace_ms)
+    waits = []
+    session.on_waiting = waits.append
+    return session, waits
 
 
 async def bot_asks(session):
@@ -108,13 +117,8 @@ def test_a_bots_move_not_seen_in_its_patience_is_asked_again(tmp_path):
 
 def test_a_tile_offline_past_the_grace_stops_the_game_until_it_is_back(tmp_path):
     async def scenario():
-        clock = ManualClock()
         uid = UIDS[2]
-        script = [(1000, TileEvent("offline", uid, detail="silent for 3.0 s")),
-                  (9000, TileEvent("online", uid, detail="reconnect"))]
-        session = session_on(tmp_path, clock, script, offline_grace_ms=4000)
-        waits = []
-        session.on_waiting = waits.append
+        session, waits = offline_for_a_while(tmp_path, uid, 1000, 9000, 4000)
         summary = await session.run(deadline_s=4)
         # Offline since 1000 ms, 3 s of grace not yet past at 4 s: no mismatch yet.
         assert session.mismatches == [] and summary["waiting_for"] == []
@@ -144,13 +148,7 @@ def test_a_tile_offline_past_the_grace_stops_the_game_until_it_is_back(tmp_path)
 
 def test_a_tile_back_within_the_grace_is_no_mismatch(tmp_path):
     async def scenario():
-        clock = ManualClock()
-        uid = UIDS[0]
-        script = [(500, TileEvent("offline", uid, detail="silent for 3.0 s")),
-                  (2500, TileEvent("online", uid, detail="reconnect"))]
-        session = session_on(tmp_path, clock, script, offline_grace_ms=2500)
-        waits = []
-        session.on_waiting = waits.append
+        session, waits = offline_for_a_while(tmp_path, UIDS[0], 500, 2500, 2500)
         summary = await session.run(deadline_s=10)
         assert summary["waiting_for"] == [] and waits == [] and session.mismatch_count == 0
 

@@ -6,16 +6,13 @@ import asyncio
 
 from host.clock import ManualClock
 from host.table import tags
-from table_helpers import storybook_table, until
+from table_helpers import TWO_CARDS, storybook_table, until
 
-SETUP = {"board": [{"card": "the_cheshire_cat", "cell": [2, 3], "owner": "hero"},
-                   {"card": "the_crocodile", "cell": [3, 3], "owner": "villain"}],
-         "hands": {"hero": 3, "villain": 3}, "turn": "hero"}
 
 
 async def scenario(tmp_path):
     clock = ManualClock()
-    async with storybook_table(tmp_path, SETUP, clock=clock) as (session, hands, vt):
+    async with storybook_table(tmp_path, TWO_CARDS, clock=clock) as (session, hands, vt):
         match, layout, link, registry = session.match, session.layout, session.link, \
             session.registry
         assert session.table.mismatches == []

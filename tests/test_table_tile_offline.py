@@ -6,16 +6,13 @@ The session runs on a virtual clock; only the link's own detection of silence is
 import asyncio
 
 from host.clock import ManualClock
-from table_helpers import storybook_table, until
+from table_helpers import TWO_CARDS, storybook_table, until
 
-SETUP = {"board": [{"card": "the_cheshire_cat", "cell": [2, 3], "owner": "hero"},
-                   {"card": "the_crocodile", "cell": [3, 3], "owner": "villain"}],
-         "hands": {"hero": 3, "villain": 3}, "turn": "hero"}
 
 
 async def scenario(tmp_path):
     clock = ManualClock()
-    async with storybook_table(tmp_path, SETUP, clock=clock) as (session, hands, vt):
+    async with storybook_table(tmp_path, TWO_CARDS, clock=clock) as (session, hands, vt):
         index = session.layout.slot_of[(0, 0)][0]
         tile = vt.tiles[index]
         cells = session.layout.tiles[index].cells

@@ -5,13 +5,13 @@ tile and its cells comes on stderr, though --json prints no log lines."""
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import threading
 import time
 
 from mpy import REPO
+from table_helpers import wait_for_journalled
 
 FAIRYTABLE = os.path.join(os.path.dirname(sys.executable), "fairytable")
 
@@ -43,16 +43,8 @@ def test_json_mode_says_which_tile_the_game_waits_for(tmp_path):
     reader = threading.Thread(target=lambda: lines.extend(host.stderr), daemon=True)
     reader.start()
     try:
+        wait_for_journalled(host, journal, 2, 120)
         deadline = time.monotonic() + 120
-        seen = 0
-        while seen < 2 and time.monotonic() < deadline and host.poll() is None:
-            time.sleep(0.2)
-            if journal.exists():
-                try:
-                    seen = sqlite3.connect(str(journal)).execute(
-                        "SELECT COUNT(*) FROM actions").fetchone()[0]
-                except sqlite3.OperationalError:
-                    seen = 0
         assert host.poll() is None, "the game ended before a tile could be killed"
         tiles = tile_processes(host.pid)
         assert sorted(tiles) == list(range(7)), tiles
