@@ -3,6 +3,7 @@ that stays offline, with a fake link whose events come from a script. Nothing he
 for the wall clock: time moves only when the test (or the fake link's idle tick) says so."""
 
 import asyncio
+import json
 
 from host.clock import ManualClock
 from host.link.tiles import TileEvent
@@ -132,6 +133,9 @@ def test_a_tile_offline_past_the_grace_stops_the_game_until_it_is_back(tmp_path)
         assert waits[0] == {"tile": uid, "cells": [list(c) for c in sorted(cells)],
                             "message": m.message}
         assert "mismatch: " + m.message in session.log.lines
+        view = session.view("hero")              # what a web view would be sent
+        assert json.loads(json.dumps(view)) == view and view["waiting_for"] == [uid]
+        assert view["mismatches"][0]["message"] == m.message
         # Nothing is applied while it lasts: a seat button's end of turn is held back.
         session.apply_from_table({"type": "draw"})
         assert session.match.actions == []
