@@ -25,7 +25,6 @@ from host.journal import Journal, JournalError
 from host.session import SessionLog, TableSession
 from host.table import layout as layouts
 from host.table import tags
-from shared_rules import games
 from shared_rules.engine import Match
 from shared_rules.errors import ScenarioError
 
@@ -58,11 +57,6 @@ def parse_args(argv):
     p.add_argument("--gpio", action="store_true",
                    help="on a Raspberry Pi: seat buttons, staff controls and the status strip")
     return p.parse_args(argv)
-
-
-def seats_of(game, options, setup=None):
-    engine = games.get(game)
-    return engine.seats(engine.new_game(options, 0, setup))
 
 
 def new_game_setup(args, options, players_from_bots=False):
@@ -99,6 +93,9 @@ def main(argv=None):
 
 async def run(args):
     from host.table.games import table_game
+    if not 0 <= args.offline_grace <= 86400:   # (a NaN fails both comparisons)
+        raise ValueError("--offline-grace is a number of seconds from 0 to 86400, not %s"
+                         % args.offline_grace)
     game = table_game(args.game)
     layout = layouts.load(args.layout or layouts.builtin_path(args.game))
     if layout.game != args.game:
@@ -109,11 +106,8 @@ async def run(args):
     registry = tags.Registry(tags.load_key(key_path),
                              os.path.join(os.path.dirname(os.path.abspath(args.journal)),
                                           "tags.db"))
-    if args.offline_grace < 0:
-        raise ValueError("--offline-grace is a number of seconds, 0 or more, not %s"
-                         % args.offline_grace)
     options, setup = new_game_setup(args, game.options, game.players_from_bots)
-    seat_list = seats_of(args.game, options, setup)
+    seat_list = game.seats(options, setup)
     if args.bots < 0 or args.bots > len(seat_list):
         raise ValueError("--bots must be 0 to %d for %s" % (len(seat_list), args.game))
     if args.headless and args.bots != len(seat_list):

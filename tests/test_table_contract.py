@@ -24,6 +24,7 @@ def test_both_games_keep_the_contract(name, options):
     assert table.take_said() == ([], []) and table.tick(0) is None
     scenes = game.scenes(match.state, table, [], (), None)
     assert isinstance(scenes, dict)
+    assert game.seats(dict(game.options, **options)) == match.engine.seats(match.state)
     seat = game.current_seat(match.state)
     assert seat in match.engine.seats(match.state)
     action = game.bot_action("greedy", match.engine, match.state, seat, 3)

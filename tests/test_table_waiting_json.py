@@ -69,3 +69,14 @@ def test_json_mode_says_which_tile_the_game_waits_for(tmp_path):
             except subprocess.TimeoutExpired:
                 host.kill()
                 host.wait()
+
+
+def test_a_bad_offline_grace_is_refused_with_a_sentence_and_changes_nothing(tmp_path):
+    journal = tmp_path / "journal" / "journal.db"
+    for value in ("-1", "nan"):
+        proc = subprocess.run([FAIRYTABLE, "run", "--offline-grace", value, "--json", "--new",
+                               "--journal", str(journal)], capture_output=True, cwd=REPO)
+        assert proc.returncode == 2 and proc.stdout == b""
+        assert proc.stderr.decode().startswith(
+            "fairytable run: --offline-grace is a number of seconds from 0 to 86400, not ")
+        assert not journal.parent.exists()

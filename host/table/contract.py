@@ -18,7 +18,7 @@ Every method has a default a simple game can keep; the ones marked "must" have n
 The session calls these methods and nothing else: no probing for optional attributes.
 """
 
-from shared_rules import bots
+from shared_rules import bots, games
 
 
 class TableInterpreter:
@@ -161,6 +161,12 @@ class TableGame:
         """The interpreter of `match` (a fresh one per game, and on staff "start")."""
         return self.interpreter(match, hide_window_ms)
 
+    def seats(self, options, setup=None):
+        """The seats of a new game with these options and setup, in seat order (bots take
+        the last ones)."""
+        engine = games.get(self.name)
+        return engine.seats(engine.new_game(options, 0, setup))
+
     # ------------------------------------------------------------ light and views
 
     def scenes(self, state, table, cells, events=(), bot_request=None):
@@ -173,7 +179,6 @@ class TableGame:
 
     def render(self, state, scene_map, mismatches, colour=True):
         """The table as text for the terminal. Default: the result and the mismatches."""
-        from shared_rules import games
         result = games.get(self.name).result(state)
         lines = ["%s: %s" % (self.name, ", ".join("%s %s" % (k, result[k])
                                                   for k in sorted(result)))]

@@ -1,6 +1,6 @@
 """Battle Royale on the table: sensor changes in, game actions (or a mismatch) out.
 
-The table (shared/DESIGN.md, "Playing on the table"): the 25 cells of the
+The table: the 25 cells of the
 diamond hold face-down map cards ("royale:<id>" tags, read through the table
 top); each player has a pawn ("pawn:<colour>"; the engine's seats are colour
 names, other player ids take the colours in seat order); the dice tray has

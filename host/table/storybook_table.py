@@ -1,6 +1,6 @@
 """Storybook Battles on the table: sensor changes in, game actions (or a mismatch) out.
 
-The gestures (shared/DESIGN.md, "Playing on the table"):
+The gestures:
 
     place a card on a cell          Play (face up), or Hide when a double tap
                                     follows within `hide_window_ms`
