@@ -85,10 +85,6 @@ class TableSession:
         self.tile_mismatches = []  # tiles offline past the grace, as mismatches
 
     @property
-    def bot_seed(self):
-        return self.bots.seed
-
-    @property
     def mismatches(self):
         """Everything that disagrees now: tiles waited for, then the interpreter's."""
         return self.tile_mismatches + self.table.mismatches
