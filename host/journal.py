@@ -218,8 +218,11 @@ def _check(path, writable):
         try:
             db.text_factory = bytes    # bad UTF-8 is a finding, not a crash
             return _check_contents(db)
-        except sqlite3.DatabaseError as e:
+        except sqlite3.Error as e:
             raise Problem("SQLite cannot read it (%s)" % e) from None
+        except UnicodeDecodeError:
+            # SQLite's own message quoted the damaged bytes, and they are not even text.
+            raise Problem("SQLite cannot read it (its schema is damaged)") from None
         finally:
             db.close()
 
@@ -259,8 +262,9 @@ def _check_wal_header(wal):
 def _check_contents(db):
     result = [row[0] for row in db.execute("PRAGMA integrity_check(20)")]
     if result != [b"ok"]:
-        raise Problem("SQLite's integrity check finds %s" % "; ".join(
-            r.decode("utf-8", "replace") for r in result[:3]))
+        found = " ".join(r.decode("utf-8", "replace") for r in result[:3])
+        found = " ".join(found.replace("*** in database main ***", "").split())
+        raise Problem("SQLite's integrity check finds: %s" % found)
     app_id = db.execute("PRAGMA application_id").fetchone()[0]
     version = db.execute("PRAGMA user_version").fetchone()[0]
     tables = sorted(name.decode("utf-8", "replace") for (name,) in db.execute(
@@ -292,9 +296,10 @@ def _check_contents(db):
                   notnull, pk) for (_cid, name, kind, notnull, _default, pk)
                  in db.execute("PRAGMA table_info(%s)" % table)]
         if found != expected[table]:
+            # Marked as a journal: its tables were ours, so a difference is damage.
             raise Problem("the table %s has the columns %s, not a journal's %s" % (
                 table, ", ".join(c[0] for c in found), ", ".join(c[0] for c in expected[table])),
-                "foreign")
+                "damaged" if app_id == APPLICATION_ID else "foreign")
     for table in TABLES:
         if table not in tables:
             raise Problem("the table %s is missing (dropped?): the games in it cannot be "

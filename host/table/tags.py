@@ -175,8 +175,10 @@ def check_registry(path):
         db.text_factory = bytes
         try:
             problem = _registry_problem(db)
-        except sqlite3.DatabaseError as e:
+        except sqlite3.Error as e:
             problem = "SQLite cannot read it (%s)" % e
+        except UnicodeDecodeError:
+            problem = "SQLite cannot read it (its schema is damaged)"
         finally:
             db.close()
     if problem:
