@@ -169,6 +169,9 @@ def parse(text, path="<layout>"):
             raise LayoutError(path, _top_line(text, key), "unknown key %r (game, name, [[tile]])"
                               % key[:40])
     game = doc.get("game")
+    if game is None:
+        raise LayoutError(path, None, 'game is missing: a layout starts with game = '
+                          '"storybook" or game = "royale"')
     if game not in GAMES:
         raise LayoutError(path, _top_line(text, "game"), "game must be one of %s, not %s"
                           % (", ".join(GAMES), _shown(game)))
