@@ -137,17 +137,18 @@ def new_game_refused(args, error):
 
 def read_setup(path):
     """The --setup file's JSON object; ValueError naming the file and what is wrong."""
+    if os.path.isdir(path):
+        raise ValueError("the setup %s is a folder, not a JSON file" % path)
     try:
-        if os.path.isdir(path):
-            raise ValueError("it is a folder")
         with open(path, "rb") as f:
             data = f.read(MAX_SETUP_BYTES + 1)
-        if len(data) > MAX_SETUP_BYTES:
-            raise ValueError("it is more than %d bytes" % MAX_SETUP_BYTES)
-        text = data.decode("utf-8")
-        setup = json.loads(text)
     except OSError as e:
         raise ValueError("cannot read the setup %s (%s)" % (path, e.strerror)) from None
+    if len(data) > MAX_SETUP_BYTES:
+        raise ValueError("the setup %s is more than %d kB: not a setup" % (
+            path, MAX_SETUP_BYTES // 1024))
+    try:
+        setup = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as e:
         raise ValueError("the setup %s is not UTF-8 text (byte %d)" % (path, e.start)) from None
     except RecursionError:

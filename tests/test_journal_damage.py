@@ -314,7 +314,8 @@ def test_fairytable_journal_check(sound, tmp_path):
     before = files(str(tmp_path))
     proc = subprocess.run([FAIRYTABLE, "journal", "check", path], capture_output=True,
                           timeout=120)
-    assert proc.returncode == 1 and b"game 2 does not match its checksum" in proc.stdout, proc.stdout
+    assert proc.returncode == 1, proc.stdout
+    assert b"game 2 does not match its checksum" in proc.stdout, proc.stdout
     assert files(str(tmp_path)) == before
     proc = subprocess.run([FAIRYTABLE, "journal", "check", str(tmp_path / "none.db")],
                           capture_output=True, timeout=120)
