@@ -22,7 +22,6 @@ that item's tag a read-only one).
 
 import argparse
 import asyncio
-import os
 import sys
 import time
 
@@ -323,10 +322,6 @@ def main(argv=None):
     if not 0 < args.wait <= 24 * 3600:
         p.error("--wait must be a number of seconds above 0 (at most a day), not %g"
                 % args.wait)
-    for port in args.port:
-        if not os.path.exists(port) or os.path.isdir(port):
-            p.error("--port %s: there is no such serial port (`fairytable doctor` lists the "
-                    "tiles it finds)" % port)
     known = set(tags.known_items())
     unknown = [i for i in args.items + args.read_only if i not in known]
     if unknown:

@@ -196,11 +196,14 @@ def _check(path, writable):
     page_size = 65536 if page_size == 1 else page_size
     if page_size < 512 or page_size & (page_size - 1):
         raise Problem("its header is damaged (page size %d)" % page_size)
+    # With a write-ahead log left over, a checkpoint may have been cut off half way: the log
+    # still holds every page, SQLite puts them back, and only its own check can tell.
+    logged = os.path.isfile(wal) and os.path.getsize(wal) > 0
     pages = int.from_bytes(head[28:32], "big")
-    if pages and head[24:28] == head[92:96] and size < pages * page_size:
+    if not logged and pages and head[24:28] == head[92:96] and size < pages * page_size:
         raise Problem("it is cut short: its header says %d pages of %d bytes, the file holds "
                       "%d bytes" % (pages, page_size, size))
-    if size % page_size:
+    if not logged and size % page_size:
         raise Problem("it is cut short or padded: %d bytes is not a whole number of %d-byte "
                       "pages" % (size, page_size))
     _check_wal_header(wal)
