@@ -197,7 +197,7 @@ async def run(args):
     journal_path = installation.journal_path(args.journal)
     key_path = installation.key_path(args.key)
     registry_path = installation.registry_path(args.registry)
-    report = journals.check(journal_path)
+    report = journals.check(journal_path, replay_finished=False)
     key = tags.read_key(key_path)
     tags.check_registry(registry_path)
     journal = Journal(journal_path, report)

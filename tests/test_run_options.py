@@ -54,6 +54,8 @@ CASES = [
     (["--port", "/dev/null", "--headless", "--bots", "2"], "--headless plays through"),
     (["--port", "/dev/null", "--interpreter", "cpython"], "--interpreter chooses"),
     (["--journal", ""], "--journal needs a file name"),
+    (["--journal", "{setups}/list.json/journal.db"], "{setups}/list.json is a file, not a"),
+    (["--journal", "{setups}"], "the journal {setups} cannot be used: it is a folder"),
     (["--layout", "{setups}/missing.toml"], "{setups}/missing.toml: cannot read the layout"),
     (["--game", "chess"], "--game: invalid choice"),
 ]
