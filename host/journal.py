@@ -166,7 +166,7 @@ def _check(path, writable, replay_finished):
         while not os.path.exists(parent) and os.path.dirname(parent) != parent:
             parent = os.path.dirname(parent)
         if not os.path.isdir(parent):
-            raise Problem("%s is a file, not a folder" % parent, "unusable")
+            raise Problem("%s is not a folder" % parent, "unusable")
         return None
     if os.path.isdir(path):
         raise Problem("it is a folder, not a file: give the path of a journal file "

@@ -235,7 +235,7 @@ def test_the_path_cannot_hold_a_journal(tmp_path):
     before = files(str(tmp_path))
     with pytest.raises(JournalError) as err:
         Journal(path)
-    assert path in str(err.value) and "not a folder" in str(err.value)
+    assert path in str(err.value) and "is not a folder" in str(err.value)
     assert files(str(tmp_path)) == before
 
 
@@ -297,19 +297,55 @@ def test_a_journal_from_before_the_checksums_is_upgraded(tmp_path):
     assert journals.check(path).version == journals.VERSION
 
 
-def test_fairytable_run_refuses_a_damaged_journal_with_exit_2(sound, tmp_path):
-    path = make(tmp_path, sound)
-    sql(path, "DROP TABLE actions")
-    before = files(str(tmp_path))
+def damage(kind, path, sound):
+    """Make the journal at `path` damaged (or not a journal) in one way; returns words the
+    refusal must hold."""
+    if kind == "dropped":
+        shutil.copyfile(sound[0], path)
+        sql(path, "DROP TABLE actions")
+        return "the table actions is missing"
+    if kind == "empty":
+        open(path, "wb").close()
+        return "is empty"
+    if kind == "folder":
+        os.mkdir(path)
+        return "is a folder"
+    if kind == "notes":
+        open(path, "w").write("not a database\n" * 100)
+        return "not an SQLite database"
+    if kind == "lonely_log":
+        journal = Journal(path + ".live")
+        play(journal, 3, 5)
+        shutil.copyfile(path + ".live-wal", path + "-wal")
+        journal.close()
+        os.remove(path + ".live")
+        return "write-ahead log"
+    if kind == "bad_utf8":
+        shutil.copyfile(sound[0], path)
+        sql(path, "UPDATE actions SET action = CAST(x'7b22ff22' AS TEXT) WHERE seq = 2")
+        return "not valid UTF-8"
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind", ["dropped", "empty", "folder", "notes", "lonely_log",
+                                  "bad_utf8"])
+def test_fairytable_run_refuses_a_damaged_journal_with_exit_2(sound, tmp_path, kind):
+    folder = tmp_path / "journal"
+    folder.mkdir()
+    path = str(folder / "journal.db")
+    words = damage(kind, path, sound)
+    before = files(str(folder))
+    home = tmp_path / "home"
     proc = subprocess.run([FAIRYTABLE, "run", "--headless", "--bots", "2", "--json",
                            "--journal", path], capture_output=True, cwd=REPO, timeout=120,
-                          env=dict(os.environ, FAIRYTABLE_HOME=str(tmp_path / "home")))
+                          env=dict(os.environ, FAIRYTABLE_HOME=str(home)))
     stderr = proc.stderr.decode()
     assert proc.returncode == 2, stderr
-    assert "Traceback" not in stderr and path in stderr and "the table actions is missing" \
-        in stderr and "move it aside" in stderr
-    assert proc.stdout == b""
-    assert files(str(tmp_path)) == before      # no key, no tags.db, no new journal either
+    assert stderr.startswith("fairytable run: the ") and path in stderr and words in stderr
+    assert "Traceback" not in stderr and proc.stdout == b""
+    assert kind == "folder" or "move it aside (mv " in stderr, stderr
+    assert files(str(folder)) == before
+    assert not home.exists()      # no key, no tags.db either
 
 
 def test_fairytable_journal_check(sound, tmp_path):

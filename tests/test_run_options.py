@@ -54,7 +54,7 @@ CASES = [
     (["--port", "/dev/null", "--headless", "--bots", "2"], "--headless plays through"),
     (["--port", "/dev/null", "--interpreter", "cpython"], "--interpreter chooses"),
     (["--journal", ""], "--journal needs a file name"),
-    (["--journal", "{setups}/list.json/journal.db"], "{setups}/list.json is a file, not a"),
+    (["--journal", "{setups}/list.json/journal.db"], "{setups}/list.json is not a folder"),
     (["--journal", "{setups}"], "the journal {setups} cannot be used: it is a folder"),
     (["--layout", "{setups}/missing.toml"], "{setups}/missing.toml: cannot read the layout"),
     (["--game", "chess"], "--game: invalid choice"),
