@@ -23,7 +23,7 @@ from host.journal import Journal, JournalError
 from host.session import SessionLog, TableSession
 from host.table import layout as layouts
 from host.table import tags
-from shared_rules import games
+from shared_rules import canon, games
 from shared_rules.engine import Match
 from shared_rules.errors import ScenarioError
 
@@ -158,6 +158,10 @@ def read_setup(path):
     if not isinstance(setup, dict):
         raise ValueError("the setup %s must hold a JSON object (the game's setup form), not %s"
                          % (path, type(setup).__name__))
+    try:
+        canon.dumps(setup)      # it is journalled as canonical JSON: whole numbers only
+    except TypeError as e:
+        raise ValueError("the setup %s holds a value a game cannot: %s" % (path, e)) from None
     return setup
 
 
@@ -184,6 +188,13 @@ async def run(args):
         seat_list = seats_of(args.game, options, setup)
     except ScenarioError as e:
         raise ValueError(new_game_refused(args, e)) from None
+    except (TypeError, KeyError, IndexError, AttributeError) as e:
+        if args.setup is None:
+            raise
+        # The rules check a setup's fields; a value of a shape they never expected (a list
+        # where a card id belongs) is still the file's fault, and said so.
+        raise ValueError("the setup %s is not in the game's setup form (%s: %s)"
+                         % (args.setup, type(e).__name__, e)) from None
     if args.bots > len(seat_list):
         raise ValueError("--bots must be 0 to %d for %s" % (len(seat_list), args.game))
     if args.headless and args.bots != len(seat_list):

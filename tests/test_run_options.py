@@ -26,6 +26,10 @@ def setups(tmp_path):
     (folder / "bad_card.json").write_text(json.dumps(
         {"board": [{"card": "no_such_card", "cell": [3, 3], "owner": "hero"}]}))
     (folder / "dir.json").mkdir()
+    (folder / "float.json").write_text('{"board": [], "extra": [1.5]}')
+    (folder / "list_id.json").write_text(json.dumps(
+        {"board": [{"card": ["x"], "cell": [3, 3], "owner": "villain"}],
+         "hands": {"hero": [["the_white_rabbit"]]}, "turn": "hero"}))
     return folder
 
 
@@ -48,6 +52,9 @@ CASES = [
     (["--setup", "{setups}/huge.json"], "the setup {setups}/huge.json is more than 1024 kB"),
     (["--setup", "{setups}/dir.json"], "the setup {setups}/dir.json is a folder"),
     (["--setup", "{setups}/bad_card.json"], "the setup {setups}/bad_card.json: setup.board"),
+    (["--setup", "{setups}/float.json"], "the setup {setups}/float.json holds a value"),
+    # Refused by whichever check meets it first: the rules, or run itself.
+    (["--setup", "{setups}/list_id.json"], "the setup {setups}/list_id.json"),
     (["--port", "/dev/no-such-tile"], "--port /dev/no-such-tile: there is no such port"),
     (["--port", "{setups}"], "is a folder, not a serial port"),
     (["--port", "/dev/null", "--port", "/dev/null"], "--port /dev/null is given twice"),
