@@ -186,3 +186,14 @@ def test_run_and_enroll_refuse_bad_files_given_explicitly(tmp_path):
             assert path in stderr and "Traceback" not in stderr, stderr
             assert snapshot(str(tmp_path)) == before, (argv, flag)
     shutil.rmtree(str(files))
+
+
+def test_a_uid_enrolled_for_an_unknown_item_is_refused_not_passed_on(tmp_path):
+    path = str(tmp_path / "tags.db")
+    tags.Registry(b"k" * 32, path).enroll_uid(bytes.fromhex("04aabbcc"), "pawn:red")
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("UPDATE uid_registry SET item = 'storybook:a_card_of_a_newer_deck'")
+    db.close()
+    with pytest.raises(tags.TagRefused) as err:
+        tags.Registry(b"k" * 32, path).resolve(bytes.fromhex("04aabbcc"), None)
+    assert err.value.code == "unknown_item" and "a_card_of_a_newer_deck" in err.value.message
