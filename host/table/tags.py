@@ -22,6 +22,7 @@ import shutil
 import sqlite3
 import tempfile
 
+from host import installation
 from shared_rules import catalog
 
 KINDS = {"card": b"C", "pawn": b"P", "die": b"D"}
@@ -133,7 +134,6 @@ def load_key(path, create=True):
 
 
 def default_key_path():
-    from host import installation
     return installation.key_path()
 
 
