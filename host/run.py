@@ -2,6 +2,7 @@
 
     fairytable run [--game storybook] [--seed N] [--bots N] [--journal PATH]
                    [--headless] [--json] [--port /dev/ttyACM0 ...] [--layout FILE]
+                   [--key FILE] [--registry FILE]
 
 With no --port, no table is configured: the virtual table starts (real tile
 firmware under MicroPython, one pseudo-terminal per tile) and says so. A
@@ -9,12 +10,17 @@ journal with an unfinished game of the same kind resumes it (after a crash
 or a pulled plug) and re-lights the table. --bots N puts bots in the last N
 seats; --headless needs bots in every seat and plays the whole game through
 tags, taps and dice on the virtual table; --json prints one summary object.
+The journal, the installation key and the tag registry live in the data
+folder (host/installation.py) unless given; each is checked before any is
+made or written, and a bad option or file stops the command with exit
+status 2 and a sentence, having changed nothing.
 """
 
 import argparse
 import asyncio
 import json
 import os
+import stat
 import sys
 
 from host import installation
@@ -94,6 +100,9 @@ def check_args(args):
                              "`fairytable doctor` lists the tiles it finds)" % port)
         if os.path.isdir(port):
             raise ValueError("--port %s is a folder, not a serial port" % port)
+        if not stat.S_ISCHR(os.stat(port).st_mode):
+            raise ValueError("--port %s is a file, not a serial port (a tile is a device "
+                             "such as /dev/ttyACM0)" % port)
     if args.port and args.headless:
         raise ValueError("--headless plays through the virtual table's hands: leave out "
                          "--port, or leave out --headless to play on the tiles")

@@ -57,6 +57,7 @@ CASES = [
     (["--setup", "{setups}/list_id.json"], "the setup {setups}/list_id.json"),
     (["--port", "/dev/no-such-tile"], "--port /dev/no-such-tile: there is no such port"),
     (["--port", "{setups}"], "is a folder, not a serial port"),
+    (["--port", "{setups}/list.json"], "is a file, not a serial port"),
     (["--port", "/dev/null", "--port", "/dev/null"], "--port /dev/null is given twice"),
     (["--port", "/dev/null", "--headless", "--bots", "2"], "--headless plays through"),
     (["--port", "/dev/null", "--interpreter", "cpython"], "--interpreter chooses"),
