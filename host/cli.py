@@ -14,7 +14,6 @@ COMMANDS = {
     "enroll": ("host.enroll", "write card, pawn and die identities into tags"),
     "replay": ("shared_rules.replay", "play a scenario file and print the result as JSON"),
     "sniff": ("host.link.sniff", "decode a live tile link or a capture file into readable lines"),
-    "bench": ("tools.bench", "run a benchmark (e.g. `fairytable bench latency`)"),
 }
 
 

@@ -9,7 +9,7 @@ from host.table import layout as layouts
 from host.table import tags
 from host.virtual_hands import StorybookHands
 from shared_rules.engine import Match
-from tools.virtual_table import VirtualTable
+from host.virtual import VirtualTable
 
 
 async def until(predicate, session, timeout=8.0):

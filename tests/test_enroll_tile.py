@@ -15,7 +15,7 @@ from firmware.drivers.mfrc522 import identity_record
 from host.link import LinkError, TableLink
 from host.table import tags
 from shared_rules import wire
-from tools.virtual_table import VirtualTable
+from host.virtual import VirtualTable
 
 pytestmark = requires_micropython
 

@@ -14,7 +14,7 @@ from vtable_helpers import Cable, dark, drain, lit_red, red_scene, wait_event, w
 from firmware.main import field_phases
 from host.link import TableLink
 from shared_rules import wire
-from tools.virtual_table import VirtualTable
+from host.virtual import VirtualTable
 
 pytestmark = requires_micropython
 

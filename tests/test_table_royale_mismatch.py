@@ -14,7 +14,7 @@ from host.table.royale_table import TableGame
 from host.virtual_hands import RoyaleHands
 from shared_rules.engine import Match
 from table_helpers import until
-from tools.virtual_table import VirtualTable
+from host.virtual import VirtualTable
 
 SETUP = {"players": [{"id": "red", "cell": [0, 0], "active": ["S9"]},
                      {"id": "blue", "cell": [1, 0]}],

@@ -4,10 +4,9 @@ Each tile is a process running the real firmware (firmware/main.py) with
 the sim board backend (firmware/boards/sim.py): under ``micropython`` with
 a 64 KB heap for the firmware, running the mpy-cross compiled tile image
 from a ROMFS mount as a Pico does; the process heap adds the image bytes
-and the emulated reader chips on top of the 64 KB (tools/tile_image.py,
-``heapsize_for``). Or, where no
-``micropython`` is installed (a Raspberry Pi), under CPython from the
-sources, which the table says when it starts.
+and the emulated reader chips on top of the 64 KB (host/virtual/image.py,
+``heapsize_for``). Or, where no ``micropython`` is installed (a Raspberry
+Pi), under CPython from the sources, which the table says when it starts.
 
 Serial: each tile gets its own pseudo-terminal. The tile process has the
 pty's master side as its stdin/stdout; the slave side is the tile's
@@ -17,23 +16,32 @@ has a path, so it is the host's end.) The table keeps both ends open, so a
 killed tile looks to the host like a board that went quiet, and a
 restarted one like a board that rebooted.
 
+Watchdog: a tile process that ends while the tile has power (a crash, a
+``kill -9``, a REBOOT the host asked for, the sim board's software watchdog)
+is started again after ``restart_delay_s``, as a Pico's watchdog resets it;
+the tags lying on it are put back first, as they never left the table.
+``kill()`` is different: it cuts the tile's power, and the tile stays off
+until ``restart()``. ``VirtualTable(auto_restart=False)`` leaves a dead
+process dead too (tests of a tile that stays silent). While a tile is being
+restarted, ``place``, ``lift``, ``clear`` and the gestures wait for it.
+
 Control: each tile connects back to a unix socket of the table; JSON lines.
 ``VirtualTile`` wraps the operations:
 
     place(slot, uid_hex, identity=None, identity_hex=None, pages=None, read_only=False)
     lift(slot, uid_hex) -> the 16 bytes of pages 4..7 the tag held   clear(slot)
     tap(slot)  double(slot)  hold(slot)   press(slot, down)
-    set_die(pocket, uid_hex=None, identity=None)
+    set_die(pocket, uid_hex=None, identity=None, identity_hex=None)
     leds() -> bytes (GRB)  watch_leds(callback(frame_no, grb_bytes, t))
     fault(slot, kind, **args)   garbage(raw_bytes)   deaf(ms)   stats() -> dict
     reported() -> per slot the uids the tile has reported
-    kill()   restart()   unplug()   replug() -> new port path   wait_ready()
+    crash()  kill()   restart()   unplug()   replug() -> new port path   wait_ready()
 
-CLI: ``python -m tools.virtual_table --tiles 7 --cells 7`` starts a table,
-prints each tile's port and unique id, and runs until Ctrl-C.
+The one way the host opens a table (the ports given, or this one) is
+``host.virtual.open_table``. ``python -m tools.virtual_table --tiles 7``
+starts a table for a developer and prints its ports.
 """
 
-import argparse
 import json
 import os
 import shutil
@@ -46,7 +54,14 @@ import threading
 import time
 import tty
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from host.virtual import image
+
+# A tile process that died is started again after this long: the reset a Pico's watchdog
+# gives a tile that crashed (a hung one it resets after its timeout, and so does the sim
+# board's software watchdog, which ends the process).
+RESTART_DELAY_S = 0.5
+# How often the table looks for a tile process that died.
+WATCH_INTERVAL_S = 0.05
 
 
 def find_micropython():
@@ -67,6 +82,10 @@ def _parse_size(text):
 
 class ControlError(RuntimeError):
     """A control request the tile refused or did not answer."""
+
+
+class TileDied(ControlError):
+    """The tile process ended before it answered a control request."""
 
 
 def _tag_fields(identity, identity_hex, pages, read_only):
@@ -103,6 +122,13 @@ class VirtualTile:
         self.proc = None
         self.conn = None
         self.lock = threading.Lock()
+        # The tile's life (power, process, the cards put back): one owner at a time, the
+        # table's watchdog or a caller of kill/restart; place/lift/clear take it too, so a
+        # card is never put down twice by a restart and its hand.
+        self.life = threading.RLock()
+        self.powered = False        # has power: a process that ends is restarted
+        self.restarting = False     # the watchdog is restarting it
+        self.watchdog_restarts = 0
         self.replies = {}
         self.reply_cv = threading.Condition()
         self.next_id = 0
@@ -121,9 +147,14 @@ class VirtualTile:
     # ------------------------------------------------------------ process
 
     def start(self):
+        with self.life:
+            self._start()
+
+    def _start(self):
         self.ready.clear()
         self.conn = None
         self.starts += 1
+        self.powered = True
         args = [self.uid, self.table.control_path, self.variant, str(self.cells),
                 str(self.index)]
         code = "from firmware.boards import sim\nsim.main()\n"
@@ -132,20 +163,22 @@ class VirtualTile:
         # the tile's 64 KB heap (a real tile has no arguments), and spill its qstr pool.
         env["FAIRYTABLE_TILE"] = " ".join(args)
         if self.table.micropython:
-            from tools import tile_image
             readers = 3 if self.variant == "dice" else self.cells
-            heap = tile_image.heapsize_for(self.table.romfs, self.table.heap_bytes, readers)
+            heap = image.heapsize_for(self.table.romfs, self.table.heap_bytes, readers)
             cmd = [self.table.micropython, "-X", "heapsize=%d" % heap,
-                   "-c", tile_image.launcher(self.table.romfs, code)]
+                   "-c", image.launcher(self.table.romfs, code)]
             env["MICROPYPATH"] = ".frozen"
-            cwd = self.table.workdir
         else:
             cmd = [sys.executable, "-c", code]
-            env["PYTHONPATH"] = REPO
-            cwd = REPO
+            roots = []
+            for package in ("firmware", "shared_rules"):
+                root = image.package_root(package)
+                if root not in roots:
+                    roots.append(root)
+            env["PYTHONPATH"] = os.pathsep.join(roots)
         with open(self.stderr_path, "ab") as err:
             self.proc = subprocess.Popen(cmd, stdin=self.master, stdout=self.master,
-                                         stderr=err, cwd=cwd, env=env,
+                                         stderr=err, cwd=self.table.workdir, env=env,
                                          start_new_session=True)
 
     def wait_ready(self, timeout=60.0):
@@ -167,8 +200,26 @@ class VirtualTile:
         except OSError:
             return ""
 
+    def _log(self, line):
+        with open(self.stderr_path, "a") as f:
+            f.write("virtual table: %s\n" % line)
+
     def kill(self):
-        """Cut the tile's power: the process dies, its pty stays."""
+        """Cut the tile's power: the process dies, its pty stays, and it stays off (the
+        watchdog does not restart it) until ``restart()``."""
+        with self.life:
+            self.powered = False
+            self._end_process()
+
+    def crash(self):
+        """The tile's firmware dies while it has power (SIGKILL, as a hard fault stops a
+        Pico): the table's watchdog restarts it, unless the table's ``auto_restart`` is
+        off."""
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+
+    def _end_process(self):
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
@@ -177,16 +228,18 @@ class VirtualTile:
 
     def restart(self, wait=True):
         """Power-cycle the tile; the cards on it are still there when it is back."""
-        self.kill()
-        self.start()
-        if wait:
-            self.wait_ready()
-            self.power_on()
+        with self.life:
+            self._end_process()
+            self._start()
+            if wait:
+                self.wait_ready()
+                self.power_on()
 
     def power_on(self):
         """Put back the cards lying on the tile, then let its firmware start."""
-        self._replace_cards()
-        self.request("start")
+        with self.life:
+            self._replace_cards()
+            self.request("start")
 
     def _replace_cards(self):
         for slot in sorted(self.cards):
@@ -195,6 +248,43 @@ class VirtualTile:
                     self.request("die", pocket=slot, uid=uid, **fields)
                 else:
                     self.request("place", slot=slot, uid=uid, **fields)
+
+    def _watchdog_restart(self):
+        """Start the process again if it ended while the tile has power (the table's
+        watchdog thread calls this)."""
+        with self.life:
+            if not self.powered or self.alive() or self.table.stopping:
+                return
+            self.restarting = True
+            try:
+                status = self.proc.poll() if self.proc is not None else None
+                self._log("the tile process ended (status %s): the watchdog restarts it"
+                          % status)
+                time.sleep(self.table.restart_delay_s)
+                if self.table.stopping or not self.powered:
+                    return
+                self._start()
+                self.wait_ready()
+                self.power_on()
+                self.watchdog_restarts += 1
+            except (ControlError, OSError) as e:
+                # Tried again on the watchdog's next look, as a Pico that crashes at boot
+                # is reset again and again.
+                self._log("the restart failed: %s" % e)
+            finally:
+                self.restarting = False
+
+    def _wait_while_restarting(self, timeout=60.0):
+        """Return once the tile runs, or is off for good (no power, no watchdog); while
+        its process is dead and the watchdog will restart it, wait, as a player waits for
+        a tile that reboots."""
+        deadline = time.monotonic() + timeout
+        while self.restarting or (self.powered and self.table.watching()
+                                  and not self.alive()):
+            if time.monotonic() > deadline:
+                raise ControlError("tile %d was not back %d s after its process ended; its "
+                                   "log:\n%s" % (self.index, timeout, self.log_tail()))
+            time.sleep(0.02)
 
     def unplug(self):
         """Pull the USB cable: the tile loses power and its serial port disappears."""
@@ -226,6 +316,14 @@ class VirtualTile:
         self.conn = conn
         self.ready_info = hello
         self.ready.set()
+
+    def _detach(self, conn):
+        """The tile's control connection ended (its process ended): requests waiting on it
+        fail at once instead of at their timeout."""
+        with self.reply_cv:
+            if self.conn is conn:
+                self.conn = None
+            self.reply_cv.notify_all()
 
     def _on_line(self, obj):
         if "ev" in obj:
@@ -265,11 +363,16 @@ class VirtualTile:
         if conn is None:
             raise ControlError("tile %d is not running" % self.index)
         data = (json.dumps(fields) + "\n").encode()
-        with self.lock:
-            conn.sendall(data)
+        try:
+            with self.lock:
+                conn.sendall(data)
+        except OSError:
+            raise TileDied("tile %d ended before it got %r" % (self.index, op))
         deadline = time.monotonic() + timeout
         with self.reply_cv:
             while rid not in self.replies:
+                if self.conn is not conn:
+                    raise TileDied("tile %d ended before it answered %r" % (self.index, op))
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise ControlError("tile %d did not answer %r" % (self.index, op))
@@ -291,45 +394,82 @@ class VirtualTile:
               read_only=False):
         """Put a tag on a slot. Its memory (pages 4..7) holds the identity record of
         ``identity`` (text) or ``identity_hex``, or exactly ``pages`` (16 bytes, e.g. what
-        ``lift`` returned), or nothing; a ``read_only`` tag refuses every write."""
+        ``lift`` returned), or nothing; a ``read_only`` tag refuses every write. On a tile
+        that is off the tag lies there until it is back."""
         fields = _tag_fields(identity, identity_hex, pages, read_only)
-        self.cards.setdefault(slot, {})[uid_hex] = fields
-        if self.alive():
-            return self.request("place", slot=slot, uid=uid_hex, **fields)
+        return self._put(slot, uid_hex, fields, "place", {"slot": slot})
+
+    def set_die(self, pocket, uid_hex=None, identity=None, identity_hex=None):
+        """Put a die in a pocket of the dice tray, ``uid_hex`` facing the reader (None:
+        the pocket is empty)."""
+        fields = _tag_fields(identity, identity_hex, None, False)
+        self._wait_while_restarting()
+        with self.life:
+            self.cards[pocket] = {uid_hex: fields} if uid_hex else {}
+            if self.alive():
+                try:
+                    return self.request("die", pocket=pocket, uid=uid_hex, **fields)
+                except TileDied:
+                    pass    # the watchdog's restart puts the die back
+        self._wait_while_restarting()
+        return None
+
+    def _put(self, slot, uid_hex, fields, op, where):
+        self._wait_while_restarting()
+        with self.life:
+            self.cards.setdefault(slot, {})[uid_hex] = fields
+            if self.alive():
+                try:
+                    return self.request(op, uid=uid_hex, **where, **fields)
+                except TileDied:
+                    pass    # the watchdog's restart puts it down with the other cards
+        self._wait_while_restarting()
+        return None
 
     def lift(self, slot, uid_hex):
         """Take a tag off a slot; returns the 16 bytes of pages 4..7 it held (None if it
         was not there), so it can be put down elsewhere as it is."""
-        fields = self.cards.get(slot, {}).pop(uid_hex, None)
-        if self.alive():
-            held = self.request("lift", slot=slot, uid=uid_hex).get("pages")
-            return bytes.fromhex(held) if held else None
+        self._wait_while_restarting()
+        with self.life:
+            fields = self.cards.get(slot, {}).pop(uid_hex, None)
+            if self.alive():
+                try:
+                    held = self.request("lift", slot=slot, uid=uid_hex).get("pages")
+                    return bytes.fromhex(held) if held else None
+                except TileDied:
+                    pass    # off the tile now: the restart does not put it back
+        self._wait_while_restarting()
         if fields is not None and fields.get("pages"):
             return bytes.fromhex(fields["pages"])
         return None
 
     def clear(self, slot):
-        self.cards.pop(slot, None)
-        if self.alive():
-            return self.request("clear", slot=slot)
+        self._wait_while_restarting()
+        with self.life:
+            self.cards.pop(slot, None)
+            if self.alive():
+                try:
+                    return self.request("clear", slot=slot)
+                except TileDied:
+                    pass
+        self._wait_while_restarting()
+        return None
 
     def tap(self, slot):
+        self._wait_while_restarting()
         return self.request("tap", slot=slot)
 
     def double(self, slot):
+        self._wait_while_restarting()
         return self.request("double", slot=slot)
 
     def hold(self, slot):
+        self._wait_while_restarting()
         return self.request("hold", slot=slot)
 
     def press(self, slot, down):
+        self._wait_while_restarting()
         return self.request("press", slot=slot, down=bool(down))
-
-    def set_die(self, pocket, uid_hex=None, identity=None):
-        fields = _tag_fields(identity, None, None, False)
-        self.cards[pocket] = {uid_hex: fields} if uid_hex else {}
-        if self.alive():
-            return self.request("die", pocket=pocket, uid=uid_hex, **fields)
 
     def leds(self):
         """The tile's LED buffer now (GRB bytes, 3 per LED, cell after cell)."""
@@ -368,15 +508,22 @@ class VirtualTile:
 
 
 class VirtualTable:
-    """N virtual tiles; use as a context manager or call start()/stop()."""
+    """N virtual tiles; use as a context manager or call start()/stop().
+
+    ``auto_restart``: the table's watchdog starts a tile process that ended while the
+    tile has power again after ``restart_delay_s`` (see the module docstring).
+    """
 
     def __init__(self, tiles=7, cells=7, variant="cell", heapsize="64k", interpreter="auto",
-                 uid_base=0xE661410400000000, quiet=False, variants=None):
+                 uid_base=0xE661410400000000, quiet=False, variants=None, auto_restart=True,
+                 restart_delay_s=RESTART_DELAY_S):
         self.n = tiles
         self.cells = cells
         self.variant = variant
         self.heapsize = heapsize
         self.quiet = quiet
+        self.auto_restart = auto_restart
+        self.restart_delay_s = restart_delay_s
         self.workdir = tempfile.mkdtemp(prefix="fairytable-vtable-")
         self.control_path = os.path.join(self.workdir, "control.sock")
         if interpreter == "auto":
@@ -398,31 +545,48 @@ class VirtualTable:
         self.server = None
         self.threads = []
         self.stopping = False
+        self.started = False
 
     @property
     def interpreter(self):
         return "micropython" if self.micropython else "cpython"
 
+    def watching(self):
+        """True while the watchdog restarts tile processes that end."""
+        return self.auto_restart and self.started and not self.stopping
+
     def start(self, wait=True):
         if self.micropython:
-            from tools import tile_image
-            self.romfs = tile_image.build_romfs("sim")
+            self.romfs = image.build_romfs("sim")
         elif not self.quiet:
             print("virtual table: micropython is not installed; running the tile firmware "
                   "under CPython (%s) with the sim backend" % sys.version.split()[0])
         self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.server.bind(self.control_path)
         self.server.listen(64)
-        t = threading.Thread(target=self._accept, daemon=True)
-        t.start()
-        self.threads.append(t)
+        self._thread(self._accept)
         for tile in self.tiles:
             tile.start()
         if wait:
             for tile in self.tiles:
                 tile.wait_ready()
                 tile.power_on()
+        self.started = True
+        if self.auto_restart:
+            self._thread(self._watchdog)
         return self
+
+    def _thread(self, target):
+        t = threading.Thread(target=target, daemon=True)
+        t.start()
+        self.threads.append(t)
+
+    def _watchdog(self):
+        while not self.stopping:
+            for tile in self.tiles:
+                if tile.powered and not tile.alive() and not self.stopping:
+                    tile._watchdog_restart()
+            time.sleep(WATCH_INTERVAL_S)
 
     def _accept(self):
         while not self.stopping:
@@ -457,6 +621,8 @@ class VirtualTable:
         except OSError:
             return
         finally:
+            if tile is not None:
+                tile._detach(conn)
             try:
                 conn.close()
             except OSError:
@@ -485,35 +651,3 @@ class VirtualTable:
 
     def ports(self):
         return [t.port for t in self.tiles]
-
-
-def _interrupt(signum, frame):
-    # SIGTERM (a service manager, `timeout`) stops the tiles as Ctrl-C does.
-    raise KeyboardInterrupt
-
-
-def main(argv=None):
-    p = argparse.ArgumentParser(prog="virtual_table", description=__doc__.split("\n")[0])
-    p.add_argument("--tiles", type=int, default=7)
-    p.add_argument("--cells", type=int, default=7)
-    p.add_argument("--variant", default="cell", choices=("cell", "dice"))
-    p.add_argument("--cpython", action="store_true", help="run the firmware under CPython")
-    args = p.parse_args(argv)
-    table = VirtualTable(args.tiles, args.cells, args.variant,
-                         interpreter="cpython" if args.cpython else "auto")
-    signal.signal(signal.SIGTERM, _interrupt)
-    table.start()
-    print("virtual table: %d tiles under %s" % (args.tiles, table.interpreter))
-    for t in table.tiles:
-        print("tile %d  uid %s  port %s" % (t.index, t.uid, t.port))
-    try:
-        signal.pause()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        table.stop()
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
