@@ -87,16 +87,21 @@ def cache_dir():
     """Where built tile images are kept: $XDG_CACHE_HOME/fairytable (default
     ~/.cache/fairytable), or the temporary directory when that cannot be written (no home,
     a read-only one)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    if os.path.isabs(base):
+    tried = []
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not (base and os.path.isabs(base)):
+        home = os.environ.get("HOME", os.path.expanduser("~"))    # HOME="": no home
+        base = os.path.join(home, ".cache") if os.path.isabs(home) else None
+    if base is not None:
         path = os.path.join(base, "fairytable")
         if _writable_dir(path):
             return path
+        tried.append(path)
     path = os.path.join(tempfile.gettempdir(), "fairytable-%d" % os.getuid())
     if not _writable_dir(path):
-        raise RuntimeError("no folder to build the tile image in: neither %s nor %s can be "
-                           "written (set XDG_CACHE_HOME or TMPDIR to a writable folder)"
-                           % (os.path.join(base, "fairytable"), path))
+        raise RuntimeError("no folder to build the tile image in: %s cannot be written "
+                           "(set XDG_CACHE_HOME or TMPDIR to a writable folder)"
+                           % " nor ".join(tried + [path]))
     return path
 
 
