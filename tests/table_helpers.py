@@ -8,8 +8,8 @@ from host.session import TableSession
 from host.table import layout as layouts
 from host.table import tags
 from host.virtual_hands import StorybookHands
-from shared_rules.engine import Match
 from host.virtual import VirtualTable
+from shared_rules.engine import Match
 
 
 async def until(predicate, session, timeout=8.0):

@@ -13,8 +13,8 @@ import serial
 from mpy import requires_micropython
 
 from firmware.effects import CHASE, PULSE, SOLID, uniform_scene
-from shared_rules import wire
 from host.virtual import image as tile_image
+from shared_rules import wire
 from host.virtual import VirtualTable
 
 pytestmark = requires_micropython

@@ -18,8 +18,8 @@ import subprocess
 import pytest
 from mpy import REPO, micropython_path, requires_micropython
 
-from shared_rules import wire
 from host.virtual import image
+from shared_rules import wire
 from tools import tile_image
 
 pytestmark = requires_micropython

@@ -8,8 +8,8 @@ from mpy import requires_micropython
 from vtable_helpers import lit_red, red_scene, wait_event, wait_for
 
 from host.link import TableLink
-from shared_rules import wire
 from host.virtual import ControlError, VirtualTable
+from shared_rules import wire
 
 
 @requires_micropython
