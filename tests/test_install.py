@@ -48,6 +48,16 @@ def run(cmd, cwd, env, timeout):
     return proc
 
 
+def installed_files(site_packages):
+    """The files of the product's packages in an install, bytecode caches left out."""
+    found = set()
+    for package in ("host", "firmware", "shared_rules"):
+        for here, dirs, files in os.walk(os.path.join(site_packages, package)):
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            found.update(os.path.join(here, name) for name in files)
+    return found
+
+
 def assert_a_whole_game(proc):
     summary = json.loads(proc.stdout)
     assert summary["status"] == "finished", summary
@@ -79,10 +89,15 @@ def test_a_built_wheel_installs_in_a_fresh_venv_and_plays_from_any_folder(tmp_pa
     assert package_file.startswith(str(venv)), package_file
     assert tools_spec == "None"
 
+    installed = installed_files(os.path.dirname(os.path.dirname(package_file)))
     game = run([venv / "bin" / "fairytable", "run", "--headless", "--bots", "2", "--seed", "5",
                 "--json", "--new", "--journal", tmp_path / "j.db"], elsewhere, env,
                GAME_TIMEOUT_S)
     assert_a_whole_game(game)
+    # The tile image was built in the (empty) home's cache; the install directory, which
+    # may be read-only, got nothing but Python's own bytecode caches.
+    assert glob.glob(str(tmp_path / "home" / ".cache" / "fairytable" / "tile-sim-*.romfs"))
+    assert installed_files(os.path.dirname(os.path.dirname(package_file))) == installed
 
     # The examples are installed with the rules; replay plays one as from the checkout.
     example = os.path.join(os.path.dirname(package_file), "examples",
