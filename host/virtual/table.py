@@ -60,6 +60,9 @@ from host.virtual import image
 # gives a tile that crashed (a hung one it resets after its timeout, and so does the sim
 # board's software watchdog, which ends the process).
 RESTART_DELAY_S = 0.5
+# The image as the tiles open it, in the table's folder (their working directory): the
+# path is source code in the tile's heap, so it is short and the same wherever the cache is.
+ROMFS_LINK = "tile.romfs"
 # How often the table looks for a tile process that died.
 WATCH_INTERVAL_S = 0.05
 
@@ -166,7 +169,7 @@ class VirtualTile:
             readers = 3 if self.variant == "dice" else self.cells
             heap = image.heapsize_for(self.table.romfs, self.table.heap_bytes, readers)
             cmd = [self.table.micropython, "-X", "heapsize=%d" % heap,
-                   "-c", image.launcher(self.table.romfs, code)]
+                   "-c", image.launcher(ROMFS_LINK, code)]
             env["MICROPYPATH"] = ".frozen"
         else:
             cmd = [sys.executable, "-c", code]
@@ -558,6 +561,7 @@ class VirtualTable:
     def start(self, wait=True):
         if self.micropython:
             self.romfs = image.build_romfs("sim")
+            os.symlink(self.romfs, os.path.join(self.workdir, ROMFS_LINK))
         elif not self.quiet:
             print("virtual table: micropython is not installed; running the tile firmware "
                   "under CPython (%s) with the sim backend" % sys.version.split()[0])
