@@ -15,7 +15,6 @@ COMMANDS = {
     "journal": ("host.journal", "check a journal (`fairytable journal check PATH`)"),
     "replay": ("shared_rules.replay", "play a scenario file and print the result as JSON"),
     "sniff": ("host.link.sniff", "decode a live tile link or a capture file into readable lines"),
-    "bench": ("tools.bench", "run a benchmark (e.g. `fairytable bench latency`)"),
 }
 
 

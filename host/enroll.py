@@ -206,12 +206,15 @@ async def enroll_with_tiles(args, registry, say=print):
     from host.link import LinkError, TableLink
     vtable = None
     if args.reader == "virtual":
-        from tools.virtual_table import VirtualTable
-        vtable = VirtualTable(tiles=1, cells=2, interpreter=args.interpreter, quiet=True)
-        say("no reader needed: a one-tile virtual table (firmware under %s); its hands put "
-            "each item's tag on cell %d" % (vtable.interpreter, VIRTUAL_SLOT))
-        await asyncio.to_thread(vtable.start)
-        link = TableLink(ports=vtable.ports())
+        from host.virtual import open_table
+
+        def announce(vt):
+            say("no reader needed: a one-tile virtual table (firmware under %s); its hands "
+                "put each item's tag on cell %d" % (vt.interpreter, VIRTUAL_SLOT))
+        ports, vtable = await asyncio.to_thread(open_table, (), tiles=1, cells=2,
+                                                interpreter=args.interpreter,
+                                                announce=announce)
+        link = TableLink(ports=ports)
         tile, slot = vtable.tiles[0].uid, VIRTUAL_SLOT
     else:
         link = TableLink(ports=args.port, discover=not args.port)

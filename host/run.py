@@ -58,7 +58,7 @@ def parse_args(argv):
     p.add_argument("--registry", default=None,
                    help="the registry of tags enrolled by UID (default: tags.db in the data "
                         "folder)")
-    p.add_argument("--layout", default=None, help="table layout TOML (default: hardware/layouts)")
+    p.add_argument("--layout", default=None, help="table layout TOML (default: the game's, in host/layouts)")
     p.add_argument("--port", action="append", default=[], help="a tile's serial port")
     p.add_argument("--headless", action="store_true")
     p.add_argument("--json", action="store_true")
@@ -245,19 +245,9 @@ async def run(args):
                                              "layout": layout.path})
         log.say("new game %d of %s, seed %d" % (game_id, args.game, seed))
 
-    vtable = None
-    if args.port:
-        ports = args.port
-    else:
-        from tools.virtual_table import VirtualTable
-        vtable = VirtualTable(tiles=len(layout.tiles), cells=max(len(t.cells)
-                              for t in layout.tiles), interpreter=args.interpreter, quiet=True,
-                              variants=[t.variant for t in layout.tiles],
-                              heapsize=game.virtual_heap)
-        print("no table configured: starting the virtual table (%d tiles, firmware under %s)"
-              % (len(layout.tiles), vtable.interpreter), file=sys.stderr, flush=True)
-        vtable.start()
-        ports = vtable.ports()
+    from host.virtual import open_table
+    ports, vtable = open_table(args.port, layout, interpreter=args.interpreter,
+                               heapsize=game.virtual_heap)
     from host.link import TableLink
     link = TableLink(ports=ports)
     try:

@@ -1,4 +1,4 @@
-"""Table layouts: which tile slot is which cell, read from TOML in hardware/layouts/.
+"""Table layouts: which tile slot is which cell, read from TOML (built in: host/layouts/).
 
 A layout file:
 
@@ -297,6 +297,7 @@ def load(path):
 
 
 def builtin_path(game):
+    """The layout that comes with the product for ``game`` (package data of host)."""
     import os
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    return os.path.join(root, "hardware", "layouts", "%s.toml" % game)
+    host = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.join(host, "layouts", "%s.toml" % game)
