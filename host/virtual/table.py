@@ -282,8 +282,10 @@ class VirtualTile:
         its process is dead and the watchdog will restart it, wait, as a player waits for
         a tile that reboots."""
         deadline = time.monotonic() + timeout
+        # A process killed but not yet reaped still looks alive: its control connection,
+        # gone with it, says it is down.
         while self.restarting or (self.powered and self.table.watching()
-                                  and not self.alive()):
+                                  and (not self.alive() or self.conn is None)):
             if time.monotonic() > deadline:
                 raise ControlError("tile %d was not back %d s after its process ended; its "
                                    "log:\n%s" % (self.index, timeout, self.log_tail()))
@@ -364,6 +366,9 @@ class VirtualTile:
         fields["id"] = rid
         conn = self.conn
         if conn is None:
+            if self.powered and self.alive():
+                # Killed but not yet reaped: its control connection is gone already.
+                raise TileDied("tile %d ended before it got %r" % (self.index, op))
             raise ControlError("tile %d is not running" % self.index)
         data = (json.dumps(fields) + "\n").encode()
         try:
