@@ -9,18 +9,28 @@ engine's module docstring for its setup and action forms). Output: the
 engine's result plus "events" (every event, each with the index of the
 action that caused it). Exit status 0; 2 with "error" on an illegal action
 (the output then holds the state from before that action) or a malformed
-file (the error names the field).
+file (the error names the field, as a JSON path such as setup.board[3].card).
+With status 2 the same sentence, naming the file, is also written to stderr.
+
+Limits, the same on both interpreters: a scenario file may be at most
+MAX_FILE_BYTES (64 KiB; a whole recorded Battle Royale game is about 30 KB),
+checked before the file is read, so MicroPython's default heap always has
+room to play it; the JSON inside is bounded by canon.loads (nesting depth,
+digits, string length). A file that breaks the engine anyway gets status 1
+and a sentence, never a traceback.
 """
 
 import gc
+import os
 import sys
 
 from shared_rules import canon
 from shared_rules import games
-from shared_rules.errors import IllegalAction, ScenarioError
+from shared_rules.errors import IllegalAction, ScenarioError, shown
 
 _SMALL_HEAP = sys.implementation.name == "micropython"
 _TOP_FIELDS = ("game", "seed", "options", "cards", "setup", "actions")
+MAX_FILE_BYTES = 64 * 1024
 
 
 def _check_scenario(doc):
@@ -31,9 +41,9 @@ def _check_scenario(doc):
             raise ScenarioError(key, "unknown field (expected one of %s)" % ", ".join(_TOP_FIELDS))
     if "game" not in doc:
         raise ScenarioError("game", "missing (one of %s)" % ", ".join(games.names()))
-    if doc["game"] not in games.names():
-        raise ScenarioError("game", "unknown game %r (one of %s)" % (
-            doc["game"], ", ".join(games.names())))
+    if not isinstance(doc["game"], str) or doc["game"] not in games.names():
+        raise ScenarioError("game", "unknown game %s (one of %s)" % (
+            shown(doc["game"]), ", ".join(games.names())))
     seed = doc.get("seed", 0)
     if not isinstance(seed, int) or seed is True or seed is False:
         raise ScenarioError("seed", "must be an integer")
@@ -80,13 +90,67 @@ def run(doc):
     return 0, result
 
 
-def run_text(text):
+def _file_error(code, field, message):
+    return 2, {"error": {"code": code, "field": field, "message": message}}
+
+
+def _parse(text):
+    """(document, None), or (None, (2, error result)) when the text is not a scenario's JSON."""
     try:
-        doc = canon.loads(text)
-    except ValueError as e:
-        return 2, {"error": {"code": "malformed", "field": "file",
-                             "message": "file: not valid JSON (%s)" % e}}
-    return run(doc)
+        return canon.loads(text), None
+    except canon.ReadError as e:
+        if e.field:
+            return None, _file_error("malformed", e.field, e.message)
+        return None, _file_error("malformed", "file", "file: " + e.message)
+
+
+def run_text(text):
+    """Play scenario text (str or UTF-8 bytes); returns (exit status, result dict)."""
+    doc, failed = _parse(text)
+    return failed or run(doc)
+
+
+def _size(path):
+    # os.stat is in both interpreters' os module; st_size is field 6 of the tuple on both.
+    return os.stat(path)[6]
+
+
+def replay_file(path):
+    """Read and play a scenario file; returns (exit status, result dict). Bad input: 2."""
+    try:
+        size = _size(path)
+    except OSError as e:
+        return _file_error("unreadable", "file", "file: cannot read it (%s)" % _os_reason(e))
+    if size > MAX_FILE_BYTES:
+        return _file_error("too_large", "file", "file: %d bytes is more than a scenario may "
+                           "hold (%d bytes)" % (size, MAX_FILE_BYTES))
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except OSError as e:
+        return _file_error("unreadable", "file", "file: cannot read it (%s)" % _os_reason(e))
+    if len(data) > MAX_FILE_BYTES:  # grew since it was measured, or not a regular file
+        return _file_error("too_large", "file", "file: more than a scenario may hold (%d "
+                           "bytes)" % MAX_FILE_BYTES)
+    doc, failed = _parse(data)
+    data = None  # the game gets the text's memory (MicroPython's heap is small)
+    return failed or run(doc)
+
+
+def _os_reason(e):
+    # The two interpreters word OSError differently; the error number is the same.
+    reasons = {2: "no such file", 13: "permission denied", 21: "it is a folder",
+               20: "a part of the path is not a folder"}
+    code = e.args[0] if e.args and isinstance(e.args[0], int) else None
+    return reasons.get(code, "error %s" % code)
+
+
+def _sentence(path, result):
+    err = result.get("error") or {}
+    message = err.get("message", "")
+    if "action" in err:
+        message = "actions[%d]: %s" % (err["action"], message)
+    return "%s: %s" % (path, message)
 
 
 def main(argv=None):
@@ -95,16 +159,20 @@ def main(argv=None):
     if len(argv) != 1 or argv[0] in ("-h", "--help"):
         print("usage: replay FILE.json   (play a scenario file; prints the result as JSON)")
         return 0 if argv and argv[0] in ("-h", "--help") else 2
+    path = argv[0]
     try:
-        with open(argv[0]) as f:
-            text = f.read()
-    except OSError as e:
-        status, result = 2, {"error": {"code": "unreadable", "field": "file",
-                                       "message": "cannot read %s (%s)" % (argv[0], e)}}
-    else:
-        status, result = run_text(text)
+        status, result = replay_file(path)
+    except MemoryError:
+        status, result = 1, {"error": {"code": "no_memory", "field": "file", "message":
+                                       "file: there is not enough memory to play it"}}
+    except Exception as e:  # a bug in the rules: say so in a sentence, not a traceback
+        status, result = 1, {"error": {"code": "internal", "field": "file", "message":
+                                       "file: the rules engine failed on it (%s); please "
+                                       "report this with the file" % type(e).__name__}}
     canon.dump(result, sys.stdout.write)
     sys.stdout.write("\n")
+    if status:
+        sys.stderr.write(_sentence(path, result) + "\n")
     return status
 
 

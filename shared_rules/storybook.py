@@ -61,7 +61,7 @@ Actions (JSON): {"type": "draw"} | {"type": "reveal", "cell": [c, r]}
 from shared_rules import canon
 from shared_rules import catalog
 from shared_rules import prng
-from shared_rules.errors import IllegalAction, ScenarioError
+from shared_rules.errors import IllegalAction, ScenarioError, shown
 from shared_rules.games import copy, seats, status, winner  # noqa: F401 (the contract)
 
 NAME = "storybook"
@@ -450,8 +450,27 @@ def _advance_setup(s):
         s.turn_number = 1
 
 
+def _card_of(cat, cid, field):
+    if not isinstance(cid, str) or cid not in cat.cards:
+        raise ScenarioError(field, "unknown card %s" % shown(cid))
+    return cid
+
+
+def _seat_map(setup, key, what):
+    value = setup.get(key) or {}
+    if not isinstance(value, dict):
+        raise ScenarioError("setup." + key, "must be an object {seat: %s}" % what)
+    return value
+
+
 def _load_position(s, setup):
-    """A scenario position: the play phase starts from the board, hands and scores given."""
+    """A scenario position: the play phase starts from the board, hands and scores given.
+
+    Every card is checked against the side that holds it (a Hero card is never the
+    Villain's), plot twists against the four a seat chooses from, and `decks` (each seat's
+    remaining cards, the next one drawn first) against the seat's side and every other place
+    a card can be: no card is in two places.
+    """
     known = ("board", "hands", "turn", "ap", "scores", "plot_twists", "decks")
     for key in sorted(setup):
         if key not in known:
@@ -465,23 +484,26 @@ def _load_position(s, setup):
         at = "setup.board[%d]" % i
         if not isinstance(entry, dict):
             raise ScenarioError(at, "must be an object")
-        cid = entry.get("card")
-        if cid not in cat.cards:
-            raise ScenarioError(at + ".card", "unknown card %r" % (cid,))
+        cid = _card_of(cat, entry.get("card"), at + ".card")
         if cid in placed:
-            raise ScenarioError(at + ".card", "%r is already at %s" % (cid, placed[cid]))
+            raise ScenarioError(at + ".card", "%s is already at %s" % (shown(cid), placed[cid]))
         if not catalog.is_cell(entry.get("cell")):
             raise ScenarioError(at + ".cell", "must be [column, row]")
         cell = (entry["cell"][0], entry["cell"][1])
         if cell in s.board:
-            raise ScenarioError(at + ".cell", "cell %r already holds a card" % (entry["cell"],))
+            raise ScenarioError(at + ".cell", "cell %s already holds a card" % (
+                shown(entry["cell"]),))
         if not _on_grid(s, cell):
-            raise ScenarioError(at + ".cell", "cell %r is off the %dx%d table" % (
-                entry["cell"], s.grid[0], s.grid[1]))
-        owner = entry.get("owner", cat.cards[cid][2])
+            raise ScenarioError(at + ".cell", "cell %s is off the %dx%d table" % (
+                shown(entry["cell"]), s.grid[0], s.grid[1]))
+        side = cat.cards[cid][2]
+        owner = entry.get("owner", side)
         seat = entry.get("seat")
         if owner not in SIDES:
             raise ScenarioError(at + ".owner", 'must be "hero" or "villain"')
+        if owner != side:
+            raise ScenarioError(at + ".owner", "%s is a %s card: only the %s side controls it" % (
+                cat.cards[cid][1], side, side))
         if seat is None:
             seat = [x for x in s.seats if side_of(x) == owner][0]
         elif seat not in s.seats or side_of(seat) != owner:
@@ -495,52 +517,73 @@ def _load_position(s, setup):
             raise ScenarioError(at + ".face_up", "must be true or false")
         s.board[cell] = (cid, seat, FACINGS.index(facing), face_up)
         placed[cid] = "setup.board[%d]" % i
-    hands = setup.get("hands") or {}
-    if not isinstance(hands, dict):
-        raise ScenarioError("setup.hands", "must be an object {seat: [card ids]}")
-    for seat in sorted(hands):
-        if seat not in s.seats:
-            raise ScenarioError("setup.hands." + seat, "no such seat")
-        if s.physical and catalog.is_int(hands[seat]) and 0 <= hands[seat] <= 20:
-            continue  # physical mode: a count of cards not read yet
-        if not isinstance(hands[seat], list):
-            raise ScenarioError("setup.hands." + seat, "must be a list of card ids" + (
-                " or, in physical mode, a number of cards" if s.physical else ""))
-        for j, cid in enumerate(hands[seat]):
-            if cid not in cat.cards:
-                raise ScenarioError("setup.hands.%s[%d]" % (seat, j), "unknown card %r" % (cid,))
-            if cid in placed:
-                raise ScenarioError("setup.hands.%s[%d]" % (seat, j),
-                                    "%r is already at %s" % (cid, placed[cid]))
-            placed[cid] = "setup.hands." + seat
+    hands = _seat_map(setup, "hands", "[card ids]")
+    decks = _seat_map(setup, "decks", "[card ids, the next drawn first]")
+    for key, lists in (("hands", hands), ("decks", decks)):
+        for seat in sorted(lists):
+            at = "setup.%s.%s" % (key, seat)
+            if seat not in s.seats:
+                raise ScenarioError(at, "no such seat (seats: %s)" % ", ".join(s.seats))
+            if key == "hands" and s.physical and catalog.is_int(lists[seat]) and \
+                    0 <= lists[seat] <= 20:
+                continue  # physical mode: a count of cards not read yet
+            if not isinstance(lists[seat], list):
+                raise ScenarioError(at, "must be a list of card ids" + (
+                    " or, in physical mode, a number of cards from 0 to 20"
+                    if s.physical and key == "hands" else ""))
+            for j, cid in enumerate(lists[seat]):
+                where = "%s[%d]" % (at, j)
+                _card_of(cat, cid, where)
+                if cid in placed:
+                    raise ScenarioError(where, "%s is already at %s" % (shown(cid), placed[cid]))
+                if cat.cards[cid][2] != side_of(seat):
+                    raise ScenarioError(where, "%s is a %s card; %s plays the %s side" % (
+                        cat.cards[cid][1], cat.cards[cid][2], seat, side_of(seat)))
+                placed[cid] = at
     for seat in s.seats:
-        team, ally = s.teams[seat]
-        rest = [c for c in cat.deck_for(team, ally, side_of(seat)) if c not in placed]
-        _start_deck(s, seat, rest)
+        if seat in decks:
+            # The scenario fixes the seat's remaining cards and the order they are drawn in.
+            rest = list(decks[seat])
+            rest.reverse()  # a draw takes the last card of the list
+            if s.physical:
+                s.pool[seat] = sorted(rest)
+                s.decks[seat] = [None] * len(rest)
+            else:
+                s.decks[seat] = rest
+                s.pool[seat] = []
+            s.hands[seat] = []
+        else:
+            team, ally = s.teams[seat]
+            rest = [c for c in cat.deck_for(team, ally, side_of(seat)) if c not in placed]
+            _start_deck(s, seat, rest)
         held = hands.get(seat, [])
         if catalog.is_int(held):
-            held = [None] * min(held, len(rest))
+            held = [None] * min(held, len(s.decks[seat]))
             del s.decks[seat][:len(held)]
         s.hands[seat] = list(held)
     s.phase = "play"
     s.turn = setup.get("turn", s.seats[0])
-    if s.turn not in s.seats:
+    if not isinstance(s.turn, str) or s.turn not in s.seats:
         raise ScenarioError("setup.turn", "must be one of %s" % ", ".join(s.seats))
     s.ap = setup.get("ap", AP_PER_TURN)
     if not catalog.is_int(s.ap) or not 0 <= s.ap <= 20:
         raise ScenarioError("setup.ap", "must be a whole number from 0 to 20")
-    scores = setup.get("scores") or {}
-    if not isinstance(scores, dict):
-        raise ScenarioError("setup.scores", "must be an object {side: points}")
+    scores = _seat_map(setup, "scores", "points")
     for side in sorted(scores):
-        if side not in SIDES or not catalog.is_int(scores[side]) or scores[side] < 0:
-            raise ScenarioError("setup.scores." + str(side), "must be a hero or villain score >= 0")
+        if side not in SIDES or not catalog.is_int(scores[side]) or not 0 <= scores[side] <= 999:
+            raise ScenarioError("setup.scores." + side, "must be a hero or villain score "
+                                "from 0 to 999")
         s.scores[side] = scores[side]
-    twists = setup.get("plot_twists") or {}
+    twists = _seat_map(setup, "plot_twists", "plot twist id")
     for seat in sorted(twists):
-        if seat not in s.seats or twists[seat] not in s.cat.twists:
-            raise ScenarioError("setup.plot_twists." + str(seat),
-                                "must map a seat to a plot twist id of the catalog")
+        at = "setup.plot_twists." + seat
+        if seat not in s.seats:
+            raise ScenarioError(at, "no such seat (seats: %s)" % ", ".join(s.seats))
+        # "Take the two Plot Twist cards that match your Team and the two that match your Ally."
+        choices = cat.twist_choices(s.teams[seat][0], s.teams[seat][1], side_of(seat))
+        if not isinstance(twists[seat], str) or twists[seat] not in choices:
+            raise ScenarioError(at, "%s is not one of %s's plot twists (%s)" % (
+                shown(twists[seat]), seat, ", ".join(choices)))
         s.twists[seat] = [twists[seat], False]
     s.turn_number = 1
 
