@@ -262,6 +262,40 @@ def _number(data, i, n):
     return i
 
 
+def utf8_error(data):
+    """The index of the first byte that is not strict UTF-8 (RFC 3629), or -1.
+
+    Written out because MicroPython's bytes.decode accepts overlong forms, encoded
+    surrogates and code points past U+10FFFF, which CPython refuses.
+    """
+    n = len(data)
+    if not n or max(data) < 0x80:
+        return -1
+    i = 0
+    while i < n:
+        b = data[i]
+        if b < 0x80:
+            i += 1
+            continue
+        if 0xC2 <= b <= 0xDF:
+            lo, hi, more = 0x80, 0xBF, 1
+        elif 0xE0 <= b <= 0xEF:
+            lo, hi, more = (0xA0 if b == 0xE0 else 0x80), (0x9F if b == 0xED else 0xBF), 2
+        elif 0xF0 <= b <= 0xF4:
+            lo, hi, more = (0x90 if b == 0xF0 else 0x80), (0x8F if b == 0xF4 else 0xBF), 3
+        else:
+            return i
+        if i + more >= n:
+            return i
+        if not lo <= data[i + 1] <= hi:
+            return i
+        for k in range(i + 2, i + 1 + more):
+            if not 0x80 <= data[k] <= 0xBF:
+                return i
+        i += 1 + more
+    return -1
+
+
 def check_text(data):
     """Raise ReadError unless `data` (UTF-8 bytes) is one JSON value within the limits.
 
@@ -367,10 +401,23 @@ def _join_pairs(v):
     return v
 
 
-def _path(parent, key):
+_NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+
+
+def path(parent, key):
+    """The JSON path of `key` inside `parent`: setup.board[3].card, or options["a b"] when a
+    name is empty or holds other characters than letters, digits, "_" and "-"."""
     if isinstance(key, int):
         return "%s[%d]" % (parent, key)
-    return key if not parent else parent + "." + key
+    if key and len(key) <= 40 and not [c for c in key if c not in _NAME_CHARS]:
+        return key if not parent else parent + "." + key
+    quoted = dumps(key)
+    if len(quoted) > 42:
+        quoted = quoted[:40] + '..."'
+    return "%s[%s]" % (parent, quoted)
+
+
+_path = path
 
 
 def _refuse_decimals(v, path):
@@ -396,10 +443,9 @@ def loads(text):
         data = text.encode()
     elif isinstance(text, (bytes, bytearray)):
         data = text if isinstance(text, bytes) else bytes(text)
-        try:
-            data.decode()  # the json module would decode it anyway; this names the fault
-        except UnicodeError:
-            raise ReadError("not UTF-8 text (save the file as UTF-8)")
+        bad = utf8_error(data)
+        if bad >= 0:
+            _fail(data, bad, "not UTF-8 text (save the file as UTF-8)")
     else:
         raise ReadError("JSON must be text")
     pairs = check_text(data)

@@ -38,7 +38,8 @@ def _check_scenario(doc):
         raise ScenarioError("scenario", "must be a JSON object")
     for key in sorted(doc):
         if key not in _TOP_FIELDS and key not in ("description", "schema"):
-            raise ScenarioError(key, "unknown field (expected one of %s)" % ", ".join(_TOP_FIELDS))
+            raise ScenarioError(canon.path("", key), "unknown field (expected one of %s)" %
+                                ", ".join(_TOP_FIELDS))
     if "game" not in doc:
         raise ScenarioError("game", "missing (one of %s)" % ", ".join(games.names()))
     if not isinstance(doc["game"], str) or doc["game"] not in games.names():

@@ -165,7 +165,7 @@ A card definition: {"id", "name", "value": 2..14, "suit"?, "rank"?, "text"?,
 from shared_rules import canon
 from shared_rules import catalog
 from shared_rules import prng
-from shared_rules.errors import IllegalAction, ScenarioError
+from shared_rules.errors import IllegalAction, ScenarioError, shown
 from shared_rules.games import copy, seats, status, winner  # noqa: F401 (the contract)
 
 NAME = "royale"
@@ -258,17 +258,17 @@ def check_card(card, where):
     cid = card.get("id")
     if not isinstance(cid, str) or not cid or len(cid) > 24:
         raise ScenarioError(where + ".id", "must be a card id (text of 1 to 24 characters)")
-    label = "%s (card %s)" % (where, cid)
+    label = where  # a JSON path: cards[3].value
     for key in sorted(card):
         if key not in CARD_FIELDS:
-            raise ScenarioError(label + "." + key,
+            raise ScenarioError(canon.path(label, key),
                                 "unknown field (a card has %s)" % ", ".join(CARD_FIELDS))
     if not isinstance(card.get("name"), str) or not card["name"]:
         raise ScenarioError(label + ".name", "must be the card's name as text")
     value = card.get("value")
     if not is_int(value) or value < 2 or value > 14:
-        raise ScenarioError(label + ".value", "must be a whole number from 2 to 14, got %r" % (
-            value,))
+        raise ScenarioError(label + ".value", "must be a whole number from 2 to 14, got %s" % (
+            shown(value),))
     out = {"id": cid, "name": card["name"], "value": value}
     for key in ("rank", "suit", "text"):
         if key in card:
@@ -288,8 +288,8 @@ def check_card(card, where):
         elif key in EFFECT_RANGES:
             lo, hi = EFFECT_RANGES[key]
             if not is_int(v) or v < lo or v > hi:
-                raise ScenarioError(field, "must be a whole number from %d to %d, got %r" % (
-                    lo, hi, v))
+                raise ScenarioError(field, "must be a whole number from %d to %d, got %s" % (
+                    lo, hi, shown(v)))
         else:
             raise ScenarioError(field, "unknown effect (effects are %s)" % ", ".join(
                 sorted(list(EFFECT_FLAGS) + list(EFFECT_RANGES))))
@@ -453,7 +453,7 @@ def _parse_options(options):
         raise ScenarioError("options", "must be an object")
     for key in sorted(options):
         if key not in OPTION_FIELDS:
-            raise ScenarioError("options." + key, "unknown option (options are %s)" % ", ".join(
+            raise ScenarioError(canon.path("options", key), "unknown option (options are %s)" % ", ".join(
                 OPTION_FIELDS))
     out = {"actions_per_turn": 2, "end_b": True, "resurrection": "action_only"}
     if "players" in options:
@@ -479,14 +479,14 @@ def _parse_options(options):
 
 def _setup_cell(value, field):
     if not catalog.is_cell(value) or (value[0], value[1]) not in INDEX:
-        raise ScenarioError(field, "must be a cell [x, y] on the map (|x| + |y| <= 3), got %r" % (
-            value,))
+        raise ScenarioError(field, "must be a cell [x, y] on the map (|x| + |y| <= 3), got %s" % (
+            shown(value),))
     return INDEX[(value[0], value[1])]
 
 
 def _card_id(cards, value, field, used):
     if not isinstance(value, str) or value not in cards:
-        raise ScenarioError(field, "unknown card %r" % (value,))
+        raise ScenarioError(field, "unknown card %s" % (shown(value),))
     if value in used:
         raise ScenarioError(field, "card %s is already %s" % (value, used[value]))
     return value
@@ -503,7 +503,7 @@ def new_game(options, seed, setup=None, cards=None):
     setup = setup or {}
     for key in sorted(setup):
         if key not in SETUP_FIELDS:
-            raise ScenarioError("setup." + key, "unknown field (a setup has %s)" % ", ".join(
+            raise ScenarioError(canon.path("setup", key), "unknown field (a setup has %s)" % ", ".join(
                 SETUP_FIELDS))
     s = RoyaleState()
     s.options = opts
@@ -539,7 +539,7 @@ def new_game(options, seed, setup=None, cards=None):
                 raise ScenarioError(field, "must be an object")
             for key in sorted(row):
                 if key not in PLAYER_FIELDS:
-                    raise ScenarioError(field + "." + key, "unknown field (a player has %s)" %
+                    raise ScenarioError(canon.path(field, key), "unknown field (a player has %s)" %
                                         ", ".join(PLAYER_FIELDS))
             pid = row.get("id")
             if not isinstance(pid, str) or not pid or len(pid) > 16:
@@ -570,9 +570,9 @@ def new_game(options, seed, setup=None, cards=None):
                     in_play[cid] = deck[cid]
             held = len(lists["active"]) + len(lists["reserve"])
             if len(lists["active"]) != min(held, MAX_ACTIVE):
-                raise ScenarioError(field + ".active", "a player holding %d cards has %d active "
-                                    "(at most 3 active, and never fewer while more are held)" % (
-                                        held, min(held, MAX_ACTIVE)))
+                raise ScenarioError(field + ".active", "a player holding %d cards has %d active, "
+                                    "not %d (at most 3 active, and never fewer while more are "
+                                    "held)" % (held, len(lists["active"]), min(held, MAX_ACTIVE)))
             s.players[pid] = Player(pid, cell, alive, lists["active"], lists["reserve"])
             order.append(pid)
         s.seats = list(order)
@@ -580,7 +580,7 @@ def new_game(options, seed, setup=None, cards=None):
         s.groups = [[pid] for pid in order]
         s.phase = "play"
         turn = setup.get("turn", order[0])
-        if turn not in s.players:
+        if not isinstance(turn, str) or turn not in s.players:
             raise ScenarioError("setup.turn", "must be one of the players (%s)" % ", ".join(order))
         s.turn = order.index(turn)
     else:
@@ -610,7 +610,7 @@ def new_game(options, seed, setup=None, cards=None):
                 raise ScenarioError(field, "must be an object")
             for key in sorted(row):
                 if key not in ("card", "cell", "value"):
-                    raise ScenarioError(field + "." + key, "unknown field (cell, card, value)")
+                    raise ScenarioError(canon.path(field, key), "unknown field (cell, card, value)")
             cell = _setup_cell(row.get("cell"), field + ".cell")
             if s.map[cell] is not None:
                 raise ScenarioError(field + ".cell", "already holds card %s" % s.map[cell])
@@ -659,14 +659,14 @@ def _fail(code, message):
 def _action_cell(action, key):
     v = action.get(key)
     if not catalog.is_cell(v) or (v[0], v[1]) not in INDEX:
-        _fail("off_map", "%s must be a cell [x, y] on the map (|x| + |y| <= 3), not %r." % (
-            key, v))
+        _fail("off_map", "%s must be a cell [x, y] on the map (|x| + |y| <= 3), not %s." % (
+            key, shown(v)))
     return INDEX[(v[0], v[1])]
 
 
 def _die(v, what):
     if not is_int(v) or v < 1 or v > 6:
-        _fail("bad_dice", "%s must be a die from 1 to 6, not %r." % (what, v))
+        _fail("bad_dice", "%s must be a die from 1 to 6, not %s." % (what, shown(v)))
     return v
 
 
@@ -675,13 +675,13 @@ def _check_shape(action):
         _fail("bad_action", 'An action must be an object with a "type".')
     kind = action.get("type")
     if not isinstance(kind, str) or kind not in ACTION_FIELDS:
-        _fail("unknown_action", "There is no action %r in Battle Royale (actions: %s)." % (
-            kind, ", ".join(sorted(ACTION_FIELDS))))
+        _fail("unknown_action", "There is no action %s in Battle Royale (actions: %s)." % (
+            shown(kind), ", ".join(sorted(ACTION_FIELDS))))
     allowed = ACTION_FIELDS[kind]
     for key in sorted(action):
         if key != "type" and key not in allowed:
-            _fail("bad_field", "%s does not take %r (it takes %s)." % (
-                kind, key, ", ".join(allowed) or "nothing"))
+            _fail("bad_field", "%s does not take %s (it takes %s)." % (
+                kind, shown(key), ", ".join(allowed) or "nothing"))
     return kind
 
 
@@ -907,9 +907,9 @@ def _swap(s, p, action, events):
     a = action.get("active")
     r = action.get("reserve")
     if not isinstance(a, str) or a not in p.active:
-        _fail("not_active", "%r is not one of your active cards." % (a,))
+        _fail("not_active", "%s is not one of your active cards." % (shown(a),))
     if not isinstance(r, str) or r not in p.reserve:
-        _fail("not_in_reserve", "%r is not one of your set-aside cards." % (r,))
+        _fail("not_in_reserve", "%s is not one of your set-aside cards." % (shown(r),))
     if s.cards[a]["effect"]["curse"]:
         _fail("curse_stays", "%s is a curse: it stays active." % s.cards[a]["name"])
     p.active[p.active.index(a)] = r
@@ -958,7 +958,7 @@ def _set_aside_choice(s, p, action):
         return None
     if not isinstance(v, str) or v not in p.active or s.cards[v]["effect"]["curse"]:
         _fail("bad_set_aside", "set_aside must be one of your active cards that is not a "
-              "curse, not %r." % (v,))
+              "curse, not %s." % (shown(v),))
     return v
 
 
@@ -1059,7 +1059,7 @@ def _duel(s, p, action, events):
     _needs_action(s)
     target = action.get("target")
     if not isinstance(target, str) or target not in s.players or target == p.id:
-        _fail("unknown_player", "target must be another player, not %r." % (target,))
+        _fail("unknown_player", "target must be another player, not %s." % (shown(target),))
     q = s.players[target]
     if not q.alive:
         _fail("target_dead", "%s is dead; only living players fight." % target)
@@ -1148,7 +1148,8 @@ def _taken_card(s, lose, take):
         return forced[0]
     if take is not None:
         if not isinstance(take, str) or take not in lose.active:
-            _fail("bad_take", "take must be one of %s's active cards, not %r." % (lose.id, take))
+            _fail("bad_take", "take must be one of %s's active cards, not %s." % (
+                lose.id, shown(take)))
         return take
     choices = sorted(lose.active)
     s.rng, i = prng.below(s.rng, len(choices))
@@ -1353,7 +1354,7 @@ def from_dict(data):
     if not isinstance(data, dict) or data.get("game") != NAME:
         raise ScenarioError("state", "is not a saved Battle Royale state")
     if data.get("schema") != canon.SCHEMA_VERSION:
-        raise ScenarioError("state.schema", "unsupported version %r" % (data.get("schema"),))
+        raise ScenarioError("state.schema", "unsupported version %s" % (shown(data.get("schema")),))
     try:
         deck = load_catalog(data["cards"])
         s = RoyaleState()

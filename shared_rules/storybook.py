@@ -115,7 +115,7 @@ def _check_card(card, where):
     cid = card.get("id")
     if not isinstance(cid, str) or not cid:
         raise ScenarioError(where + ".id", "must be a non-empty string")
-    at = "card %r" % cid
+    at = where  # a JSON path: cards[3].points
     if not isinstance(card.get("name"), str) or not card["name"]:
         raise ScenarioError(at + ".name", "must be a non-empty string")
     if card.get("side") not in SIDES:
@@ -131,7 +131,8 @@ def _check_card(card, where):
         raise ScenarioError(at + ".edges", "must be an object with top, right, bottom, left")
     for name in sorted(edges):
         if name not in EDGE_NAMES:
-            raise ScenarioError(at + ".edges." + name, "unknown edge (top, right, bottom, left)")
+            raise ScenarioError(canon.path(at + ".edges", name),
+                                "unknown edge (top, right, bottom, left)")
     out = []
     for name in EDGE_NAMES:
         pair = edges.get(name)
@@ -147,7 +148,7 @@ def _check_card(card, where):
 def _check_twist_def(tw, known_cards, where):
     if not isinstance(tw, dict) or not isinstance(tw.get("id"), str):
         raise ScenarioError(where, 'must be an object with an "id"')
-    at = "plot twist %r" % tw["id"]
+    at = where
     for key in ("name", "team", "text"):
         if not isinstance(tw.get(key), str):
             raise ScenarioError(at + "." + key, "must be a string")
@@ -162,7 +163,7 @@ def _check_twist_def(tw, known_cards, where):
         raise ScenarioError(at + ".effect.kind", "must be one of " + ", ".join(EFFECT_KINDS))
     for part, data in (("requires", req), ("effect", eff)):
         if "card" in data and data["card"] not in known_cards:
-            raise ScenarioError(at + "." + part + ".card", "unknown card %r" % (data["card"],))
+            raise ScenarioError(at + "." + part + ".card", "unknown card %s" % (shown(data["card"]),))
         for key in ("count", "amount"):
             if key in data and (not catalog.is_int(data[key]) or data[key] < 0):
                 raise ScenarioError(at + "." + part + "." + key, "must be a whole number")
@@ -184,13 +185,14 @@ class Catalog:
             if not isinstance(team, dict) or not isinstance(team.get("id"), str):
                 raise ScenarioError("teams[%d]" % i, 'must be an object with an "id"')
             if team.get("kind") not in ("team", "ally"):
-                raise ScenarioError("team %r.kind" % team["id"], 'must be "team" or "ally"')
+                raise ScenarioError("teams[%d].kind" % i, 'must be "team" or "ally"')
             self.teams[team["id"]] = team
         self.cards = {}
         for i, card in enumerate(doc.get("cards") or []):
             row = _check_card(card, "cards[%d]" % i)
             if row[0] in self.cards:
-                raise ScenarioError("card %r.id" % row[0], "appears twice in the catalog")
+                raise ScenarioError("cards[%d].id" % i, "%s appears twice in the catalog" % (
+                    shown(row[0]),))
             self.cards[row[0]] = row
         for i, card in enumerate(extra or []):
             row = _check_card(card, "cards[%d]" % i)
@@ -298,7 +300,8 @@ def _parse_options(options):
     known = ("players", "mode", "teams", "allies", "plot_twists", "grid", "target", "max_turns")
     for key in sorted(options):
         if key not in known:
-            raise ScenarioError("options." + key, "unknown option (known: %s)" % ", ".join(known))
+            raise ScenarioError(canon.path("options", key), "unknown option (known: %s)" %
+                                ", ".join(known))
     players = _option(options, "players", 2)
     if players not in (2, 4) or players is True:
         raise ScenarioError("options.players", "must be 2 or 4")
@@ -341,19 +344,26 @@ def new_game(options, seed, setup=None, cards=None):
     s.rng = prng.seed_state(seed)
     s.teams = {}
     used = {}
+    for key in ("teams", "allies"):
+        for seat in sorted(options.get(key) or {}):
+            if seat not in s.seats:
+                raise ScenarioError(canon.path("options." + key, seat), "no such seat (seats: "
+                                    "%s)" % ", ".join(s.seats))
     for seat in s.seats:
         side = side_of(seat)
         team = (options.get("teams") or {}).get(seat, DEFAULT_TEAMS[seat][0])
         ally = (options.get("allies") or {}).get(seat, DEFAULT_TEAMS[seat][1])
         for key, tid, kind in (("teams", team, "team"), ("allies", ally, "ally")):
-            info = cat.teams.get(tid)
+            info = cat.teams.get(tid) if isinstance(tid, str) else None
             if info is None or info["kind"] != kind:
-                raise ScenarioError("options.%s.%s" % (key, seat), "unknown %s %r" % (kind, tid))
+                raise ScenarioError("options.%s.%s" % (key, seat), "unknown %s %s" % (
+                    kind, shown(tid)))
             if kind == "team" and info.get("side") != side:
-                raise ScenarioError("options.teams." + seat, "%r is not a %s team" % (tid, side))
+                raise ScenarioError("options.teams." + seat, "%s is not a %s team" % (
+                    shown(tid), side))
             if (tid, side) in used:
                 raise ScenarioError("options.%s.%s" % (key, seat),
-                                    "%r is already used by %s" % (tid, used[(tid, side)]))
+                                    "%s is already used by %s" % (shown(tid), used[(tid, side)]))
             used[(tid, side)] = seat
         s.teams[seat] = (team, ally)
     s.board = {}
@@ -372,11 +382,11 @@ def new_game(options, seed, setup=None, cards=None):
     preset = options.get("plot_twists") or {}
     for seat in sorted(preset):
         if seat not in s.seats:
-            raise ScenarioError("options.plot_twists." + seat, "no such seat")
+            raise ScenarioError(canon.path("options.plot_twists", seat), "no such seat")
         choices = cat.twist_choices(s.teams[seat][0], s.teams[seat][1], side_of(seat))
         if preset[seat] not in choices:
-            raise ScenarioError("options.plot_twists." + seat, "%r is not one of %s" % (
-                preset[seat], ", ".join(choices)))
+            raise ScenarioError("options.plot_twists." + seat, "%s is not one of %s" % (
+                shown(preset[seat]), ", ".join(choices)))
     for seat in s.seats:
         # [chosen twist id or None, used]
         s.twists[seat] = [preset.get(seat), False]
@@ -391,7 +401,7 @@ def new_game(options, seed, setup=None, cards=None):
         if seat in leaders:
             leader = [c for c in cards_ if cat.cards[c][5] and cat.cards[c][3] == team]
             if not leader:
-                raise ScenarioError("options.teams." + seat, "team %r has no leader card" % team)
+                raise ScenarioError("options.teams." + seat, "team %s has no leader card" % shown(team))
             cards_.remove(leader[0])
             s.board[leaders[seat]] = (leader[0], seat, home_facing(seat), True)
         _start_deck(s, seat, cards_)
@@ -474,7 +484,8 @@ def _load_position(s, setup):
     known = ("board", "hands", "turn", "ap", "scores", "plot_twists", "decks")
     for key in sorted(setup):
         if key not in known:
-            raise ScenarioError("setup." + key, "unknown field (known: %s)" % ", ".join(known))
+            raise ScenarioError(canon.path("setup", key), "unknown field (known: %s)" %
+                                ", ".join(known))
     cat = s.cat
     placed = {}
     board = setup.get("board") or []
@@ -521,7 +532,7 @@ def _load_position(s, setup):
     decks = _seat_map(setup, "decks", "[card ids, the next drawn first]")
     for key, lists in (("hands", hands), ("decks", decks)):
         for seat in sorted(lists):
-            at = "setup.%s.%s" % (key, seat)
+            at = canon.path("setup." + key, seat)
             if seat not in s.seats:
                 raise ScenarioError(at, "no such seat (seats: %s)" % ", ".join(s.seats))
             if key == "hands" and s.physical and catalog.is_int(lists[seat]) and \
@@ -571,12 +582,12 @@ def _load_position(s, setup):
     scores = _seat_map(setup, "scores", "points")
     for side in sorted(scores):
         if side not in SIDES or not catalog.is_int(scores[side]) or not 0 <= scores[side] <= 999:
-            raise ScenarioError("setup.scores." + side, "must be a hero or villain score "
+            raise ScenarioError(canon.path("setup.scores", side), "must be a hero or villain score "
                                 "from 0 to 999")
         s.scores[side] = scores[side]
     twists = _seat_map(setup, "plot_twists", "plot twist id")
     for seat in sorted(twists):
-        at = "setup.plot_twists." + seat
+        at = canon.path("setup.plot_twists", seat)
         if seat not in s.seats:
             raise ScenarioError(at, "no such seat (seats: %s)" % ", ".join(s.seats))
         # "Take the two Plot Twist cards that match your Team and the two that match your Ally."
@@ -683,7 +694,7 @@ def _need_ap(s, kind):
 def _hand_card(s, seat, cid):
     """Check that `cid` can leave `seat`'s hand; returns what to remove from the hand."""
     if not isinstance(cid, str) or cid not in s.cat.cards:
-        _fail("unknown_card", "%r is not a card of this game." % (cid,))
+        _fail("unknown_card", "%s is not a card of this game." % (shown(cid),))
     hand = s.hands[seat]
     if cid in hand:
         return cid
@@ -710,8 +721,8 @@ def _check_place(s, seat, action, kind):
         _fail("cell_taken", "There is already a card at %r." % (_cell(cell),))
     facing = action.get("facing", FACINGS[home_facing(seat)])
     if facing != FACINGS[home_facing(seat)]:
-        _fail("wrong_facing", "A card goes down with its name toward you: facing %s, not %r." % (
-            FACINGS[home_facing(seat)], facing))
+        _fail("wrong_facing", "A card goes down with its name toward you: facing %s, not %s." % (
+            FACINGS[home_facing(seat)], shown(facing)))
     if s.phase == "play":
         _need_ap(s, kind)
         if not _has_neighbour(s.board, cell):
@@ -772,7 +783,7 @@ def _check_twist(s, action):
     cid = action.get("card")
     tw = s.cat.twists.get(cid) if isinstance(cid, str) else None
     if tw is None:
-        _fail("unknown_plot_twist", "%r is not a plot twist." % (cid,))
+        _fail("unknown_plot_twist", "%s is not a plot twist." % (shown(cid),))
     seat = _twist_owner(s, cid)
     if seat is None:
         _fail("not_your_plot_twist", "Nobody chose %s as their plot twist." % tw["name"])
@@ -830,7 +841,7 @@ def _check(s, action):
     if kind == "end_turn":
         return seat
     if kind not in COST:
-        _fail("unknown_action", "%r is not an action of Storybook Battles." % (kind,))
+        _fail("unknown_action", "%s is not an action of Storybook Battles." % (shown(kind),))
     _need_ap(s, kind)
     if kind == "draw":
         if len(s.hands[seat]) >= HAND_LIMIT:
@@ -1322,7 +1333,7 @@ def from_dict(data):
     if not isinstance(data, dict) or data.get("game") != NAME:
         raise ScenarioError("state", "is not a saved Storybook Battles state")
     if data.get("schema") != canon.SCHEMA_VERSION:
-        raise ScenarioError("state.schema", "unsupported version %r" % (data.get("schema"),))
+        raise ScenarioError("state.schema", "unsupported version %s" % (shown(data.get("schema")),))
     try:
         s = new_game(data["options"], data["seed"], {"board": []}, data["cards"])
         s.board = {}

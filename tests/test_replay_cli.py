@@ -57,7 +57,7 @@ def test_malformed_files_name_the_field(tmp_path):
         ({"game": "storybook", "actions": [{"cell": [1, 1]}]}, "actions[0]"),
         ({"game": "storybook", "setup": {"board": [{"card": "nobody", "cell": [1, 1]}]}},
          "setup.board[0].card"),
-        ({"game": "storybook", "cards": [{"id": "x"}]}, "card 'x'.name"),
+        ({"game": "storybook", "cards": [{"id": "x"}]}, "cards[0].name"),
         ({"game": "storybook", "colour": "red"}, "colour"),
     ]
     for doc, field in cases:
