@@ -120,7 +120,11 @@ Rules as implemented, with the decisions where the book is unclear:
   player can still resurrect, step toward it or attack on it. "it is
   sufficient to defeat just one player to attack the card": with other
   living players on the last card, a player must first win a duel there in
-  this turn, then may attack the card with an action left.
+  this turn, then may attack the card with an action left. Only a duel
+  fought on the last card while it is the last opens it (a duel won earlier
+  in the turn, while more cards lay on the map, does not), and it opens it
+  only while the winner stays there: a failed attack kills the player, who
+  falls off the card and, back on it, must defeat someone again.
 Undo: an action that rolled dice or showed a card cannot be undone.
 
 Options: {"players": 2..8 (default 3, or the setup's count), "actions_per_turn":
@@ -1008,6 +1012,7 @@ def _attack_card(s, p, action, events):
         events.append({"type": "attack_failed", "player": p.id, "cell": cell_xy(cell),
                        "dice": dice, "bonus": bonus, "total": total})
         _kill(s, p, fall, events)
+        s.duel_won = False  # fallen off the card: back on it, they must defeat someone again
 
 
 def _gain(s, p, cid, set_aside, events):
@@ -1130,7 +1135,9 @@ def _duel(s, p, action, events):
     _kill(s, lose, fall, events)
     s.actions_left -= 1
     s.acted = True
-    if win is p:
+    if win is p and lc is not None:
+        # Only a duel won on the last card opens it; a duel won earlier in the turn, while
+        # more cards lay on the map, defeated nobody standing on it.
         s.duel_won = True
 
 
