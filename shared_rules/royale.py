@@ -1,4 +1,6 @@
-"""Battle Royale (the dice map): the rules engine (shared/rulebooks/battle-royale-dice-map.txt).
+"""Battle Royale (the dice map): the rules engine for the rulebook *Battle Royale* (its
+"Game Instructions" for the diamond map of cards and dice). The book's words quoted below
+are the sentences each rule implements; this docstring states the rules as implemented.
 
 The map. Cells are [x, y] around the centre [0, 0]; the map is the diamond
 of width and height 7: the 25 cells with |x| + |y| <= 3, each holding one

@@ -1,4 +1,22 @@
-"""Storybook Battles: the rules engine (shared/rulebooks/storybook-battles.txt).
+"""Storybook Battles: the rules engine for the rulebook *Storybook Battles* (Joshua Sprung),
+the 2-player game and its 4-player team rules. The book's words quoted below are the
+sentences each rule implements; this docstring states the rules as implemented.
+
+The rules in short. Each seat plays one side, Heroes or Villains, with a team
+and an ally of that side: its deck is their cards of that side. Before play
+each seat chooses one plot twist among four (its team's two and its ally's
+two). The Hero leader goes face up in the middle; the Hero hides two cards
+and the Villain plays two (see the L shape below). Turns alternate, the
+Villain first; a turn has 5 AP to spend on draw (1; not with 5 or more cards
+in hand), reveal (1, any face-down card), spin (2, your face-up card, 90
+degrees), slide (2, your card, towards the others until it touches one),
+play (3, face up) and hide (3, face down), a card always placed next to a
+card in play. Then every pair of adjacent face-up enemy cards battles at
+once: swords on the edge facing the enemy against its shields there; at
+least as many swords bests, twice as many overwhelms and captures, two
+cards besting one capture it. A captured card's plot points go to the
+captor's side; 10 points win (15 in the team game), a tie goes to overtime.
+A plot twist is played once per game (once per team in the team game).
 
 Seats and sides. The 2-player game has the seats "hero" and "villain"; the
 team game has "villain_a", "hero_1", "villain_b", "hero_2", in that turn
@@ -50,6 +68,17 @@ Chance. "mode": "digital" shuffles the decks with the engine's PRNG;
 "physical": a draw only grows a hand by one unknown card, and a card's
 identity arrives when it is placed (it must be one of the seat's unseen
 cards).
+
+Setup (a scenario position; the play phase starts from it; every field optional):
+{"board": [{"card", "cell": [c, r], "owner"?: the card's side (it must be that side),
+"seat"?: a seat of that side, "facing"?: "N"|"E"|"S"|"W", "face_up"?: true}],
+"hands": {seat: [card ids of the seat's side]} (physical mode: or a count of unread cards),
+"decks": {seat: [card ids of the seat's side]}: the seat's remaining cards, the first one
+drawn next (digital mode: this fixes the draw order; physical mode: the unseen cards a
+counted hand and the deck hold); a seat without one gets its team's and ally's cards that
+are not placed, shuffled by the seed. No card may be in two places.
+"turn": seat, "ap": 0..20, "scores": {side: points}, "plot_twists": {seat: one of the
+seat's four plot twists}}.
 
 Actions (JSON): {"type": "draw"} | {"type": "reveal", "cell": [c, r]}
 | {"type": "spin", "cell", "dir": "cw"|"ccw"} | {"type": "slide", "cell",
