@@ -317,7 +317,7 @@ def base_catalog():
         for i, card in enumerate(data["cards"]):
             c = check_card(card, "royale_cards.json: cards[%d]" % i)
             if c["id"] in cards:
-                raise ScenarioError("royale_cards.json: cards[%d] (card %s).id" % (i, c["id"]),
+                raise ScenarioError("royale_cards.json: cards[%d].id" % i, c["id"] + " is "
                                     "used twice")
             cards[c["id"]] = c
         _base_catalog.append(cards)
@@ -335,7 +335,7 @@ def load_catalog(extra=None):
     for i, card in enumerate(extra):
         c = check_card(card, "cards[%d]" % i)
         if c["id"] in seen:
-            raise ScenarioError("cards[%d] (card %s).id" % (i, c["id"]), "defined twice")
+            raise ScenarioError("cards[%d].id" % i, "%s is defined twice" % c["id"])
         seen[c["id"]] = True
         cards[c["id"]] = c
     return cards

@@ -357,12 +357,12 @@ def test_a_rejected_action_changes_nothing():
         assert storybook.to_dict(s) == before
 
 
-def test_catalog_errors_name_the_card_and_field():
+def test_catalog_errors_name_the_field_as_a_json_path():
     bad = {"id": "x", "name": "X", "side": "hero", "team": "t", "points": 1, "leader": False,
            "edges": {"top": [1, 1], "right": [1, 1], "bottom": [1, 1], "left": [1, "many"]}}
     with pytest.raises(ScenarioError) as err:
         storybook.new_game({}, 1, None, [bad])
-    assert err.value.field == "card 'x'.edges.left"
+    assert err.value.field == "cards[0].edges.left"
 
 
 def test_catalog_has_the_three_sets_as_the_book_counts_them():
