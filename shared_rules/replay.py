@@ -13,11 +13,13 @@ file (the error names the field, as a JSON path such as setup.board[3].card).
 With status 2 the same sentence, naming the file, is also written to stderr.
 
 Limits, the same on both interpreters: a scenario file may be at most
-MAX_FILE_BYTES (64 KiB; a whole recorded Battle Royale game is about 30 KB),
+MAX_FILE_BYTES (64 KiB: a 2,000-action Battle Royale game is about 54 KB),
 checked before the file is read, so MicroPython's default heap always has
-room to play it; the JSON inside is bounded by canon.loads (nesting depth,
-digits, string length). A file that breaks the engine anyway gets status 1
-and a sentence, never a traceback.
+room to play it: there the result is written in two passes, the events
+streamed and never held (64 KiB of actions can print over 1 MB of events).
+The JSON inside is bounded by canon.loads (nesting depth, digits, string
+length). A file that breaks the engine anyway gets status 1 and a
+sentence, never a traceback.
 """
 
 import gc
@@ -57,8 +59,13 @@ def _check_scenario(doc):
             raise ScenarioError("actions[%d]" % i, 'must be an object with a "type"')
 
 
-def run(doc):
-    """Play a scenario document; returns (exit status, result dict)."""
+def run(doc, encoded=False, sink=None):
+    """Play a scenario document; returns (exit status, result dict).
+
+    encoded: keep each event as its canonical JSON text (canon.Encoded) rather than a dict
+    (a fraction of the memory; the printed bytes are the same). sink: a function given
+    each event instead, the result's "events" then left empty.
+    """
     try:
         _check_scenario(doc)
         engine = games.get(doc["game"])
@@ -85,7 +92,11 @@ def run(doc):
         for event in new_events:
             event = dict(event)
             event["action"] = i
-            events.append(event)
+            if sink is not None:
+                sink(event)
+            else:
+                events.append(canon.Encoded(canon.dumps(event)) if encoded else event)
+        new_events = None
     result = engine.result(state)
     result["events"] = events
     return 0, result
@@ -105,10 +116,10 @@ def _parse(text):
         return None, _file_error("malformed", "file", "file: " + e.message)
 
 
-def run_text(text):
+def run_text(text, encoded=False):
     """Play scenario text (str or UTF-8 bytes); returns (exit status, result dict)."""
     doc, failed = _parse(text)
-    return failed or run(doc)
+    return failed or run(doc, encoded)
 
 
 def _size(path):
@@ -116,26 +127,69 @@ def _size(path):
     return os.stat(path)[6]
 
 
-def replay_file(path):
+def replay_file(path, encoded=True):
     """Read and play a scenario file; returns (exit status, result dict). Bad input: 2."""
+    doc, failed = read_file(path)
+    return failed or run(doc, encoded)
+
+
+def read_file(path):
+    """(scenario document, None), or (None, (2, error result)) when it cannot be one."""
     try:
         size = _size(path)
     except OSError as e:
-        return _file_error("unreadable", "file", "file: cannot read it (%s)" % _os_reason(e))
+        return None, _file_error("unreadable", "file", "file: cannot read it (%s)" %
+                                 _os_reason(e))
     if size > MAX_FILE_BYTES:
-        return _file_error("too_large", "file", "file: %d bytes is more than a scenario may "
-                           "hold (%d bytes)" % (size, MAX_FILE_BYTES))
+        return None, _file_error("too_large", "file", "file: %d bytes is more than a scenario "
+                                 "may hold (%d bytes)" % (size, MAX_FILE_BYTES))
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
-        return _file_error("unreadable", "file", "file: cannot read it (%s)" % _os_reason(e))
+        return None, _file_error("unreadable", "file", "file: cannot read it (%s)" %
+                                 _os_reason(e))
     if len(data) > MAX_FILE_BYTES:  # grew since it was measured, or not a regular file
-        return _file_error("too_large", "file", "file: more than a scenario may hold (%d "
-                           "bytes)" % MAX_FILE_BYTES)
-    doc, failed = _parse(data)
-    data = None  # the game gets the text's memory (MicroPython's heap is small)
-    return failed or run(doc)
+        return None, _file_error("too_large", "file", "file: more than a scenario may hold "
+                                 "(%d bytes)" % MAX_FILE_BYTES)
+    return _parse(data)
+
+
+def _discard(event):
+    pass
+
+
+def _write_two_passes(doc, write):
+    """Play the scenario twice and write the result as it goes; returns (status, result
+    without its events).
+
+    The output's keys are sorted, and "events" comes before keys of the final state
+    ("game", "status", ...) but after others ("board", "error"): the first pass finds the
+    final state with no events kept, the second streams the events between them. A 64 KiB
+    scenario can print over 1 MB of events, more than MicroPython's default heap holds.
+    """
+    status, result = run(doc, sink=_discard)
+    if "events" not in result:
+        canon.dump(result, write)
+        return status, result
+    write("{")
+    first = [True]
+    keys = sorted(result)
+    for n in range(len(keys)):
+        k = keys[n]
+        write(("," if n else "") + canon.dumps(k) + ":")
+        if k != "events":
+            canon.dump(result[k], write, 1)
+            continue
+        write("[")
+
+        def stream(event):
+            write(("" if first[0] else ",") + canon.dumps(event))
+            first[0] = False
+        run(doc, sink=stream)
+        write("]")
+    write("}")
+    return status, result
 
 
 def _os_reason(e):
@@ -162,7 +216,17 @@ def main(argv=None):
         return 0 if argv and argv[0] in ("-h", "--help") else 2
     path = argv[0]
     try:
-        status, result = replay_file(path)
+        if _SMALL_HEAP:
+            doc, failed = read_file(path)
+            if failed is None:
+                status, result = _write_two_passes(doc, sys.stdout.write)
+                sys.stdout.write("\n")
+                if status:
+                    sys.stderr.write(_sentence(path, result) + "\n")
+                return status
+            status, result = failed
+        else:
+            status, result = replay_file(path)
     except MemoryError:
         status, result = 1, {"error": {"code": "no_memory", "field": "file", "message":
                                        "file: there is not enough memory to play it"}}

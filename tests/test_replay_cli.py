@@ -146,3 +146,20 @@ def test_micropython_gives_the_same_error_bytes(tmp_path, name, data, field):
     assert (theirs.returncode, theirs.stdout, theirs.stderr) == \
         (mine.returncode, mine.stdout, mine.stderr)
     assert mine.returncode == 2 and json.loads(mine.stdout)["error"]["field"] == field
+
+
+@requires_micropython
+@pytest.mark.micropython
+def test_a_scenario_at_the_size_limit_plays_in_micropythons_default_heap(tmp_path):
+    # 3,200 turns of two adjacent face-up cards: a 64 KB file printing 1.2 MB of events.
+    doc = {"game": "storybook", "seed": 1, "options": {"max_turns": 100000},
+           "setup": {"board": [{"card": "alice", "cell": [3, 3]},
+                               {"card": "the_crocodile", "cell": [3, 4]}]},
+           "actions": [{"type": "end_turn"}] * 3200}
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(doc, separators=(",", ":")))
+    assert os.path.getsize(path) <= replay.MAX_FILE_BYTES
+    mine = run_cpython(["-m", "shared_rules.replay", str(path)])
+    theirs = run_micropython(["-m", "shared_rules.replay", str(path)])
+    assert mine.returncode == 0 and len(mine.stdout) > 1000000
+    assert (theirs.returncode, theirs.stdout, theirs.stderr) == (0, mine.stdout, b"")
