@@ -47,6 +47,12 @@ def _check_scenario(doc):
     if not isinstance(doc["game"], str) or doc["game"] not in games.names():
         raise ScenarioError("game", "unknown game %s (one of %s)" % (
             shown(doc["game"]), ", ".join(games.names())))
+    if "description" in doc and not isinstance(doc["description"], str):
+        raise ScenarioError("description", "must be text")
+    if doc.get("schema", canon.SCHEMA_VERSION) != canon.SCHEMA_VERSION or \
+            doc.get("schema") is True:
+        raise ScenarioError("schema", "must be %d, the version this program reads (got %s)" % (
+            canon.SCHEMA_VERSION, shown(doc.get("schema"))))
     seed = doc.get("seed", 0)
     if not isinstance(seed, int) or seed is True or seed is False:
         raise ScenarioError("seed", "must be an integer")

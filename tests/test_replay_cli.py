@@ -97,6 +97,8 @@ HOSTILE = [
      b'{"id": "blue", "cell": [3, 0]}], "turn": {"id": "red"}}}', "setup.turn"),
     ("lax-json", b'{"game": "storybook", "actions": [1 2]}', "file"),
     ("empty-key", b'{"game": "storybook", "": 1}', '[""]'),
+    ("schema", b'{"game": "storybook", "schema": 2}', "schema"),
+    ("description", b'{"game": "royale", "description": ["a"]}', "description"),
 ]
 
 
