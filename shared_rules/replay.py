@@ -206,7 +206,7 @@ def _os_reason(e):
     return reasons.get(code, "error %s" % code)
 
 
-def _sentence(path, result):
+def error_sentence(path, result):
     err = result.get("error") or {}
     message = err.get("message", "")
     if "action" in err:
@@ -228,7 +228,7 @@ def main(argv=None):
                 status, result = _write_two_passes(doc, sys.stdout.write)
                 sys.stdout.write("\n")
                 if status:
-                    sys.stderr.write(_sentence(path, result) + "\n")
+                    sys.stderr.write(error_sentence(path, result) + "\n")
                 return status
             status, result = failed
         else:
@@ -243,7 +243,7 @@ def main(argv=None):
     canon.dump(result, sys.stdout.write)
     sys.stdout.write("\n")
     if status:
-        sys.stderr.write(_sentence(path, result) + "\n")
+        sys.stderr.write(error_sentence(path, result) + "\n")
     return status
 
 

@@ -341,7 +341,7 @@ def compare_micropython(path, status, result):
     proc = subprocess.run([exe, "-m", "shared_rules.replay", path], cwd=ROOT, env=env,
                           capture_output=True, timeout=120)
     want_out = (canon.dumps(result) + "\n").encode()
-    want_err = (replay._sentence(path, result) + "\n").encode() if status else b""
+    want_err = (replay.error_sentence(path, result) + "\n").encode() if status else b""
     if proc.returncode != status:
         return "micropython exit %d, CPython %d: %s" % (
             proc.returncode, status, proc.stderr.decode(errors="replace")[-300:])
