@@ -39,11 +39,11 @@ except ImportError:  # CPython
         return x
 
 from firmware import config
-from firmware.drivers.mfrc522 import parse_identity
-from firmware.effects import BLINK, CHASE, PULSE, RAINBOW, SEGMENT_BYTES, EffectsEngine
+from firmware.effects import EffectsEngine
 from firmware.gestures import CellPads
 from firmware.link import TileLink
 from shared_rules import wire
+from shared_rules.tag_identity import parse as parse_identity
 
 _TASKS = ("readers", "pads", "render", "link", "health")
 _UNREADABLE = const(3)   # polls that saw a new tag but could not read its identity
@@ -53,8 +53,6 @@ _RST_TRIES = const(2)    # a revival may pulse the shared RST line while the rea
 #                          failures since its last good poll are fewer than this
 _BACKOFF_MAX_MS = const(60000)   # a dead reader is checked at most this far apart
 _CHECK_TICK_MS = const(20)       # the health task's pace: one reader checked per tick
-_ANIMATED = (BLINK, PULSE, CHASE, RAINBOW)
-_SEGMENT_BYTES = SEGMENT_BYTES
 
 
 def _identity(raw):
@@ -657,12 +655,7 @@ class Tile:
     def scene_moved(self):
         """Note a new scene, and whether any segment of it changes with time."""
         self.scene_changed = True
-        scenes = self.effects.scenes
-        animated = False
-        for k in range(0, len(scenes), _SEGMENT_BYTES):
-            if scenes[k] in _ANIMATED:
-                animated = True
-        self.animated = animated
+        self.animated = self.effects.animated()
 
     def render_now(self):
         """Show a new scene at once instead of at the next frame (the host just spoke)."""

@@ -96,8 +96,9 @@ DOUBLE_TAP = 2
 HOLD = 3
 GESTURE_NAMES = {TAP: "tap", DOUBLE_TAP: "double", HOLD: "hold"}
 
-# LED scene of one cell: 4 segments (N, E, S, W) x 6 bytes (effect, r, g, b, a, b),
-# as firmware/effects.py defines and renders it. The codec carries it opaque.
+# LED scene of one cell: 4 segments (N, E, S, W) x 6 bytes (effect, r, g, b, a, b), as
+# shared_rules/led_scene.py defines it (firmware/effects.py renders it). The codec carries
+# it opaque.
 SCENE_BYTES = 24
 MAX_SCENE_CELLS = 8
 
@@ -128,7 +129,7 @@ REBOOT_BOOTLOADER = 2     # the UF2 bootloader (machine.bootloader())
 MAX_TAGS = 4      # tags reported per slot (a card and pawns)
 _MAX_UID = const(10)       # ISO 14443-3A triple-size UID
 _MAX_IDENTITY = const(16)
-_RECORD_LEN = const(16)    # an identity record: NTAG pages 4..7 (firmware/drivers/mfrc522.py)
+_RECORD_LEN = const(16)    # an identity record: NTAG pages 4..7 (shared_rules/tag_identity.py)
 _MAX_REASON = const(64)
 _MAX_SLOTS = const(8)      # readers of a tile
 

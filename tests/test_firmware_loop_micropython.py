@@ -12,7 +12,7 @@ import pytest
 import serial
 from mpy import requires_micropython
 
-from firmware.effects import CHASE, PULSE, SOLID, uniform_scene
+from shared_rules.led_scene import CHASE, PULSE, SOLID, uniform_scene
 from shared_rules import wire
 from tools import tile_image
 from tools.virtual_table import VirtualTable

@@ -18,7 +18,7 @@ import pytest
 from tile_harness import GaveUp, Rebooted, make_tile, tags_sent
 
 from firmware.drivers import mfrc522 as driver
-from firmware.drivers.mfrc522 import identity_record
+from shared_rules.tag_identity import record as identity_record
 from firmware.sim.mfrc522_emu import NtagCard
 from shared_rules import wire
 
@@ -482,7 +482,7 @@ def test_identity_pages_read_in_a_poll_that_failed_are_not_kept():
 # -- the host's commands, once more -----------------------------------------------------------
 
 def scene_frame(seq, cell, level):
-    from firmware.effects import SOLID, uniform_scene
+    from shared_rules.led_scene import SOLID, uniform_scene
     return host_frame(wire.LED_SCENE, seq, wire.led_scene([(cell, uniform_scene(
         SOLID, (level, 0, 0)))]))
 

@@ -66,7 +66,7 @@ class _LedWatch:
 
 
 async def _latency(args):
-    from firmware.effects import SOLID, uniform_scene
+    from shared_rules.led_scene import SOLID, uniform_scene
     from host.link import TableLink
     from tools.virtual_table import VirtualTable
 
@@ -189,7 +189,7 @@ async def _latency(args):
 async def _render(args):
     """One tile of 8 cells with an animated scene on every cell: render time per frame."""
     from firmware.config import TIMINGS
-    from firmware.effects import CHASE, PULSE, uniform_scene
+    from shared_rules.led_scene import CHASE, PULSE, uniform_scene
     from host.link import TableLink
     from tools.virtual_table import VirtualTable
 
