@@ -61,6 +61,7 @@ class Tile(ReaderSchedule, SlotTags):
         self.ticks_ms = board.ticks_ms
         self.ticks_diff = board.ticks_diff
         self.boot_ms = self.up_at = board.ticks_ms()
+        self.up_ms = 0
         self.boot_id = board.boot_id()
         self.init_readers(board, spec, t["field_settle_us"])
         self.init_slots(spec["readers"])
@@ -79,6 +80,9 @@ class Tile(ReaderSchedule, SlotTags):
         self.running = True
         self.failures = 0
         self.snapshot_wanted = False
+        # Every attribute is made above: the attribute table holds 37 (up_ms included),
+        # and one more would grow it into a block of 752 bytes, which a tile's fragmented
+        # heap may not have once it runs.
 
     # ------------------------------------------------------------ helpers
 
@@ -131,9 +135,12 @@ class Tile(ReaderSchedule, SlotTags):
                 room -= size
             else:
                 rest.append(i)
-        self.link.send(wire.SNAPSHOT, wire.snapshot(self.uptime(), slots, pockets))
         for i in rest:
-            self.link.send(wire.TAG, wire.tag(i, self.tags(i)), i)
+            self.unsent |= 1 << i       # sent below, else at their next poll
+        self.link.send(wire.SNAPSHOT, wire.snapshot(self.uptime(), slots, pockets))
+        self.snapshot_wanted = False
+        for i in rest:
+            self.report_slot(i)
 
     def health(self):
         """HEALTH: a reader is ok while it polls (one that failed, and was revived but has
@@ -146,11 +153,10 @@ class Tile(ReaderSchedule, SlotTags):
         return wire.health(self.uptime(), readers, d.crc_errors, d.garbage_bytes,
                            self.link.resends, self.board.heap_free(), self.loop_max_ms)
 
-    def first_round_done(self):
-        """Every reader has been polled once: the tile knows what lies on it, and sends
-        the snapshot the host asked for before then."""
+    def round_done(self):
+        """Every reader has been polled once more: the tile knows what lies on it, and
+        sends the snapshot the host asked for before then (or that could not be sent)."""
         if self.snapshot_wanted:
-            self.snapshot_wanted = False
             self.snapshot()
 
     async def pads_task(self):
@@ -226,11 +232,11 @@ class Tile(ReaderSchedule, SlotTags):
             self.link.forget_pending()
             self.link.send(wire.HELLO, self.hello())
         elif t == "snapshot_request":
-            # Before the first round of polls the tile does not know what lies on it yet.
+            # Before the first round of polls the tile does not know what lies on it yet;
+            # a snapshot that could not be sent (MemoryError) goes after the next round.
+            self.snapshot_wanted = True
             if self.rounds:
                 self.snapshot()
-            else:
-                self.snapshot_wanted = True
         elif t == "led_scene":
             status = self.set_scene(msg["cells"])
             self.render_now()

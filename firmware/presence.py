@@ -40,6 +40,8 @@ def _identity(raw):
 class SlotTags:
     """Per slot: the tags reported to the host, their identities, and the tags in doubt."""
 
+    unsent = 0      # see init_slots (a class default: a tile a test builds has it too)
+
     def init_slots(self, n):
         """``n`` empty slots.
 
@@ -52,6 +54,10 @@ class SlotTags:
         self.reported = []
         self.identities = []
         self.doubt = []
+        # Bit i: slot i changed but its report could not be sent (a MemoryError while
+        # the frame was built): it is sent again at the slot's next poll, so a failed
+        # send never leaves the host with an old view of the slot.
+        self.unsent = 0
         for _ in range(n):
             self.reported.append([])
             self.identities.append({})
@@ -165,6 +171,8 @@ class SlotTags:
         if changed:
             reported.sort()
             self.report_slot(i)
+        elif self.unsent >> i & 1:
+            self.report_slot(i)
 
     def identity_written(self, i, uid, raw):
         """An identity write on slot ``i`` left ``raw`` (the record's pages) in tag ``uid``:
@@ -180,11 +188,22 @@ class SlotTags:
             ids[uid] = raw
 
     def report_slot(self, i):
-        """Send slot ``i``'s tags to the host: a TAG, or a DICE for a dice tray's pocket."""
-        if self.spec["dice_pockets"]:
-            reported = self.reported[i]
-            uid = reported[0] if reported else None
-            self.link.send(wire.DICE, wire.dice(i, (uid, self.identities[i].get(uid))
-                                                 if uid else None), i)
-        else:
-            self.link.send(wire.TAG, wire.tag(i, self.tags(i)), i)
+        """Send slot ``i``'s tags to the host: a TAG, or a DICE for a dice tray's pocket.
+
+        Until the link has it (kept for resends until the host acks it), the slot stays
+        ``unsent`` and is sent again at its next poll: in a fragmented heap, building the
+        message or keeping its frame may find no block of its size for a while, and the
+        report must wait, not be lost (a TAG or DICE carries the slot's whole state)."""
+        self.unsent |= 1 << i
+        try:
+            if self.spec["dice_pockets"]:
+                reported = self.reported[i]
+                uid = reported[0] if reported else None
+                seq = self.link.send(wire.DICE, wire.dice(
+                    i, (uid, self.identities[i].get(uid)) if uid else None), i)
+            else:
+                seq = self.link.send(wire.TAG, wire.tag(i, self.tags(i)), i)
+        except MemoryError:
+            return
+        if seq is not None:
+            self.unsent &= ~(1 << i)

@@ -12,7 +12,7 @@ poll fails (the driver raises OSError) reports nothing, so no tag counts as gone
 is revived at once; one that fails again before a good poll is revived ever less
 often. It uses the tile's ``board``, ``link``, ``timings`` (field_settle_us,
 poll_gap_ms, idle_poll_gap_ms, health_period_ms), ``idle`` and ``beat``, and calls
-the tile's ``first_round_done`` when every reader has been polled once.
+the tile's ``round_done`` each time every reader has been polled once more.
 """
 
 try:
@@ -82,8 +82,9 @@ class ReaderSchedule:
         # Per slot, the bit mask of its neighbours: a row by default, the host's
         # FIELD_NEIGHBOURS once it says where the cells lie (set_neighbours).
         self.near = row_neighbours(n, spec.get("field_spacing") or n)
-        self.max_fields = spec.get("max_fields") or 1      # fields on at once (power)
-        self.phases = field_phases(self.near, self.max_fields)
+        # At most spec["max_fields"] fields on at once (power); not an attribute of its
+        # own: each attribute more grows the tile's attribute table (see main.py).
+        self.phases = field_phases(self.near, spec.get("max_fields") or 1)
         self.phase = len(self.phases) - 1        # the phase being polled (0 comes first)
         self.todo = []                           # its readers still to poll this round
 
@@ -327,12 +328,13 @@ class ReaderSchedule:
             if on_at[i] is not None:
                 fields += 1
         went_on = False
+        most = self.spec.get("max_fields") or 1
         nxt = (self.phase + 1) % len(self.phases)
         for group in (self.todo, None if self.idle and nxt == 0 else self.phases[nxt]):
             if group is None:
                 break
             for i in group:
-                if fields >= self.max_fields or on_at[i] is not None \
+                if fields >= most or on_at[i] is not None \
                         or not self.reader_ok[i] or self._neighbour_on(i):
                     continue
                 try:
@@ -371,7 +373,7 @@ class ReaderSchedule:
         self.near = masks
         # In place: the readers task holds these lists. Readers left to poll this round
         # wait for the next one.
-        self.phases[:] = field_phases(masks, self.max_fields)
+        self.phases[:] = field_phases(masks, self.spec.get("max_fields") or 1)
         self._fields_off()
         return wire.ACK_OK
 
@@ -397,6 +399,5 @@ class ReaderSchedule:
         if low <= self.rounds:
             return False
         self.rounds = low
-        if low == 1:                    # the first round: the tile knows what lies on it
-            self.first_round_done()
+        self.round_done()
         return True
