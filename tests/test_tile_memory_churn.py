@@ -87,7 +87,8 @@ def test_a_full_royale_tile_moving_pawns_and_reconnecting_never_runs_out_of_memo
                     link.set_scene(tile.uid, [(c, uniform_scene(CHASE if (c + move) % 2
                                                                 else PULSE, (0, 140, 255), 25, 3))
                                               for c in range(CELLS)])
-                    await wait_for(lambda lk=link: seen(lk) == want(), WAIT_S, "move %d seen" % move)
+                    await wait_for(lambda lk=link: seen(lk) == want(), WAIT_S,
+                                   "move %d seen" % move)
                     if move % RECONNECT_EVERY == RECONNECT_EVERY - 1:
                         # The host restarts: HELLO, and a snapshot of all 28 tags.
                         await link.stop()

@@ -87,7 +87,7 @@ async def soak_game_kind(kind, games, seed, workdir, say):
             # The last game's cards, pawns and dice come off the table first, as people
             # clear it (the new game's session has not seen them: its tidy would pile the
             # new cards on top of them).
-            for tile, spec in zip(vtable.tiles, layout.tiles):
+            for tile, spec in zip(vtable.tiles, layout.tiles, strict=True):
                 for slot in range(len(spec.cells) if spec.variant == "cell" else spec.pockets):
                     await asyncio.to_thread(tile.clear, slot)
             await asyncio.sleep(1.0)    # the tiles' gone polls, then the host has seen it
@@ -105,7 +105,7 @@ async def soak_game_kind(kind, games, seed, workdir, say):
                       "memory_errors": sum(log.count("MemoryError") for log in logs),
                       "tile_restarts": sum(getattr(t, "starts", 1) - 1 for t in vtable.tiles)}
             records.append(record)
-            for tile, log in zip(vtable.tiles, logs):
+            for tile, log in zip(vtable.tiles, logs, strict=True):
                 if "MemoryError" in log:     # what the tile said, for whoever reads the soak
                     print("tile %s log:\n%s" % (tile.uid, log[-1500:]), file=sys.stderr)
             say(json.dumps(record, sort_keys=True))
