@@ -18,7 +18,7 @@ from vtable_helpers import WAIT_S, wait_for
 
 from host.link import TableLink
 from shared_rules.led_scene import CHASE, PULSE, uniform_scene
-from tools.virtual_table import VirtualTable
+from host.virtual import VirtualTable
 
 CELLS = 7
 MOVES = 40          # pawn moves: 80 slot reports

@@ -30,7 +30,7 @@ from host.table import layout as layouts  # noqa: E402
 from host.table import tags  # noqa: E402
 from host.table.games import table_game  # noqa: E402
 from shared_rules.engine import Match  # noqa: E402
-from tools.virtual_table import VirtualTable  # noqa: E402
+from host.virtual import VirtualTable  # noqa: E402
 
 
 def host_rss_kb():
