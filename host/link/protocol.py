@@ -1,25 +1,29 @@
-"""One serial port's conversation with the tile behind it.
+"""The link protocol over one port: frames, sequence numbers, acks, resends, heartbeats.
 
-A PortSession opens the port with pyserial, asks the tile who it is (HELLO),
-resyncs it by snapshot, then keeps it: acks its events, resends host
-commands until acknowledged, sends heartbeats, and marks it offline when it
-falls silent. When the port fails (unplugged, tile rebooting over USB) it
-closes it and reopens with backoff. Nothing a tile sends can raise out of
-a session: malformed frames are counted, logged and dropped, and a port
-whose tile cannot be used (another protocol version, the unique id of a tile
-online on another port, no tile at all) is asked again only rarely.
+A PortSession sits on a PortTransport (transport.py), which gives it bytes
+and the port's life. It asks the tile who it is (HELLO), resyncs it by
+snapshot, then keeps it: acks its events, drops resent duplicates, resends
+host commands until acknowledged, sends heartbeats, and says the tile is
+offline when it falls silent. It counts what went wrong on the line
+(``LineCounters``: the one place those counters are written).
+
+What a tile is beyond its port belongs to the table link (tiles.py): the
+session tells it, through the public methods of a ``TileRegistry`` (the
+TableLink), each HELLO (the table link accepts the tile or refuses it as a
+clone), each message from the tile, and the tile going offline or away.
+
+Nothing a tile sends can raise out of a session: malformed frames are counted,
+logged and dropped, and a port whose tile cannot be used (another protocol
+version, the unique id of a tile online on another port, no tile at all) is
+asked again only rarely.
 """
 
-import asyncio
 import binascii
-import errno
 import logging
-import os
-import time
-
-import serial
 
 from shared_rules import wire
+
+from .timings import LinkTimings, real_clock
 
 log = logging.getLogger("fairytable.link")
 
@@ -32,30 +36,14 @@ _SHOWN_PAYLOAD = 32  # payload bytes a log line shows of a dropped frame
 _HOST_TYPES = range(0x40, 0x80)
 # Ctrl-C and Ctrl-D: a Pico running a plain MicroPython REPL would interrupt or soft-reset.
 _REPL_KEYS = (0x03, 0x04)
+# What a session hands to the table link, once acked and deduplicated.
+_TILE_MESSAGES = (wire.SNAPSHOT, wire.TAG, wire.GESTURE, wire.DICE, wire.HEARTBEAT,
+                  wire.HEALTH, wire.LOG)
 
 
 class LinkError(RuntimeError):
     """A tile command the link could not see through, with the reason in words: the tile is
     offline, lacks the capability, refused the command, rebooted or did not answer in time."""
-
-
-class LinkTimings:
-    """Host-side timings in seconds; hardware/protocol.md explains each."""
-
-    tick_s = 0.02               # session housekeeping period (frames are handled on arrival)
-    hello_retry_s = 0.5         # HELLO_REQUEST resend until a HELLO arrives
-    snapshot_retry_s = 0.3      # SNAPSHOT_REQUEST resend until a SNAPSHOT does
-    resend_s = 0.1              # resend an unacknowledged command after this long
-    heartbeat_s = 1.0           # host -> tile heartbeat period
-    offline_s = 3.0             # tile silent this long: offline
-    reopen_s = 10.0             # silent this long on an open port: close and reopen it
-    backoff_min_s = 0.1         # reopen backoff doubles from here ...
-    backoff_max_s = 5.0         # ... up to here
-    probe_window_s = 10.0       # a discovered port with no tile answering for this long ...
-    probe_retry_s = 10.0        # ... is asked for HELLO only this often
-    unusable_retry_s = 10.0     # HELLO_REQUEST period to a tile of another protocol version
-                                # or with the unique id of a tile online on another port
-    baudrate = 115200           # ignored by USB CDC and ptys, used by a real UART
 
 
 def describe_frame(frame):
@@ -79,6 +67,30 @@ def _peek_hello(payload):
         return None, None
     n = payload[0]
     return binascii.hexlify(payload[1:1 + n]).decode(), payload[1 + n]
+
+
+def beyond_hello(hello, msg, msg_type):
+    """Why a tile's message reaches past what its HELLO announced, or None."""
+    if msg_type in (wire.TAG, wire.GESTURE):
+        have = hello["readers"] if msg_type == wire.TAG else hello["buttons"]
+        what = "readers" if msg_type == wire.TAG else "touch pads"
+        if msg["slot"] >= have:
+            return ("it reported a %s on slot %d, but its HELLO announced %d %s"
+                    % ("tag" if msg_type == wire.TAG else "gesture", msg["slot"], have, what))
+    elif msg_type == wire.DICE:
+        if msg["pocket"] >= hello["dice_pockets"]:
+            return ("it reported a die in pocket %d, but its HELLO announced %d dice "
+                    "pockets" % (msg["pocket"], hello["dice_pockets"]))
+    elif msg_type == wire.SNAPSHOT:
+        for s in msg["slots"]:
+            if s["slot"] >= hello["readers"]:
+                return ("its snapshot has slot %d, but its HELLO announced %d readers"
+                        % (s["slot"], hello["readers"]))
+        for p in msg["pockets"]:
+            if p["pocket"] >= hello["dice_pockets"]:
+                return ("its snapshot has pocket %d, but its HELLO announced %d dice "
+                        "pockets" % (p["pocket"], hello["dice_pockets"]))
+    return None
 
 
 class Budget:
@@ -107,125 +119,136 @@ class Budget:
         return self.tokens >= self.burst
 
 
-class PortSession:
-    """The conversation over one serial port; the tile behind it may change.
+class LineCounters:
+    """What went wrong on the line to one tile, summed over every port it used; written by
+    the port sessions only. crc_errors and garbage_bytes: damaged frames and bytes from
+    it; resends: commands the host sent again; protocol_errors: frames dropped as
+    malformed or beyond what its HELLO announced; host_errors: frames the host failed to
+    handle (a host bug)."""
 
-    ``configured``: the port was named by the operator; it is asked for HELLO every
+    NAMES = ("crc_errors", "garbage_bytes", "resends", "protocol_errors", "host_errors")
+
+    def __init__(self):
+        for name in self.NAMES:
+            setattr(self, name, 0)
+
+    def as_dict(self):
+        return {name: getattr(self, name) for name in self.NAMES}
+
+
+class _Pending:
+    """A command sent and not yet acknowledged."""
+
+    __slots__ = ("frame", "sent_at", "key", "attempts")
+
+    def __init__(self, frame, sent_at, key):
+        self.frame = frame
+        self.sent_at = sent_at
+        self.key = key
+        self.attempts = 0
+
+
+class PortSession:
+    """The protocol over one port; the tile behind it may change.
+
+    ``registry``: the table link (its tile_* and port_* methods). ``configured``:
+    the port was named by the operator; it is asked for HELLO every
     ``hello_retry_s`` however long nothing answers. A discovered port that has not
     answered as a tile for ``probe_window_s`` is asked only every ``probe_retry_s``.
+
+    Public state the table link reads: ``uid`` (the tile in use on this port, or
+    None), ``online``, ``hello``, ``snapshot_wanted`` (its snapshot is not in yet),
+    ``conflict``, ``incompatible``, ``answered``, ``silent_said``, ``path``.
     """
 
-    def __init__(self, link, path, timings=None, configured=True):
-        self.link = link
+    def __init__(self, registry, path, timings=None, clock=real_clock, configured=True):
+        self.registry = registry
         self.path = path
         self.t = timings or LinkTimings()
+        self.clock = clock
         self.configured = configured
-        self.ser = None
+        self.transport = None       # set by whoever builds the pair (attach)
         self.decoder = wire.Decoder()
-        self.tile = None            # TileState once a HELLO arrived
+        self.uid = None             # the tile in use on this port, once its HELLO was accepted
+        self.hello = None           # its HELLO
+        self.online = False         # it is in use and heard from
+        self.counters = None        # its LineCounters (the table link's TileState keeps them)
         self.boot_id = None
         self.seq = 0
-        self.pending = {}           # seq -> [frame, sent_at, key, attempts]
+        self.pending = {}           # seq -> _Pending
         self.waiters = {}           # seq of a command -> future of the tile's answer to it
         self.seen = []              # seqs of the tile's acked frames acted on, oldest first
         self.tile_seq = None        # the newest seq the tile sent (serial number arithmetic)
-        self.outbuf = bytearray()
-        self.failed = None          # exception that ended the port, set by callbacks
         self.last_rx = 0.0
+        self.last_heard = 0.0       # the last message of the tile in use
         self.last_tx = 0.0
         self.hello_at = 0.0
         self.snapshot_wanted = False
         self.snapshot_at = 0.0
         self.stopping = False
-        self.opened = 0
-        self.task = None
-        self.started_at = time.monotonic()
+        self.started_at = clock()
         self.answered = False       # a frame of a tile ever arrived on this port
         self.silent_said = False    # "does not answer as a tile" was said
         self.conflict = None        # {"uid", "owner"}: a clone of a tile online elsewhere
         self.incompatible = None    # {"uid", "protocol"}: a tile of another protocol version
         # What went wrong on this port before any tile was known on it (nobody to charge).
-        self.protocol_errors = 0
-        self.host_errors = 0
+        self.port_counters = LineCounters()
         self._decoder_seen = (0, 0)     # decoder (crc_errors, garbage_bytes) already charged
         self._log_budget = Budget(2.0, 20)  # log lines about one port's bad frames
 
-    # ------------------------------------------------------------ life cycle
+    def attach(self, transport):
+        """The transport this session writes to (it calls back connected/received/...)."""
+        self.transport = transport
 
-    async def run(self):
-        backoff = self.t.backoff_min_s
-        while not self.stopping:
-            try:
-                self._open()
-                backoff = self.t.backoff_min_s
-                await self._converse()
-            except asyncio.CancelledError:
-                raise
-            except (serial.SerialException, OSError) as e:
-                log.info("%s: %s", self.path, e)
-            except Exception:  # a bug on our side must not stop the other tiles
-                log.exception("%s: session failed", self.path)
-            finally:
-                self._close()
-            if self.stopping:
-                break
-            await asyncio.sleep(backoff)
-            backoff = min(backoff * 2, self.t.backoff_max_s)
+    @property
+    def is_open(self):
+        return self.transport is not None and self.transport.is_open
 
-    def _open(self):
-        self.failed = None
-        self.ser = serial.Serial(self.path, baudrate=self.t.baudrate, timeout=0,
-                                 write_timeout=0, exclusive=True)
-        self.opened += 1
+    # ------------------------------------------------------------ the transport's calls
+
+    def connected(self, now):
         self.decoder.reset()
-        self.outbuf = bytearray()
-        loop = asyncio.get_running_loop()
-        loop.add_reader(self.ser.fileno(), self._on_readable)
-        now = time.monotonic()
         self.last_rx = now
         self.last_tx = 0.0
         self.hello_at = 0.0
         # A leading delimiter ends whatever partial frame the tile had buffered.
-        self._write_raw(b"\x00")
+        self._write(b"\x00", now)
 
-    def _close(self):
-        ser, self.ser = self.ser, None
-        if ser is not None:
-            try:
-                asyncio.get_running_loop().remove_reader(ser.fileno())
-                asyncio.get_running_loop().remove_writer(ser.fileno())
-            except (ValueError, OSError):
-                pass
-            try:
-                ser.close()
-            except (serial.SerialException, OSError):
-                pass
+    def disconnected(self, why):
         # Only the session the tile talks through now may declare it gone (it may have
         # moved to another port meanwhile).
-        if self._owns_tile() and self.tile.online:
-            self.link._tile_offline(self.tile, "port closed")
+        self._went_offline("port closed")
         self.fail_waiters("its port %s closed" % self.path)
+
+    def received(self, data, now):
+        try:
+            self._on_bytes(data, now)
+        except Exception:  # keep reading whatever one bad read did to us
+            self._count("host_errors")
+            log.exception("%s: handling what the tile sent failed", self.path)
+
+    # ------------------------------------------------------------ the table link's calls
 
     def stop(self):
         self.stopping = True
-        self.link._port_forgotten(self)
+        self.registry.port_forgotten(self)
 
     def fail_waiters(self, why):
         """Commands awaiting an answer will not get one: say why to whoever waits."""
         waiters, self.waiters = self.waiters, {}
-        uid = self.tile.uid if self.tile is not None else self.path
+        uid = self.uid if self.uid is not None else self.path
         for seq, fut in waiters.items():
             if not fut.done():
                 fut.set_exception(LinkError("tile %s did not answer command #%d: %s"
                                             % (uid, seq, why)))
 
-    def _owns_tile(self):
-        return self.tile is not None and self.tile.session is self
-
     def forget_tile(self, why):
         """The tile this port talked to is no longer ours (it answers elsewhere, another
         tile answered here): drop what was meant for it."""
-        self.tile = None
+        self.uid = None
+        self.hello = None
+        self.online = False
+        self.counters = None
         self.boot_id = None
         self.pending = {}
         self.seen = []
@@ -233,80 +256,68 @@ class PortSession:
         self.snapshot_wanted = False
         self.fail_waiters(why)
 
-    def _count(self, counter):
-        """Charge a problem to the tile of this port, or to the port before one is known."""
-        if self._owns_tile():
-            self.tile.health[counter] += 1
-        else:
-            setattr(self, counter, getattr(self, counter) + 1)
+    def holds_tile(self, now):
+        """The tile in use here is online, heard lately, on an open port: a second port
+        answering with its unique id is a clone, not the tile moving."""
+        return (self.online and self.is_open and not self.stopping
+                and now - self.last_heard < self.t.offline_s)
 
-    # ------------------------------------------------------------ bytes
+    def refuse_clone(self, uid, owner_path):
+        """This port's tile has the unique id ``uid``, online on ``owner_path``: ignore this
+        port until the owner goes away. True if that is news (to be said once)."""
+        seen = {"uid": uid, "owner": owner_path}
+        if self.conflict == seen:
+            return False
+        self.conflict = seen
+        return True
 
-    def _on_readable(self):
-        try:
-            data = self.ser.read(4096)
-        except (serial.SerialException, OSError) as e:
-            self._fail(e)
-            return
-        if not data:
-            return
-        try:
-            self._on_bytes(data, time.monotonic())
-        except Exception:  # keep reading whatever one bad read did to us
-            self._count("host_errors")
-            log.exception("%s: handling what the tile sent failed", self.path)
-
-    def _fail(self, e):
-        self.failed = e
-        try:
-            asyncio.get_running_loop().remove_reader(self.ser.fileno())
-        except (ValueError, OSError, AttributeError):
-            pass
-
-    def _write_raw(self, data):
-        self.outbuf.extend(data)
-        self._flush()
-
-    def _flush(self):
-        if self.ser is None or not self.outbuf:
-            return
-        fd = self.ser.fileno()
-        try:
-            n = os.write(fd, self.outbuf)
-        except BlockingIOError:
-            n = 0
-        except OSError as e:
-            if e.errno in (errno.EAGAIN, errno.EINTR):
-                n = 0
-            else:
-                self._fail(e)
-                return
-        del self.outbuf[:n]
-        loop = asyncio.get_running_loop()
-        if self.outbuf:
-            if len(self.outbuf) > 16384:  # the tile is not draining: drop, resends recover
-                self.outbuf = bytearray()
-                loop.remove_writer(fd)
-            else:
-                loop.add_writer(fd, self._flush)
-        else:
-            loop.remove_writer(fd)
-        self.last_tx = time.monotonic()
+    def ask_hello_soon(self):
+        self.hello_at = 0.0
 
     def send(self, msg_type, payload, key=None):
-        """Frame and send a message; acked types are resent until acknowledged."""
+        """Frame and send a message; acked types are resent until acknowledged. ``key``:
+        a new command with the key of an unacked one replaces it. Returns the seq."""
+        now = self.clock()
         self.seq = (self.seq + 1) & 0xFFFF
         frame = wire.encode_frame(msg_type, self.seq, payload)
         if msg_type in wire.ACKED:
             if key is not None:
-                for s in [s for s, p in self.pending.items() if p[2] == key]:
+                for s in [s for s, p in self.pending.items() if p.key == key]:
                     del self.pending[s]
-            self.pending[self.seq] = [frame, time.monotonic(), key, 0]
-        if self.ser is not None:
-            self._write_raw(frame)
+            self.pending[self.seq] = _Pending(frame, now, key)
+        self._write(frame, now)
         return self.seq
 
-    def _ask_hello(self):
+    def command(self, msg_type, payload, loop):
+        """Send a command whose answer is a message of its own (WRITE_RESULT): (seq, a
+        future of that message). Call ``withdraw(seq)`` when done waiting."""
+        seq = self.send(msg_type, payload)
+        fut = self.waiters[seq] = loop.create_future()
+        return seq, fut
+
+    def withdraw(self, seq):
+        """Stop resending command ``seq`` and waiting for its answer."""
+        self.waiters.pop(seq, None)
+        self.pending.pop(seq, None)
+
+    def withdraw_keys(self, wanted):
+        """Stop resending the unacked commands whose key ``wanted(key)`` accepts; their
+        keys, oldest first (their content is to go in a newer command)."""
+        seqs = [s for s, p in self.pending.items() if p.key is not None and wanted(p.key)]
+        return [self.pending.pop(s).key for s in seqs]
+
+    def unacked(self):
+        """Sequence numbers of commands sent and not yet acknowledged."""
+        return sorted(self.pending)
+
+    # ------------------------------------------------------------ bytes out
+
+    def _write(self, data, now):
+        if self.transport is not None:
+            self.transport.write(data)
+        self.last_tx = now
+
+    def _ask_hello(self, now):
         """HELLO_REQUEST, numbered so that no byte of it is Ctrl-C or Ctrl-D: a port that
         turns out to be a Pico at a plain MicroPython REPL is not interrupted or reset."""
         for _ in range(1024):
@@ -314,10 +325,33 @@ class PortSession:
             frame = wire.encode_frame(wire.HELLO_REQUEST, self.seq, b"")
             if not any(b in frame for b in _REPL_KEYS):
                 break
-        self._write_raw(frame)
+        self._write(frame, now)
 
     def _ack(self, seq, status=wire.ACK_OK):
         self.send(wire.ACK, wire.ack(seq, status))
+
+    # ------------------------------------------------------------ counting
+
+    def _count(self, counter):
+        """Charge a problem to the tile of this port, or to the port before one is known."""
+        counters = self.counters if self.counters is not None else self.port_counters
+        setattr(counters, counter, getattr(counters, counter) + 1)
+
+    def _charge_decoder(self):
+        """Damaged bytes count against the tile they came from, summed over its ports."""
+        crc, garbage = self.decoder.crc_errors, self.decoder.garbage_bytes
+        seen_crc, seen_garbage = self._decoder_seen
+        self._decoder_seen = (crc, garbage)
+        if self.counters is not None:
+            self.counters.crc_errors += crc - seen_crc
+            self.counters.garbage_bytes += garbage - seen_garbage
+
+    def _say(self, level, fmt, *args):
+        """Log a line about a tile's misbehaviour, a few a second at most per port."""
+        if self._log_budget.take(self.clock()):
+            log.log(level, fmt, *args)
+        else:
+            log.debug(fmt, *args)
 
     # ------------------------------------------------------------ frames in
 
@@ -332,25 +366,9 @@ class PortSession:
                               describe_frame(frame))
         self._charge_decoder()
 
-    def _charge_decoder(self):
-        """Damaged bytes count against the tile they came from, summed over its ports."""
-        crc, garbage = self.decoder.crc_errors, self.decoder.garbage_bytes
-        seen_crc, seen_garbage = self._decoder_seen
-        self._decoder_seen = (crc, garbage)
-        if self._owns_tile():
-            self.tile.health["crc_errors"] += crc - seen_crc
-            self.tile.health["garbage_bytes"] += garbage - seen_garbage
-
     def _drop(self, frame, why):
         self._count("protocol_errors")
         self._say(logging.WARNING, "%s: dropped %s: %s", self.path, describe_frame(frame), why)
-
-    def _say(self, level, fmt, *args):
-        """Log a line about a tile's misbehaviour, a few a second at most per port."""
-        if self._log_budget.take(time.monotonic()):
-            log.log(level, fmt, *args)
-        else:
-            log.debug(fmt, *args)
 
     def _on_frame(self, frame, now):
         if frame.version != wire.PROTOCOL_VERSION:
@@ -384,33 +402,31 @@ class PortSession:
         if msg_type == wire.HELLO:
             self._on_hello(msg, now)
             return
-        if not self._owns_tile():
+        if self.uid is None:
             if self.conflict is not None or self.incompatible is not None:
                 # A tile we do not use: quiet its resends, ignore what it says.
                 if msg_type in wire.ACKED:
                     self._ack(msg["seq"])
                 return
-            # Talking, but we do not know who: ask (rate-limited by the housekeeping loop).
+            # Talking, but we do not know who: ask (rate-limited by the housekeeping tick).
             self.hello_at = 0.0
             return
-        tile = self.tile
-        tile.last_seen = now
-        if not tile.online:
+        self.last_heard = now
+        if not self.online:
             self.hello_at = 0.0   # back from silence: check it did not reboot meanwhile
         if msg_type == wire.ACK:
             if self.pending.pop(msg["ack"], None) is not None and msg["status"] != "ok":
-                self.link._tile_log(tile, "warning", "tile refused command #%d: %s"
-                                    % (msg["ack"], msg["status"]))
+                self.registry.tile_refused(self, self.uid, msg["ack"], msg["status"])
                 fut = self.waiters.pop(msg["ack"], None)
                 if fut is not None and not fut.done():
                     fut.set_exception(LinkError("tile %s refused command #%d: %s"
-                                                % (tile.uid, msg["ack"], msg["status"])))
+                                                % (self.uid, msg["ack"], msg["status"])))
             return
-        problem = self.link._beyond_hello(tile, msg, msg_type)
+        problem = beyond_hello(self.hello, msg, msg_type)
         if problem is not None:
             self._count("protocol_errors")
             self._say(logging.WARNING, "%s: dropped %s #%d from tile %s: %s", self.path,
-                      msg["type"], msg["seq"], tile.uid, problem)
+                      msg["type"], msg["seq"], self.uid, problem)
             if msg_type in wire.ACKED:
                 self._ack(msg["seq"], wire.ACK_BAD_PAYLOAD)
             return
@@ -424,26 +440,15 @@ class PortSession:
             del self.seen[:-_SEEN]
         if msg_type == wire.SNAPSHOT:
             self.snapshot_wanted = False
-            self.link._tile_snapshot(tile, msg)
-        elif msg_type == wire.TAG:
-            self.link._tile_tags(tile, msg["slot"], msg["tags"])
-        elif msg_type == wire.GESTURE:
-            self.link._tile_gesture(tile, msg["slot"], msg["gesture"])
-        elif msg_type == wire.DICE:
-            self.link._tile_dice(tile, msg["pocket"], msg["die"])
-        elif msg_type == wire.HEARTBEAT:
-            tile.health["uptime_ms"] = msg["uptime_ms"]
-        elif msg_type == wire.HEALTH:
-            self.link._tile_health(tile, msg)
-        elif msg_type == wire.LOG:
-            self.link._tile_log(tile, msg["level"], msg["text"])
+        if msg_type in _TILE_MESSAGES:
+            self.registry.tile_message(self, self.uid, msg)
         elif msg_type == wire.WRITE_RESULT:
             fut = self.waiters.pop(msg["ack"], None)
             if fut is not None and not fut.done():
                 fut.set_result(msg)
             else:
                 log.info("%s: tile %s answered write #%d after the host gave up: %s",
-                         self.path, tile.uid, msg["ack"], msg["reason"])
+                         self.path, self.uid, msg["ack"], msg["reason"])
 
     def _duplicate(self, seq):
         """A resend of a frame acted on already: a seq remembered, and not far behind the
@@ -464,23 +469,28 @@ class PortSession:
             return
         if self.incompatible is not None:
             self.incompatible = None
-            self.link._port_compatible(self, uid)
-        was_online = self._owns_tile() and self.tile.online
-        if self._owns_tile() and self.tile.uid != uid:
+            self.registry.port_compatible(self, uid)
+        if self.uid is not None and self.uid != uid:
             # Another tile answers on this port (swapped behind a hub, reflashed id): the
             # one we knew here is not reachable here any more.
-            old = self.tile
-            self.link._tile_replaced(old, self, uid)
-            self.forget_tile("tile %s answered on its port %s" % (uid, self.path))
-        tile = self.link._tile_hello(self, msg, uid, now)
-        if tile is None:            # refused: it is online on another port
-            if self.tile is not None:
+            old = self.uid
+            why = "tile %s answered on its port %s" % (uid, self.path)
+            self.forget_tile(why)
+            self.registry.tile_lost(self, old, why)
+        accepted = self.registry.tile_hello(self, msg, uid, now)
+        if accepted is None:        # refused: it is online on another port
+            if self.uid is not None:
                 self.forget_tile("its unique id answers on another port")
             self.hello_at = now
             return
+        counters, came_online = accepted
         self.conflict = None
-        rebooted = self.tile is not tile or self.boot_id != msg["boot_id"]
-        self.tile = tile
+        rebooted = self.uid != uid or self.boot_id != msg["boot_id"]
+        self.uid = uid
+        self.hello = msg
+        self.online = True
+        self.counters = counters
+        self.last_heard = now
         # A tile answering HELLO_REQUEST drops its unacked events (firmware/link.py): none
         # of the seqs remembered can come again, and after a long absence the tile's seq
         # may have come round to them.
@@ -488,26 +498,30 @@ class PortSession:
         self.tile_seq = msg["seq"]
         if rebooted:
             self.boot_id = msg["boot_id"]
-            # Commands for a previous boot are moot: the full scene goes again below.
+            # Commands for a previous boot are moot: the full scene goes again.
             self.pending = {}
             self.fail_waiters("it rebooted (or another tile answered on its port)")
-        if rebooted or not was_online:
+        if came_online:
             # Back from a reboot, or from an absence it survived (a tile powered by the
             # table keeps running through a USB unplug): what was set meanwhile reaches
-            # it only now, and a rebooted tile forgot it all. Scenes and neighbours are
-            # safe to repeat.
-            self.link._tile_restore(tile, self)
+            # it only now, and a rebooted tile forgot it all.
+            self.registry.tile_restore(self, uid)
         self.snapshot_wanted = True
         self.snapshot_at = 0.0
 
+    def _went_offline(self, why):
+        if self.uid is not None and self.online:
+            self.online = False
+            self.registry.tile_offline(self, self.uid, why)
+
     def _incompatible_tile(self, uid, protocol, now):
         """A tile that speaks another protocol version: not used, recorded, asked rarely."""
-        if self._owns_tile():
-            old = self.tile
-            self.link._tile_offline(old, "it now speaks protocol %d; this host speaks %d"
-                                    % (protocol, wire.PROTOCOL_VERSION))
-            old.session = None
+        if self.uid is not None:
+            old = self.uid
+            why = "it now speaks protocol %d; this host speaks %d" % (protocol,
+                                                                     wire.PROTOCOL_VERSION)
             self.forget_tile("it speaks protocol %d" % protocol)
+            self.registry.tile_lost(self, old, why)
         if uid is None and self.incompatible is not None \
                 and self.incompatible["protocol"] == protocol:
             uid = self.incompatible["uid"]  # a frame that does not say who: the same tile
@@ -515,17 +529,9 @@ class PortSession:
         if self.incompatible != seen:
             self.incompatible = seen
             self.conflict = None
-            self.link._port_incompatible(self, uid, protocol)
+            self.registry.port_incompatible(self, uid, protocol)
         if self.hello_at == 0.0:
             self.hello_at = now
-
-    def refuse_clone(self, tile, owner):
-        """Called by the link: this port's tile has the unique id of ``tile``, online on
-        ``owner``. Say it once; ignore this port until the owner goes away."""
-        seen = {"uid": tile.uid, "owner": owner.path}
-        if self.conflict != seen:
-            self.conflict = seen
-            self.link._port_conflict(self, tile, owner)
 
     # ------------------------------------------------------------ housekeeping
 
@@ -538,42 +544,36 @@ class PortSession:
                 and now - self.started_at >= t.probe_window_s:
             if not self.silent_said:
                 self.silent_said = True
-                self.link._port_silent(self, now - self.started_at)
+                self.registry.port_silent(self, now - self.started_at)
             return t.probe_retry_s
         return t.hello_retry_s
 
-    async def _converse(self):
+    def tick(self, now):
+        """Housekeeping, called by the transport while the port is open."""
         t = self.t
-        while not self.stopping:
-            if self.failed is not None:
-                raise serial.SerialException("%s: %s" % (self.path, self.failed))
-            now = time.monotonic()
-            tile = self.tile if self._owns_tile() else None
-            silent = now - self.last_rx
-            if tile is not None and tile.online and silent > t.offline_s:
-                self.link._tile_offline(tile, "silent for %.1f s" % silent)
-                self.fail_waiters("it fell silent")
-            if silent > t.reopen_s:
-                raise serial.SerialException("silent for %.1f s, reopening" % silent)
-            if tile is None or not tile.online:
-                if now - self.hello_at >= self.hello_interval(now):
-                    self.hello_at = now
-                    self._ask_hello()
-            elif self.snapshot_wanted and now - self.snapshot_at >= t.snapshot_retry_s:
-                self.snapshot_at = now
-                self.send(wire.SNAPSHOT_REQUEST, b"")
-            if tile is not None and tile.online:
-                for entry in self.pending.values():
-                    if now - entry[1] >= t.resend_s:
-                        entry[1] = now
-                        entry[3] += 1
-                        tile.health["resends"] += 1
-                        self._write_raw(entry[0])
-            if tile is not None:
-                self.link._tile_tick(tile, now)
-            # Heartbeats only to a tile we use: a clone or a tile of another version is left
-            # alone (it shows its idle animation), a port with no tile gets only requests.
-            if tile is not None and now - self.last_tx >= t.heartbeat_s:
-                self.seq = (self.seq + 1) & 0xFFFF
-                self._write_raw(wire.encode_frame(wire.HEARTBEAT, self.seq, wire.heartbeat(0)))
-            await asyncio.sleep(t.tick_s)
+        silent = now - self.last_rx
+        if self.online and silent > t.offline_s:
+            self._went_offline("silent for %.1f s" % silent)
+            self.fail_waiters("it fell silent")
+        if silent > t.reopen_s:
+            self.transport.hang_up("silent for %.1f s, reopening" % silent)
+            return
+        if not self.online:
+            if now - self.hello_at >= self.hello_interval(now):
+                self.hello_at = now
+                self._ask_hello(now)
+        elif self.snapshot_wanted and now - self.snapshot_at >= t.snapshot_retry_s:
+            self.snapshot_at = now
+            self.send(wire.SNAPSHOT_REQUEST, b"")
+        if self.online:
+            for entry in self.pending.values():
+                if now - entry.sent_at >= t.resend_s:
+                    entry.sent_at = now
+                    entry.attempts += 1
+                    self.counters.resends += 1
+                    self._write(entry.frame, now)
+        # Heartbeats only to a tile we use: a clone or a tile of another version is left
+        # alone (it shows its idle animation), a port with no tile gets only requests.
+        if self.uid is not None and now - self.last_tx >= t.heartbeat_s:
+            self.seq = (self.seq + 1) & 0xFFFF
+            self._write(wire.encode_frame(wire.HEARTBEAT, self.seq, wire.heartbeat(0)), now)
