@@ -18,6 +18,7 @@ import os
 import sys
 
 from host.journal import Journal, JournalError
+from host.link import noisy_line
 from host.session import SessionLog, TableSession
 from host.table import layout as layouts
 from host.table import tags
@@ -48,9 +49,24 @@ def parse_args(argv):
                    help="players of a new game, for games that take it (royale: 2 to 8)")
     p.add_argument("--setup", default=None,
                    help="a new game's setup (JSON file in the game's setup form)")
+    p.add_argument("--line-faults", default=None, metavar="CORRUPT,DROP[,SEED]",
+                   type=_line_faults,
+                   help="virtual table only, for reliability tests: corrupt and drop these "
+                        "percentages of the bytes on every tile's line (host/link/noisy_line.py)")
     p.add_argument("--gpio", action="store_true",
                    help="on a Raspberry Pi: seat buttons, staff controls and the status strip")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.line_faults and args.port:
+        p.error("--line-faults puts a noisy line on the virtual table's tiles; it cannot be "
+                "used with --port")
+    return args
+
+
+def _line_faults(text):
+    try:
+        return noisy_line.parse_rates(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def seats_of(game, options, setup=None):
@@ -128,6 +144,7 @@ async def run(args):
         log.say("new game %d of %s, seed %d" % (game_id, args.game, seed))
 
     vtable = None
+    lines = []
     if args.port:
         ports = args.port
     else:
@@ -140,6 +157,11 @@ async def run(args):
               % (len(layout.tiles), vtable.interpreter), file=sys.stderr, flush=True)
         vtable.start()
         ports = vtable.ports()
+        if args.line_faults:
+            corrupt, drop, fault_seed = args.line_faults
+            lines = [noisy_line.NoisyLine(p, corrupt, drop, fault_seed * 1000 + i)
+                     for i, p in enumerate(ports)]
+            ports = [line.port for line in lines]
     from host.link import TableLink
     link = TableLink(ports=ports)
     try:
@@ -168,6 +190,8 @@ async def run(args):
         summary = await session.run(max_actions=args.max_actions)
     finally:
         await link.stop()
+        for line in lines:
+            line.close()
         if vtable is not None:
             vtable.stop()
         journal.close()
@@ -260,13 +284,15 @@ async def typed_hands(hands, op, args):
         print("could not %s: %s" % (op, e), flush=True)
 
 
-async def wait_for_tiles(link, count, order=None, timeout_s=30.0):
-    """Wait until `count` tiles said hello; their uids in layout order."""
+async def wait_for_tiles(link, count, order=None, timeout_s=30.0, noisy_s=300.0):
+    """Wait until `count` tiles said hello; their uids in layout order. Past `timeout_s`,
+    wait on (up to `noisy_s` in all) while bytes still come from a port with no tile
+    online: a noisy line, where a HELLO gets through in the end."""
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
+    started = loop.time()
     while sum(1 for t in link.tiles.values() if t.online) < count:
-        left = deadline - loop.time()
-        if left <= 0:
+        waited = loop.time() - started
+        if waited > timeout_s and (waited > noisy_s or not link.noisy_ports()):
             raise ValueError("only %d of %d tiles answered; run `fairytable doctor`"
                              % (sum(1 for t in link.tiles.values() if t.online), count))
         await asyncio.sleep(0.05)  # events stay queued for the session (snapshots of tags)

@@ -379,7 +379,9 @@ class TableSession:
             return
         # A change the table moves along (a duel read round by round) keeps the bot waiting.
         last_seen = max(self.bot_request_at, getattr(self.table, "progress_at", 0))
-        if self.bot_request is not None and now - last_seen > self.bot_patience_ms:
+        # On a noisy line the tiles' events come late: wait for them as much longer.
+        patience = self.bot_patience_ms + int(10000 * self.link.delivery_s())
+        if self.bot_request is not None and now - last_seen > patience:
             # The move was not seen on the table in time: tidy up and ask again.
             self.log.say("the table did not show the bot's move; asking again")
             self.bot_request = None

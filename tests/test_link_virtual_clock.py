@@ -222,3 +222,88 @@ def test_a_rebooted_tile_is_a_reboot_and_old_commands_are_dropped():
         [("online", "new"), ("offline", "silent for 3.0 s"), ("online", "reboot")]
     assert tile.scene == {2: red()} and link.pending_commands(UID) == []
     assert link.tiles[UID].health["reboots"] == 1
+
+
+# ---------------------------------------------------------------- a noisy line
+
+class NoisyBenchTile(BenchTile):
+    """A bench tile behind a line that corrupts ``corrupt`` and drops ``drop`` of the
+    bytes both ways (seeded), as host/link/noisy_line.py does on ptys."""
+
+    def __init__(self, uid, corrupt, drop, seed=1):
+        super().__init__(uid)
+        import random
+        self.rng = random.Random(seed)
+        self.corrupt = corrupt
+        self.drop = drop
+
+    def damage(self, data):
+        out = bytearray()
+        for b in data:
+            r = self.rng.random()
+            if r < self.drop:
+                continue
+            if r < self.drop + self.corrupt:
+                b ^= self.rng.randrange(1, 256)
+            out.append(b)
+        return bytes(out)
+
+    def write(self, data):
+        super().write(self.damage(data))
+
+    def service(self, now):
+        if self.answer and (self.last_beat is None or now - self.last_beat >= 1.0):
+            self.last_beat = now
+            self.send(wire.HEARTBEAT, wire.heartbeat(5000))
+        if self.on_data is not None and self.outbox:
+            data, self.outbox = self.damage(bytes(self.outbox)), bytearray()
+            self.last_delivered = now
+            if data:
+                self.on_data(data)
+
+
+def test_on_a_line_losing_a_tenth_of_its_bytes_the_tile_comes_online_and_stays():
+    bench = Bench()
+    tile = bench.tiles[PORT] = NoisyBenchTile(UID, corrupt=0.10, drop=0.01)
+    bench.plugged.add(PORT)
+    link = make_link(bench)
+    run_for(bench, link, 120.0)
+    assert [(e.kind, e.detail) for e in events(link)] == [("online", "new")]
+    session = link.sessions[PORT]
+    # The line was measured: a byte in nine or ten is damaged, give or take.
+    assert 0.05 < session.quality.byte_error < 0.2
+    assert session.offline_after() > LinkTimings.offline_s
+    assert session.scene_cells_per_frame() == 1
+    # Seven cells lit: split into frames short enough to get through, all acked in the end.
+    link.set_scene(UID, [(c, red()) for c in range(7)])
+    run_for(bench, link, 120.0)
+    assert tile.scene == {c: red() for c in range(7)}
+    assert link.pending_commands(UID) == []
+    assert link.tiles[UID].online and events(link) == []
+    # Pulled out: offline in the end, later than on a clean line but not never.
+    tile.answer = False
+    bench.plugged.discard(PORT)
+    tile.on_data = None
+    run_for(bench, link, LinkTimings.offline_max_s + 1.0, step=0.05)
+    assert [e.kind for e in events(link)] == ["offline"]
+
+
+def test_on_a_clean_line_the_timings_are_the_clean_ones():
+    bench = Bench()
+    bench.tiles[PORT] = BenchTile(UID)
+    bench.plugged.add(PORT)
+    link = make_link(bench)
+    run_for(bench, link, 5.0)
+    session = link.sessions[PORT]
+    t = LinkTimings()
+    assert session.quality.byte_error == 0.0
+    assert session.offline_after() == t.offline_s
+    assert session.heartbeat_interval() == t.heartbeat_s
+    assert session.hello_interval(bench.clock()) == t.hello_retry_s
+    assert session.scene_cells_per_frame() == wire.MAX_SCENE_CELLS
+    assert link.delivery_s() == 0.0
+    # Round trips measured: resends come sooner than the initial 100 ms, never under 30 ms.
+    link.set_scene(UID, [(0, red())])
+    run_for(bench, link, 0.2)
+    assert session.round_trip.srtt is not None
+    assert t.resend_min_s <= session.round_trip.timeout <= t.resend_s

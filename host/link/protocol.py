@@ -20,6 +20,7 @@ asked again only rarely.
 
 import binascii
 import logging
+import math
 
 from shared_rules import wire
 
@@ -36,6 +37,17 @@ _SHOWN_PAYLOAD = 32  # payload bytes a log line shows of a dropped frame
 _HOST_TYPES = range(0x40, 0x80)
 # Ctrl-C and Ctrl-D: a Pico running a plain MicroPython REPL would interrupt or soft-reset.
 _REPL_KEYS = (0x03, 0x04)
+# Frame sizes the line's timings are worked out for (header, CRC, COBS, delimiter
+# included): a heartbeat, a HELLO_REQUEST and its HELLO, a SNAPSHOT_REQUEST and a short
+# SNAPSHOT, and the part of a LED_SCENE frame besides its cells.
+_HEARTBEAT_BYTES = 14
+_HELLO_ROUND_BYTES = 10 + 39
+_SNAPSHOT_ROUND_BYTES = 10 + 30
+_SCENE_FRAME_BYTES = 11
+_TAG_BYTES = 37                 # a TAG frame with one tag and its identity
+_TILE_NOISY_RESEND_S = 0.05     # how often a tile resends on a noisy line, at worst
+                                # (firmware/link.py: a quarter of 100 ms, or when it may)
+_RESEND_BYTES_PER_S = 4000.0    # resent bytes a second at most: a third of a 115200 baud UART
 # What a session hands to the table link, once acked and deduplicated.
 _TILE_MESSAGES = (wire.SNAPSHOT, wire.TAG, wire.GESTURE, wire.DICE, wire.HEARTBEAT,
                   wire.HEALTH, wire.LOG)
@@ -136,13 +148,86 @@ class LineCounters:
         return {name: getattr(self, name) for name in self.NAMES}
 
 
+class LineQuality:
+    """How damaged the bytes from one port are lately, and what follows for frames.
+
+    From the frames that arrived whole and the damaged ones the decoder dropped
+    (a dropped delimiter merges two frames into one damaged one), over the last
+    few hundred frames: ``byte_error`` estimates the chance that a byte is damaged
+    (corrupted, or dropped), taken to be the same both ways; ``survival(n)`` the
+    chance that a frame of n bytes arrives whole. A clean line has a byte error
+    near 0 and every survival near 1.
+    """
+
+    _WINDOW = 400       # frames remembered; halved beyond
+
+    def __init__(self):
+        self.good = 0.0     # frames that arrived whole
+        self.bad = 0.0      # damaged frames dropped
+        self.bytes = 0.0    # bytes of both
+
+    def add(self, good, bad, nbytes):
+        self.good += good
+        self.bad += bad
+        self.bytes += nbytes
+        if self.good + self.bad > self._WINDOW:
+            self.good /= 2
+            self.bad /= 2
+            self.bytes /= 2
+
+    @property
+    def byte_error(self):
+        frames = self.good + self.bad
+        if self.bad < 0.5 or frames <= 0:
+            return 0.0
+        mean = max(1.0, self.bytes / frames)
+        # One whole frame assumed (a prior), so that a line with no frame whole yet
+        # is very bad, not infinitely bad.
+        whole = (self.good + 1.0) / (frames + 1.0)
+        return min(0.5, 1.0 - whole ** (1.0 / mean))
+
+    def survival(self, nbytes):
+        return (1.0 - self.byte_error) ** nbytes
+
+
+class RoundTrip:
+    """The resend timeout from measured round trips (RFC 6298: the smoothed round trip
+    and four times its deviation), between ``low`` and ``high``; ``initial`` until a
+    first round trip is measured. A resent command is measured from its last copy,
+    though its ack may answer an earlier one (Karn would not measure it): on a line
+    that loses frames at random, few commands are acked at their first sending, and
+    a round trip measured too short costs only a few resent bytes."""
+
+    def __init__(self, initial, low, high):
+        self.initial = initial
+        self.low = low
+        self.high = high
+        self.srtt = None
+        self.rttvar = None
+
+    def sample(self, rtt):
+        if self.srtt is None:
+            self.srtt = rtt
+            self.rttvar = rtt / 2
+        else:
+            self.rttvar = 0.75 * self.rttvar + 0.25 * abs(self.srtt - rtt)
+            self.srtt = 0.875 * self.srtt + 0.125 * rtt
+
+    @property
+    def timeout(self):
+        if self.srtt is None:
+            return self.initial
+        return min(self.high, max(self.low, self.srtt + 4 * self.rttvar))
+
+
 class _Pending:
     """A command sent and not yet acknowledged."""
 
-    __slots__ = ("frame", "sent_at", "key", "attempts")
+    __slots__ = ("frame", "first_sent", "sent_at", "key", "attempts")
 
     def __init__(self, frame, sent_at, key):
         self.frame = frame
+        self.first_sent = sent_at
         self.sent_at = sent_at
         self.key = key
         self.attempts = 0
@@ -179,7 +264,8 @@ class PortSession:
         self.waiters = {}           # seq of a command -> future of the tile's answer to it
         self.seen = []              # seqs of the tile's acked frames acted on, oldest first
         self.tile_seq = None        # the newest seq the tile sent (serial number arithmetic)
-        self.last_rx = 0.0
+        self.last_rx = 0.0          # the last whole frame
+        self.last_bytes = None      # the last bytes, whole or damaged
         self.last_heard = 0.0       # the last message of the tile in use
         self.last_tx = 0.0
         self.hello_at = 0.0
@@ -194,6 +280,10 @@ class PortSession:
         # What went wrong on this port before any tile was known on it (nobody to charge).
         self.port_counters = LineCounters()
         self._decoder_seen = (0, 0)     # decoder (crc_errors, garbage_bytes) already charged
+        self._decoder_read = (0, 0, 0)  # decoder (frames, damaged, garbage bytes) measured
+        self.quality = LineQuality()
+        self.round_trip = RoundTrip(self.t.resend_s, self.t.resend_min_s, self.t.resend_max_s)
+        self.last_beat = 0.0        # the last heartbeat sent
         self._log_budget = Budget(2.0, 20)  # log lines about one port's bad frames
 
     def attach(self, transport):
@@ -221,6 +311,7 @@ class PortSession:
         self.fail_waiters("its port %s closed" % self.path)
 
     def received(self, data, now):
+        self.last_bytes = now
         try:
             self._on_bytes(data, now)
         except Exception:  # keep reading whatever one bad read did to us
@@ -356,8 +447,10 @@ class PortSession:
     # ------------------------------------------------------------ frames in
 
     def _on_bytes(self, data, now):
+        good_bytes = 0
         for frame in self.decoder.feed(data):
             self.last_rx = now
+            good_bytes += len(frame.payload) + 10   # header, CRC, COBS and delimiter
             try:
                 self._on_frame(frame, now)
             except Exception:  # lose this frame only, not the rest of the read
@@ -365,6 +458,17 @@ class PortSession:
                 log.exception("%s: handling %s failed; dropped it", self.path,
                               describe_frame(frame))
         self._charge_decoder()
+        self._measure_line(good_bytes)
+
+    def _measure_line(self, good_bytes):
+        d = self.decoder
+        frames = d.frames
+        damaged = d.crc_errors + d.cobs_errors + d.short_frames + d.oversize + d.decoder_errors
+        garbage = d.garbage_bytes
+        seen_frames, seen_damaged, seen_garbage = self._decoder_read
+        self._decoder_read = (frames, damaged, garbage)
+        self.quality.add(frames - seen_frames, damaged - seen_damaged,
+                         good_bytes + garbage - seen_garbage)
 
     def _drop(self, frame, why):
         self._count("protocol_errors")
@@ -415,7 +519,10 @@ class PortSession:
         if not self.online:
             self.hello_at = 0.0   # back from silence: check it did not reboot meanwhile
         if msg_type == wire.ACK:
-            if self.pending.pop(msg["ack"], None) is not None and msg["status"] != "ok":
+            entry = self.pending.pop(msg["ack"], None)
+            if entry is not None:
+                self.round_trip.sample(now - entry.sent_at)
+            if entry is not None and msg["status"] != "ok":
                 self.registry.tile_refused(self, self.uid, msg["ack"], msg["status"])
                 fut = self.waiters.pop(msg["ack"], None)
                 if fut is not None and not fut.done():
@@ -533,10 +640,11 @@ class PortSession:
         if self.hello_at == 0.0:
             self.hello_at = now
 
-    # ------------------------------------------------------------ housekeeping
+    # ------------------------------------------------------------ timings by the line
 
     def hello_interval(self, now):
-        """How often this port is asked for HELLO while no usable tile answers on it."""
+        """How often this port is asked for HELLO while no usable tile answers on it: on a
+        noisy line as much more often as a request and its answer are lost."""
         t = self.t
         if self.conflict is not None or self.incompatible is not None:
             return t.unusable_retry_s
@@ -546,34 +654,99 @@ class PortSession:
                 self.silent_said = True
                 self.registry.port_silent(self, now - self.started_at)
             return t.probe_retry_s
-        return t.hello_retry_s
+        return max(t.resend_min_s, t.hello_retry_s * self.quality.survival(_HELLO_ROUND_BYTES))
+
+    def offline_after(self):
+        """How long the tile may be silent (not one whole frame) before it is taken for
+        gone: ``offline_s`` on a clean line; on a noisy one, as many of the tile's
+        heartbeat periods as make losing every heartbeat by chance less likely than
+        ``offline_chance``, up to ``offline_max_s``."""
+        t = self.t
+        lost = 1.0 - self.quality.survival(_HEARTBEAT_BYTES)
+        if lost <= 0.0:
+            return t.offline_s
+        periods = math.log(t.offline_chance) / math.log(min(lost, 0.999))
+        return min(t.offline_max_s, max(t.offline_s, periods * t.tile_heartbeat_s))
+
+    def heartbeat_interval(self):
+        """The host's heartbeat period: ``heartbeat_s`` on a clean line; on a noisy one
+        short enough that the tile still hears the host several times a second (a tile
+        that does not hear the host stops resending its events)."""
+        t = self.t
+        if self.quality.byte_error <= 0.0:
+            return t.heartbeat_s
+        # About five whole heartbeats a second: the tile resends its events only a few
+        # hundred bytes past the last frame it heard from the host (firmware/link.py).
+        return max(t.heartbeat_min_s, 0.2 * self.quality.survival(_HEARTBEAT_BYTES))
+
+    def delivery_s(self):
+        """How long an event of the tile (a TAG with an identity) is expected to take to
+        arrive whole on this line, resent as the tile resends on a noisy line: 0 on a
+        clean line."""
+        if self.quality.byte_error <= 0.0:
+            return 0.0
+        return _TILE_NOISY_RESEND_S / self.quality.survival(_TAG_BYTES)
+
+    def longest_frame(self):
+        """The longest frame (bytes) that arrives whole at least half the time: commands
+        that can be split (LED scenes) are split to fit it."""
+        error = self.quality.byte_error
+        if error <= 0.0:
+            return wire.MAX_FRAME
+        return int(math.log(0.5) / math.log(1.0 - error))
+
+    def scene_cells_per_frame(self):
+        """How many cells' scenes go in one LED_SCENE frame on this line."""
+        fit = (self.longest_frame() - _SCENE_FRAME_BYTES) // (wire.SCENE_BYTES + 1)
+        return max(1, min(wire.MAX_SCENE_CELLS, fit))
+
+    # ------------------------------------------------------------ housekeeping
 
     def tick(self, now):
         """Housekeeping, called by the transport while the port is open."""
         t = self.t
         silent = now - self.last_rx
-        if self.online and silent > t.offline_s:
+        offline_after = self.offline_after()
+        if self.online and silent > offline_after:
             self._went_offline("silent for %.1f s" % silent)
             self.fail_waiters("it fell silent")
-        if silent > t.reopen_s:
+        if silent > t.reopen_s + offline_after - t.offline_s:
             self.transport.hang_up("silent for %.1f s, reopening" % silent)
             return
         if not self.online:
             if now - self.hello_at >= self.hello_interval(now):
                 self.hello_at = now
                 self._ask_hello(now)
-        elif self.snapshot_wanted and now - self.snapshot_at >= t.snapshot_retry_s:
+        elif self.snapshot_wanted and now - self.snapshot_at >= max(
+                t.resend_min_s, t.snapshot_retry_s
+                * self.quality.survival(_SNAPSHOT_ROUND_BYTES)):
             self.snapshot_at = now
             self.send(wire.SNAPSHOT_REQUEST, b"")
         if self.online:
-            for entry in self.pending.values():
-                if now - entry.sent_at >= t.resend_s:
-                    entry.sent_at = now
-                    entry.attempts += 1
-                    self.counters.resends += 1
-                    self._write(entry.frame, now)
+            self._resend(now)
         # Heartbeats only to a tile we use: a clone or a tile of another version is left
         # alone (it shows its idle animation), a port with no tile gets only requests.
-        if self.uid is not None and now - self.last_tx >= t.heartbeat_s:
+        # On a clean line only when nothing else was sent; on a noisy one on time anyway
+        # (a heartbeat is short: the likeliest frame to get through).
+        beat = self.heartbeat_interval()
+        quiet = now - self.last_tx >= beat or self.quality.byte_error > 0.0
+        if self.uid is not None and quiet and now - self.last_beat >= beat:
+            self.last_beat = now
             self.seq = (self.seq + 1) & 0xFFFF
             self._write(wire.encode_frame(wire.HEARTBEAT, self.seq, wire.heartbeat(0)), now)
+
+    def _resend(self, now):
+        """Resend the commands unacked after the resend timeout, oldest first, within a
+        byte budget (a noisy line must not turn resends into a flood)."""
+        timeout = self.round_trip.timeout
+        allowance = max(_RESEND_BYTES_PER_S * self.t.tick_s, 64)    # a scene frame at least
+        for entry in sorted(self.pending.values(), key=lambda e: e.first_sent):
+            if now - entry.sent_at < timeout:
+                continue
+            if allowance < len(entry.frame):
+                break
+            allowance -= len(entry.frame)
+            entry.sent_at = now
+            entry.attempts += 1
+            self.counters.resends += 1
+            self._write(entry.frame, now)

@@ -314,6 +314,20 @@ class TableLink:
         return {path: dict(s.conflict) for path, s in sorted(self.sessions.items())
                 if s.conflict is not None and s.is_open}
 
+    def delivery_s(self):
+        """How long a tile's event is expected to take to arrive whole on the noisiest
+        line of an online tile (0 when every line is clean): whoever waits for the table
+        to show something waits this much longer, several times over."""
+        return max([s.delivery_s() for s in self.sessions.values() if s.online] or [0.0])
+
+    def noisy_ports(self, within_s=5.0):
+        """Ports with no tile online where bytes arrived in the last ``within_s`` seconds:
+        on a noisy line, a tile whose HELLO has not got through yet."""
+        now = self.clock()
+        return sorted(path for path, s in self.sessions.items()
+                      if not s.online and s.last_bytes is not None
+                      and now - s.last_bytes < within_s)
+
     @property
     def silent_ports(self):
         """Discovered ports where no tile has answered (after the probe window)."""
@@ -617,8 +631,9 @@ class TableLink:
             cells.update(key[1:])
         cells = sorted(c for c in cells if c in tile.scene)
         seq = None
-        for i in range(0, len(cells), wire.MAX_SCENE_CELLS):
-            chunk = cells[i:i + wire.MAX_SCENE_CELLS]
+        per_frame = session.scene_cells_per_frame()     # fewer on a noisy line
+        for i in range(0, len(cells), per_frame):
+            chunk = cells[i:i + per_frame]
             seq = session.send(wire.LED_SCENE,
                                wire.led_scene([(c, tile.scene[c]) for c in chunk]),
                                key=("scene",) + tuple(chunk))

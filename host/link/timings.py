@@ -12,10 +12,22 @@ class LinkTimings:
                                 # arrival)
     hello_retry_s = 0.5         # HELLO_REQUEST resend until a HELLO arrives
     snapshot_retry_s = 0.3      # SNAPSHOT_REQUEST resend until a SNAPSHOT does
-    resend_s = 0.1              # resend an unacknowledged command after this long
-    heartbeat_s = 1.0           # host -> tile heartbeat period
-    offline_s = 3.0             # tile silent this long: offline
-    reopen_s = 10.0             # silent this long on an open port: close and reopen it
+    resend_s = 0.1              # resend an unacknowledged command after this long, until
+                                # round trips are measured; then after the measured round
+                                # trip (its mean and 4 deviations, RFC 6298) ...
+    resend_min_s = 0.03         # ... but never sooner than this (a tile's loop pass) ...
+    resend_max_s = 1.0          # ... nor later than this
+    heartbeat_s = 1.0           # host -> tile heartbeat period on a clean line; on a noisy
+                                # line as much shorter as heartbeats are lost, down to ...
+    heartbeat_min_s = 0.05      # ... this: the tile must hear the host to keep resending
+    offline_s = 3.0             # tile silent this long on a clean line: offline. On a noisy
+                                # line it must be silent for as many of its heartbeat periods
+                                # as make losing them all by chance unlikely (below) ...
+    offline_chance = 1e-4       # ... this likely for a tile that is still there ...
+    offline_max_s = 60.0        # ... and at most this long
+    reopen_s = 10.0             # silent this long (and beyond the offline time): close and
+                                # reopen the port
+    tile_heartbeat_s = 1.0      # the tile's heartbeat period (firmware/config.py)
     backoff_min_s = 0.1         # reopen backoff doubles from here ...
     backoff_max_s = 5.0         # ... up to here
     probe_window_s = 10.0       # a discovered port with no tile answering for this long ...
