@@ -73,7 +73,8 @@ def same_game(a, b):
         if a[key] != b[key]:
             return "%s %r, its twin %r" % (key, a[key], b[key])
     if a["actions"] != b["actions"]:
-        n = next((i for i, (x, y) in enumerate(zip(a["actions"], b["actions"], strict=False)) if x != y),
+        pairs = zip(a["actions"], b["actions"], strict=False)
+        n = next((i for i, (x, y) in enumerate(pairs) if x != y),
                  min(len(a["actions"]), len(b["actions"])))
         return "actions differ from #%d (%d actions, its twin %d)" % (
             n, len(a["actions"]), len(b["actions"]))

@@ -35,8 +35,12 @@ Usage by the table layer (asyncio)::
   readers' neighbours (``set_field_neighbours``), then asks for a
   snapshot and emits ``tags``/``dice`` events only for what changed.
 - ``set_scene`` returns at once; while the tile is online the command is
-  resent every 100 ms until the tile acknowledges it; while it is offline
-  the scene waits for it to come back.
+  resent (after the measured round trip) until the tile acknowledges it;
+  while it is offline the scene waits for it to come back.
+- A noisy line slows the link down, it does not stop it: the link measures
+  each line's damaged bytes and resends, beats, asks and splits LED scenes
+  to match, and takes a tile for gone only after a silence it could not
+  have by chance (hardware/protocol.md, "A noisy line").
 - A tile that sends garbage, reboots, or vanishes never raises into the
   caller: the link counts it, logs it, and reconnects with backoff.
 - A tile that cannot be used is said once as a "problem" event and asked
@@ -61,7 +65,8 @@ Layers, each with one owner (lowest first):
   neighbours restored on reconnect. It implements the calls a PortSession
   makes (``tile_hello``, ``tile_message``, ``tile_offline``, ...).
 - ``timings`` (LinkTimings, the default clock); ``sniff`` (the ``fairytable
-  sniff`` command).
+  sniff`` command); ``noisy_line`` (a relay that damages bytes, for
+  reliability tests: ``fairytable run --line-faults``, tools/line_faults.py).
 """
 
 from .protocol import LineCounters, LinkError, PortSession, describe_frame

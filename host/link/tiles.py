@@ -625,7 +625,8 @@ class TableLink:
     def _send_scene(self, tile, session, cells):
         """Send the current scene of ``cells`` and of every cell of the tile whose scene
         frame is still unacked, in frames that replace those: each cell is in one pending
-        frame only, the newest, so a resend cannot bring an older scene back."""
+        frame only, the newest, so a resend cannot bring an older scene back. As many
+        cells go in a frame as the line lets through (protocol.py)."""
         cells = set(cells)
         for key in session.withdraw_keys(lambda key: key[0] == "scene"):
             cells.update(key[1:])
