@@ -110,6 +110,14 @@ def make_link(bench, timings=None):
     return link
 
 
+def plugged_in(tile):
+    """(bench, tile, link): the tile on PORT, plugged in, and a link to it."""
+    bench = Bench()
+    bench.tiles[PORT] = tile
+    bench.plugged.add(PORT)
+    return bench, tile, make_link(bench)
+
+
 def run_for(bench, link, seconds, step=0.02):
     """Advance the clock by ``seconds`` in ticks, the tile and the link moving each tick."""
     end = bench.clock.now + seconds
@@ -133,10 +141,7 @@ def red():
 
 def test_a_silent_tile_goes_offline_after_the_offline_time_and_its_port_is_reopened():
     t = LinkTimings()
-    bench = Bench()
-    tile = bench.tiles[PORT] = BenchTile(UID)
-    bench.plugged.add(PORT)
-    link = make_link(bench)
+    bench, tile, link = plugged_in(BenchTile(UID))
     run_for(bench, link, 0.5)
     assert [(e.kind, e.detail) for e in events(link)] == [("online", "new")]
     tile.answer = False
@@ -158,10 +163,7 @@ def test_a_silent_tile_goes_offline_after_the_offline_time_and_its_port_is_reope
 
 
 def test_a_reconnected_tile_gets_its_scene_and_neighbours_again():
-    bench = Bench()
-    tile = bench.tiles[PORT] = BenchTile(UID)
-    bench.plugged.add(PORT)
-    link = make_link(bench)
+    bench, tile, link = plugged_in(BenchTile(UID))
     run_for(bench, link, 0.5)
     link.set_scene(UID, [(0, red())])
     run_for(bench, link, 0.1)
@@ -204,10 +206,7 @@ def test_a_port_that_will_not_open_is_tried_again_with_doubling_backoff():
 
 
 def test_a_rebooted_tile_is_a_reboot_and_old_commands_are_dropped():
-    bench = Bench()
-    tile = bench.tiles[PORT] = BenchTile(UID)
-    bench.plugged.add(PORT)
-    link = make_link(bench)
+    bench, tile, link = plugged_in(BenchTile(UID))
     run_for(bench, link, 0.5)
     tile.answer = False                  # rebooting: nothing acked meanwhile
     link.set_scene(UID, [(2, red())])
@@ -263,10 +262,7 @@ class NoisyBenchTile(BenchTile):
 
 
 def test_on_a_line_losing_a_tenth_of_its_bytes_the_tile_comes_online_and_stays():
-    bench = Bench()
-    tile = bench.tiles[PORT] = NoisyBenchTile(UID, corrupt=0.10, drop=0.01)
-    bench.plugged.add(PORT)
-    link = make_link(bench)
+    bench, tile, link = plugged_in(NoisyBenchTile(UID, corrupt=0.10, drop=0.01))
     run_for(bench, link, 120.0)
     assert [(e.kind, e.detail) for e in events(link)] == [("online", "new")]
     session = link.sessions[PORT]
@@ -289,10 +285,7 @@ def test_on_a_line_losing_a_tenth_of_its_bytes_the_tile_comes_online_and_stays()
 
 
 def test_on_a_clean_line_the_timings_are_the_clean_ones():
-    bench = Bench()
-    bench.tiles[PORT] = BenchTile(UID)
-    bench.plugged.add(PORT)
-    link = make_link(bench)
+    bench, _tile, link = plugged_in(BenchTile(UID))
     run_for(bench, link, 5.0)
     session = link.sessions[PORT]
     t = LinkTimings()

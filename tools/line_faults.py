@@ -12,8 +12,9 @@ scores and the whole action list (read from its journal) are the same. A game
 that does not end within ``--deadline`` seconds has stalled.
 
 Reported per game and rate: games, stalled, mismatched, reconnects (summed
-over the tiles), tiles offline at the end, and the time (mean and longest, in
-seconds; the twin's mean for scale).
+over the tiles; a reboot counts as one), tiles offline at the end, and the
+time (mean and longest, in seconds; the twin's mean for scale). Each game's
+line on stderr adds the reboots, the host's resends and the damaged frames.
 """
 
 import argparse
@@ -60,6 +61,7 @@ def play(game, seed, journal, rates=None, deadline=600.0):
             "winner": summary.get("winner"), "scores": summary.get("scores"),
             "actions": actions, "status": summary.get("status"),
             "reconnects": sum(t["health"]["reconnects"] for t in tiles),
+            "reboots": sum(t["health"]["reboots"] for t in tiles),
             "offline": sum(1 for t in tiles if not t["online"]),
             "resends": sum(t["health"]["resends"] for t in tiles),
             "crc_errors": sum(t["health"]["crc_errors"] for t in tiles),
@@ -141,11 +143,13 @@ def main(argv=None):
                     if differs:
                         row["mismatched"] += 1
                         row["problems"].append("seed %d: %s" % (seed, differs))
-                    print("%s %g/%g %% seed %d: %s in %.0f s (twin %.0f s), %d reconnects, "
-                          "%d offline, %d host resends, %d damaged frames" % (
+                    print("%s %g/%g %% seed %d: %s in %.0f s (twin %.0f s), %d reconnects "
+                          "(%d of them reboots), %d offline, %d host resends, %d damaged "
+                          "frames" % (
                               game, rates[0], rates[1], seed, differs or "same as its twin",
                               got["seconds"], twin["seconds"], got["reconnects"],
-                              got["offline"], got["resends"], got["crc_errors"]),
+                              got["reboots"], got["offline"], got["resends"],
+                              got["crc_errors"]),
                           file=sys.stderr, flush=True)
                 report.append(row)
     if args.json:
