@@ -662,7 +662,9 @@ class PortSession:
         heartbeat periods as make losing every heartbeat by chance less likely than
         ``offline_chance``, up to ``offline_max_s``."""
         t = self.t
-        lost = 1.0 - self.quality.survival(_HEARTBEAT_BYTES)
+        # A heartbeat half as long again: the estimate is of the last few hundred frames,
+        # and a tile starved of time (a busy host) beats late.
+        lost = 1.0 - self.quality.survival(_HEARTBEAT_BYTES * 3 // 2)
         if lost <= 0.0:
             return t.offline_s
         periods = math.log(t.offline_chance) / math.log(min(lost, 0.999))
