@@ -57,10 +57,10 @@ def parse_args(argv):
     p.add_argument("--key", default=None, help="installation key file (tag MACs; default: "
                    "$FAIRYTABLE_KEY, else installation.key in the data folder)")
     p.add_argument("--registry", default=None,
-                   help="the registry of tags enrolled by UID "
-                        "(default: tags.db in the data "
+                   help="the registry of tags enrolled by UID (default: tags.db in the data "
                         "folder)")
-    p.add_argument("--layout", default=None, help="table layout TOML (default: the game's, in host/layouts)")
+    p.add_argument("--layout", default=None,
+                   help="table layout TOML (default: the game's, in host/layouts)")
     p.add_argument("--port", action="append", default=[], help="a tile's serial port")
     p.add_argument("--headless", action="store_true")
     p.add_argument("--json", action="store_true")
