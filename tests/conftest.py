@@ -1,4 +1,12 @@
-"""Shared pytest options: the hardware-in-loop suite runs only with --hil --port PORT."""
+"""What every test shares: the helper modules beside this file on the path, a data folder of
+the tests' own, the virtual table as a fixture, and the hardware-in-loop switch (those tests
+run only with --hil --port PORT).
+
+The tests mirror the source folders: tests/shared_rules/, tests/firmware/, tests/host/
+(with link/, table/, virtual/ and web/), and tests/integration/ for whole games and
+installs. Helpers the folders share (tests/mpy.py, tile_harness.py, vtable_helpers.py,
+table_helpers.py, ...) and data (tests/golden/) stay here at the top.
+"""
 
 import os
 import shutil
@@ -46,3 +54,39 @@ def hil_ports(request):
     if not ports:
         pytest.skip("--hil needs at least one --port")
     return ports
+
+
+def _virtual_tables():
+    """A factory of started virtual tables, and a way to stop them all (the fixtures' body)."""
+    from host.virtual import VirtualTable
+    started = []
+
+    def start(**kwargs):
+        """Start a virtual table: the keyword arguments of host.virtual.VirtualTable."""
+        vt = VirtualTable(**kwargs)
+        started.append(vt)
+        vt.start()
+        return vt
+
+    def stop_all():
+        for vt in reversed(started):
+            vt.stop()
+
+    return start, stop_all
+
+
+@pytest.fixture
+def virtual_table():
+    """``virtual_table(tiles=1, cells=3, ...)`` starts a virtual table for this test and
+    stops it after."""
+    start, stop_all = _virtual_tables()
+    yield start
+    stop_all()
+
+
+@pytest.fixture(scope="module")
+def module_virtual_table():
+    """The same, for the tests of a module together: started once, stopped after the last."""
+    start, stop_all = _virtual_tables()
+    yield start
+    stop_all()

@@ -74,14 +74,18 @@ def run_micropython_code(code, heapsize=None, timeout=120):
     return proc.stdout.decode()
 
 
-def run_portable_tests(module, timeout=300):
-    """Run a portable test module (plain test functions) under MicroPython with
-    tests/mpy_run_tests.py; returns its report after checking that nothing failed."""
-    path = os.pathsep.join([REPO, os.path.join(REPO, "tests", "mpy_shim"),
-                            os.path.join(REPO, "tests"), ".frozen"])
-    proc = subprocess.run([micropython_path(), os.path.join(REPO, "tests", "mpy_run_tests.py"),
-                           module], cwd=REPO, capture_output=True, timeout=timeout,
-                          env=dict(os.environ, MICROPYPATH=path))
+# Where the portable test modules (plain test functions, no fixtures) and their pytest shim
+# are, for MicroPython: the repository first, so `shared_rules` is the package itself.
+PORTABLE_PATH = [REPO, os.path.join(REPO, "tests", "mpy_shim"), os.path.join(REPO, "tests")] + [
+    os.path.join(REPO, "tests", d) for d in ("shared_rules", "firmware", "host")] + [".frozen"]
+
+
+def run_portable_tests(*modules, timeout=300):
+    """Run portable test modules under MicroPython with tests/mpy_run_tests.py; returns its
+    report after checking that nothing failed."""
+    proc = subprocess.run([micropython_path(), os.path.join(REPO, "tests", "mpy_run_tests.py")]
+                          + list(modules), cwd=REPO, capture_output=True, timeout=timeout,
+                          env=dict(os.environ, MICROPYPATH=os.pathsep.join(PORTABLE_PATH)))
     out = proc.stdout.decode()
     assert proc.returncode == 0 and " 0 failed" in out, out + proc.stderr.decode()
     return out

@@ -81,7 +81,8 @@ def test_blink_is_on_for_its_duty_then_off():
     one_cell = lone_cell()
     # period 25 * 20 = 500 ms, 20 % lit: on for t in [0, 100), off for [100, 500)
     one_cell.set_cell(0, uniform_scene(BLINK, RED, 25, 20))
-    for t, lit in ((0, True), (99, True), (100, False), (499, False), (500, True), (1099, True), (1100, False)):
+    for t, lit in ((0, True), (99, True), (100, False), (499, False), (500, True), (1099, True),
+                   (1100, False)):
         one_cell.render(t)
         assert led(one_cell, 0, EDGE_N, 0) == (RED if lit else (0, 0, 0)), t
 

@@ -10,11 +10,10 @@ import sys
 
 import pytest
 
-from mpy import REPO, requires_micropython, run_micropython, run_micropython_code
+from mpy import REPO, requires_micropython, run_micropython_code, run_portable_tests
 
 # Rule-test modules that are written to run under MicroPython too (see tests/mpy_run_tests.py).
 PORTABLE_TEST_MODULES = ["test_storybook_rules", "test_shared_formats"]
-SHIM = os.path.join(REPO, "tests", "mpy_shim")
 
 
 def mpy_cross():
@@ -36,13 +35,7 @@ def test_every_shared_rules_file_compiles_with_mpy_cross(path, tmp_path):
 @pytest.mark.micropython
 @pytest.mark.parametrize("module", PORTABLE_TEST_MODULES)
 def test_rule_tests_pass_under_micropython(module):
-    exe_args = [os.path.join(REPO, "tests", "mpy_run_tests.py"), module]
-    env_path = os.pathsep.join([REPO, SHIM, os.path.join(REPO, "tests"), ".frozen"])
-    proc = subprocess.run([run_micropython.__globals__["micropython_path"]()] + exe_args,
-                          cwd=REPO, capture_output=True, env=dict(os.environ, MICROPYPATH=env_path),
-                          timeout=300)
-    out = proc.stdout.decode()
-    assert proc.returncode == 0 and " 0 failed" in out, out + proc.stderr.decode()
+    run_portable_tests(module)
 
 
 PLAY = """

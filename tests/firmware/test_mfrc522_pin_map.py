@@ -7,7 +7,7 @@ import pytest
 
 from firmware.pins import HEADER_GPIOS, PINS, variant
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from mpy import REPO  # noqa: E402
 
 # RP2040 data sheet, GPIO function table: where SPI0's signals can go.
 SPI0_SCK = (2, 6, 18, 22)

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from mpy import (REPO, micropython_path, requires_micropython, run_micropython_code)
+from mpy import REPO, requires_micropython, run_micropython_code, run_portable_tests
 from shared_rules import canon, playout, replay, royale
 
 GOLDEN = sorted(p for p in glob.glob(os.path.join(REPO, "tests", "golden", "royale", "*.json"))
@@ -136,15 +136,7 @@ def test_random_games_are_byte_identical_on_both_interpreters():
 @pytest.mark.micropython
 def test_the_rule_tests_pass_under_micropython():
     # The rule tests are plain functions (no fixtures), so tests/mpy_run_tests.py runs them.
-    exe = micropython_path()
-    path = os.pathsep.join([REPO, os.path.join(REPO, "tests", "mpy_shim"),
-                            os.path.join(REPO, "tests"), ".frozen"])
-    proc = subprocess.run([exe, os.path.join(REPO, "tests", "mpy_run_tests.py"),
-                           "test_royale_rules", "test_royale_catalog"], cwd=REPO,
-                          capture_output=True, env=dict(os.environ, MICROPYPATH=path),
-                          timeout=300)
-    out = proc.stdout.decode()
-    assert proc.returncode == 0 and " 0 failed" in out, out + proc.stderr.decode()
+    run_portable_tests("test_royale_rules", "test_royale_catalog")
 
 
 def _mpy_cross():

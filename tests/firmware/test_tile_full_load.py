@@ -15,7 +15,6 @@ from vtable_helpers import WAIT_S, wait_for
 
 from host.link import TableLink
 from host.table import tags
-from host.virtual import VirtualTable
 from shared_rules import wire
 
 # What a full tile must keep free: room for the host's LED scenes, a burst of events, the
@@ -38,7 +37,7 @@ def full_load(cells):
 
 @requires_micropython
 @pytest.mark.parametrize("cells", [7])
-def test_a_tile_with_a_card_and_three_pawns_on_every_cell_reports_them_all(cells):
+def test_a_tile_with_a_card_and_three_pawns_on_every_cell_reports_them_all(cells, virtual_table):
     # 7 cells: the cell tiles of the Battle Royale layout (no game puts more than 12 tags on
     # one tile; this is 28). An 8-cell tile with 32 tags is placed and reported (about
     # 4.7 KB free), but its snapshot after a reconnect can still fail in the fragmented
@@ -46,53 +45,53 @@ def test_a_tile_with_a_card_and_three_pawns_on_every_cell_reports_them_all(cells
     load = full_load(cells)
     want = {s: sorted(uid.hex() for _, uid, _ in load[s]) for s in load}
     assert all(len(v) == wire.MAX_TAGS for v in want.values())
-    with VirtualTable(tiles=1, cells=cells, heapsize="64k", quiet=True) as vt:
-        tile = vt.tiles[0]
+    vt = virtual_table(tiles=1, cells=cells, heapsize="64k", quiet=True)
+    tile = vt.tiles[0]
 
-        async def main():
-            link = TableLink(ports=vt.ports())
-            await link.start()
-            try:
-                await wait_for(lambda: tile.uid in link.tiles and link.tiles[tile.uid].online,
-                               what="the tile online")
-                for slot in sorted(load):
-                    for _item, uid, identity in load[slot]:
-                        await asyncio.to_thread(tile.request, "place", slot=slot,
-                                                uid=uid.hex(), identity_hex=identity.hex())
+    async def main():
+        link = TableLink(ports=vt.ports())
+        await link.start()
+        try:
+            await wait_for(lambda: tile.uid in link.tiles and link.tiles[tile.uid].online,
+                           what="the tile online")
+            for slot in sorted(load):
+                for _item, uid, identity in load[slot]:
+                    await asyncio.to_thread(tile.request, "place", slot=slot,
+                                            uid=uid.hex(), identity_hex=identity.hex())
 
-                def seen():
-                    t = link.tiles[tile.uid]
-                    return {s: sorted(u for u, _ in t.slots.get(s, ())) for s in load}
-                await wait_for(lambda: seen() == want, WAIT_S * 2, "every tag reported")
-                # The identities came through too (the tags are enrolled: the host knows them).
-                slots = link.tiles[tile.uid].slots
-                for slot in load:
-                    got = dict(slots[slot])
-                    for _item, uid, identity in load[slot]:
-                        assert bytes(got[uid.hex()]) == identity
-            finally:
-                await link.stop()
-            stats = await asyncio.to_thread(tile.stats)
-            assert stats["failures"] == 0, tile.log_tail()
-            assert stats["heap_free"] >= MARGIN, stats
+            def seen():
+                t = link.tiles[tile.uid]
+                return {s: sorted(u for u, _ in t.slots.get(s, ())) for s in load}
+            await wait_for(lambda: seen() == want, WAIT_S * 2, "every tag reported")
+            # The identities came through too (the tags are enrolled: the host knows them).
+            slots = link.tiles[tile.uid].slots
+            for slot in load:
+                got = dict(slots[slot])
+                for _item, uid, identity in load[slot]:
+                    assert bytes(got[uid.hex()]) == identity
+        finally:
+            await link.stop()
+        stats = await asyncio.to_thread(tile.stats)
+        assert stats["failures"] == 0, tile.log_tail()
+        assert stats["heap_free"] >= MARGIN, stats
 
-            # A host that restarts: HELLO, then a snapshot that must give every tag.
-            again = TableLink(ports=vt.ports())
-            await again.start()
-            try:
-                await wait_for(lambda: tile.uid in again.tiles, what="the tile again")
-                await wait_for(lambda: {s: sorted(u for u, _ in again.tiles[tile.uid].slots
-                                                  .get(s, ())) for s in load} == want,
-                               WAIT_S * 2, "every tag in the snapshot after a reconnect")
-            finally:
-                await again.stop()
-            assert (await asyncio.to_thread(tile.stats))["failures"] == 0, tile.log_tail()
-            assert [sorted(r) for r in await asyncio.to_thread(tile.reported)] == \
-                [want[s] for s in range(cells)]
+        # A host that restarts: HELLO, then a snapshot that must give every tag.
+        again = TableLink(ports=vt.ports())
+        await again.start()
+        try:
+            await wait_for(lambda: tile.uid in again.tiles, what="the tile again")
+            await wait_for(lambda: {s: sorted(u for u, _ in again.tiles[tile.uid].slots
+                                              .get(s, ())) for s in load} == want,
+                           WAIT_S * 2, "every tag in the snapshot after a reconnect")
+        finally:
+            await again.stop()
+        assert (await asyncio.to_thread(tile.stats))["failures"] == 0, tile.log_tail()
+        assert [sorted(r) for r in await asyncio.to_thread(tile.reported)] == \
+            [want[s] for s in range(cells)]
 
-        asyncio.run(main())
-        log = tile.log_tail()
-        assert "MemoryError" not in log and "failed" not in log, log
+    asyncio.run(main())
+    log = tile.log_tail()
+    assert "MemoryError" not in log and "failed" not in log, log
 
 
 def test_the_snapshot_of_a_full_tile_is_split_and_nothing_is_lost():

@@ -68,11 +68,10 @@ def test_any_bytes_in_a_capture_never_crash_sniff(data):
 
 
 @requires_micropython
-def test_live_sniff_of_a_virtual_tile_port():
-    from host.virtual import VirtualTable
-    with VirtualTable(tiles=1, cells=2) as vt:
-        out = []
-        sniff.sniff_port(vt.tiles[0].port, out=out.append, seconds=2.5)
+def test_live_sniff_of_a_virtual_tile_port(virtual_table):
+    vt = virtual_table(tiles=1, cells=2)
+    out = []
+    sniff.sniff_port(vt.tiles[0].port, out=out.append, seconds=2.5)
     assert any(" heartbeat #" in line for line in out), out
 
 

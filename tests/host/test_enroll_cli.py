@@ -10,7 +10,6 @@ from mpy import requires_micropython
 from shared_rules.tag_identity import parse as parse_identity, record as identity_record
 from host import enroll
 from host.table import tags
-from host.virtual import VirtualTable
 
 pytestmark = requires_micropython
 
@@ -50,11 +49,8 @@ def test_virtual_table_enrolls_written_tags_and_a_read_only_one_by_uid(files, ca
 
 
 @pytest.fixture(scope="module")
-def table():
-    vt = VirtualTable(tiles=1, cells=4)
-    vt.start()
-    yield vt
-    vt.stop()
+def table(module_virtual_table):
+    return module_virtual_table(tiles=1, cells=4)
 
 
 @pytest.fixture
@@ -165,18 +161,18 @@ def test_two_new_tags_at_once_are_refused_and_neither_is_written(table, tile, fi
     assert tile.lift(0, "04cc0000000007") == bytes(16)
 
 
-def test_a_die_face_is_enrolled_in_a_pocket_of_the_dice_tray(files, capsys):
+def test_a_die_face_is_enrolled_in_a_pocket_of_the_dice_tray(files, capsys, virtual_table):
     args, key, db = files
     face = "04dd0000000024"
-    with VirtualTable(tiles=1, variant="dice") as vt:
-        tray = vt.tiles[0]
-        tray.set_die(1, face)
-        status = enroll.main(["die:2:4", "--reader", "tile", "--port", tray.port, "--slot",
-                              "1", "--wait", "20"] + args)
-        out = capsys.readouterr()
-        assert status == 0, out.err
-        assert "tag %s is now die:2:4 (written on tile %s slot 1" % (face, tray.uid) in out.out
-        held = tray.lift(1, face)
+    vt = virtual_table(tiles=1, variant="dice")
+    tray = vt.tiles[0]
+    tray.set_die(1, face)
+    status = enroll.main(["die:2:4", "--reader", "tile", "--port", tray.port, "--slot",
+                          "1", "--wait", "20"] + args)
+    out = capsys.readouterr()
+    assert status == 0, out.err
+    assert "tag %s is now die:2:4 (written on tile %s slot 1" % (face, tray.uid) in out.out
+    held = tray.lift(1, face)
     assert registry_of(key, db).resolve(bytes.fromhex(face), parse_identity(held)) == "die:2:4"
 
 

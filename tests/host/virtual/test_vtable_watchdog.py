@@ -20,7 +20,6 @@ from mpy import REPO, requires_micropython
 from vtable_helpers import WAIT_S, wait_event, wait_for
 
 from host.link import TableLink
-from host.virtual import VirtualTable
 
 pytestmark = requires_micropython
 
@@ -43,51 +42,51 @@ def host_sees(link, tile, slot):
     return sorted(uid for uid, _ in link.tiles[tile.uid].slots.get(slot, ()))
 
 
-def test_a_crashed_tile_is_restarted_with_its_tags_and_the_host_resyncs_by_snapshot():
-    with VirtualTable(tiles=1, cells=3) as vt:
-        tile = vt.tiles[0]
+def test_a_crashed_tile_is_restarted_with_its_tags_and_the_host_resyncs_by_snapshot(virtual_table):
+    vt = virtual_table(tiles=1, cells=3)
+    tile = vt.tiles[0]
 
-        async def scenario(link):
-            await asyncio.to_thread(tile.place, 1, CARD, "card:17")
-            await wait_for(lambda: host_sees(link, tile, 1) == [CARD], what="the card seen")
-            first = tile.proc
-            tile.crash()
-            ev = await wait_event(link, lambda e: e.kind == "online" and e.detail == "reboot")
-            assert ev.tile == tile.uid
-            assert tile.proc is not first and tile.alive()
-            assert tile.watchdog_restarts == 1 and tile.starts == 2
-            # The card never left the table: the new process has it in its field, once, and
-            # the host's snapshot after HELLO finds it where it was.
-            await asyncio.to_thread(reports, tile, [[], [CARD], []])
-            await wait_for(lambda: link.tiles[tile.uid].online
-                           and host_sees(link, tile, 1) == [CARD], what="resynced")
-            # And the restarted tile reports what changes next.
-            await asyncio.to_thread(tile.lift, 1, CARD)
-            await wait_for(lambda: host_sees(link, tile, 1) == [], what="the card lifted")
-        on_link(vt, scenario)
-        assert "the watchdog restarts it" in tile.log_tail(20000)
+    async def scenario(link):
+        await asyncio.to_thread(tile.place, 1, CARD, "card:17")
+        await wait_for(lambda: host_sees(link, tile, 1) == [CARD], what="the card seen")
+        first = tile.proc
+        tile.crash()
+        ev = await wait_event(link, lambda e: e.kind == "online" and e.detail == "reboot")
+        assert ev.tile == tile.uid
+        assert tile.proc is not first and tile.alive()
+        assert tile.watchdog_restarts == 1 and tile.starts == 2
+        # The card never left the table: the new process has it in its field, once, and
+        # the host's snapshot after HELLO finds it where it was.
+        await asyncio.to_thread(reports, tile, [[], [CARD], []])
+        await wait_for(lambda: link.tiles[tile.uid].online
+                       and host_sees(link, tile, 1) == [CARD], what="resynced")
+        # And the restarted tile reports what changes next.
+        await asyncio.to_thread(tile.lift, 1, CARD)
+        await wait_for(lambda: host_sees(link, tile, 1) == [], what="the card lifted")
+    on_link(vt, scenario)
+    assert "the watchdog restarts it" in tile.log_tail(20000)
 
 
-def test_place_lift_and_clear_on_a_dead_tile_wait_for_its_restart():
-    with VirtualTable(tiles=1, cells=3) as vt:
-        tile = vt.tiles[0]
-        tile.place(0, CARD)
-        tile.crash()
-        tile.proc.wait()
-        # Asked while the process is dead: each waits for the restart, then is carried out.
-        tile.place(2, PAWN)
-        assert tile.alive() and tile.watchdog_restarts == 1
-        reports(tile, [[CARD], [], [PAWN]])
-        tile.crash()
-        tile.proc.wait()
-        tile.lift(0, CARD)
-        assert tile.alive() and tile.watchdog_restarts == 2
-        reports(tile, [[], [], [PAWN]])
-        tile.crash()
-        tile.proc.wait()
-        tile.clear(2)
-        assert tile.alive() and tile.watchdog_restarts == 3
-        reports(tile, [[], [], []])
+def test_place_lift_and_clear_on_a_dead_tile_wait_for_its_restart(virtual_table):
+    vt = virtual_table(tiles=1, cells=3)
+    tile = vt.tiles[0]
+    tile.place(0, CARD)
+    tile.crash()
+    tile.proc.wait()
+    # Asked while the process is dead: each waits for the restart, then is carried out.
+    tile.place(2, PAWN)
+    assert tile.alive() and tile.watchdog_restarts == 1
+    reports(tile, [[CARD], [], [PAWN]])
+    tile.crash()
+    tile.proc.wait()
+    tile.lift(0, CARD)
+    assert tile.alive() and tile.watchdog_restarts == 2
+    reports(tile, [[], [], [PAWN]])
+    tile.crash()
+    tile.proc.wait()
+    tile.clear(2)
+    assert tile.alive() and tile.watchdog_restarts == 3
+    reports(tile, [[], [], []])
 
 
 def reports(tile, want):
@@ -104,48 +103,48 @@ def reports(tile, want):
         time.sleep(0.05)
 
 
-def test_a_place_racing_a_crash_puts_the_tag_down_once():
+def test_a_place_racing_a_crash_puts_the_tag_down_once(virtual_table):
     """The tile dies while a place is in flight: the watchdog's restart puts the tag down with
     the others, and the place does not put it down a second time."""
-    with VirtualTable(tiles=1, cells=2) as vt:
-        tile = vt.tiles[0]
-        uids = ["04c0ffee0000%02x" % k for k in range(3)]
-        crashed = threading.Event()
+    vt = virtual_table(tiles=1, cells=2)
+    tile = vt.tiles[0]
+    uids = ["04c0ffee0000%02x" % k for k in range(3)]
+    crashed = threading.Event()
 
-        def crash_soon():
-            time.sleep(0.01)
-            tile.crash()
-            crashed.set()
-
-        threading.Thread(target=crash_soon).start()
-        for uid in uids:
-            tile.place(0, uid)
-        crashed.wait(WAIT_S)
-        tile.place(1, CARD)         # waits for the restart if it has not happened yet
-        reports(tile, [uids, [CARD]])
-
-
-def test_kill_cuts_the_power_and_the_tile_stays_off_until_restart():
-    with VirtualTable(tiles=1, cells=2, restart_delay_s=0.05) as vt:
-        tile = vt.tiles[0]
-        tile.kill()
-        tile.place(0, CARD)         # lies on the tile that is off; returns at once
-        time.sleep(0.5)             # ten times the restart delay: no watchdog restart
-        assert not tile.alive() and tile.starts == 1
-        tile.restart()
-        reports(tile, [[CARD], []])
-
-
-def test_without_auto_restart_a_crashed_tile_stays_dead():
-    with VirtualTable(tiles=1, cells=2, auto_restart=False) as vt:
-        tile = vt.tiles[0]
+    def crash_soon():
+        time.sleep(0.01)
         tile.crash()
-        tile.proc.wait()
-        tile.place(0, CARD)         # kept for when it is restarted by hand
-        time.sleep(1.0)             # twice the default restart delay
-        assert not tile.alive() and tile.starts == 1 and tile.watchdog_restarts == 0
-        tile.restart()
-        reports(tile, [[CARD], []])
+        crashed.set()
+
+    threading.Thread(target=crash_soon).start()
+    for uid in uids:
+        tile.place(0, uid)
+    crashed.wait(WAIT_S)
+    tile.place(1, CARD)         # waits for the restart if it has not happened yet
+    reports(tile, [uids, [CARD]])
+
+
+def test_kill_cuts_the_power_and_the_tile_stays_off_until_restart(virtual_table):
+    vt = virtual_table(tiles=1, cells=2, restart_delay_s=0.05)
+    tile = vt.tiles[0]
+    tile.kill()
+    tile.place(0, CARD)         # lies on the tile that is off; returns at once
+    time.sleep(0.5)             # ten times the restart delay: no watchdog restart
+    assert not tile.alive() and tile.starts == 1
+    tile.restart()
+    reports(tile, [[CARD], []])
+
+
+def test_without_auto_restart_a_crashed_tile_stays_dead(virtual_table):
+    vt = virtual_table(tiles=1, cells=2, auto_restart=False)
+    tile = vt.tiles[0]
+    tile.crash()
+    tile.proc.wait()
+    tile.place(0, CARD)         # kept for when it is restarted by hand
+    time.sleep(1.0)             # twice the default restart delay
+    assert not tile.alive() and tile.starts == 1 and tile.watchdog_restarts == 0
+    tile.restart()
+    reports(tile, [[CARD], []])
 
 
 # ---------------------------------------------------------------- a whole game

@@ -284,15 +284,14 @@ def test_waiting_for_the_reboot_follows_the_port_away_and_back(tmp_path):
         == "lost"
 
 
-def test_enter_maintenance_reboots_a_virtual_tile(tmp_path):
-    from host.virtual import VirtualTable
+def test_enter_maintenance_reboots_a_virtual_tile(tmp_path, virtual_table):
     # No watchdog restart: a Pico rebooted for maintenance stays at its REPL, and the sim
     # board's restart would start the tile.
-    with VirtualTable(tiles=1, cells=2, heapsize="64k", quiet=True, auto_restart=False) as vt:
-        tile = vt.tiles[0]
-        assert tile_image.enter_maintenance(tile.port, timeout=20) == "rebooting"
-        tile.proc.wait(timeout=20)
-        assert os.path.exists(os.path.join(vt.workdir, "maintenance"))
+    vt = virtual_table(tiles=1, cells=2, heapsize="64k", quiet=True, auto_restart=False)
+    tile = vt.tiles[0]
+    assert tile_image.enter_maintenance(tile.port, timeout=20) == "rebooting"
+    tile.proc.wait(timeout=20)
+    assert os.path.exists(os.path.join(vt.workdir, "maintenance"))
 
 
 def test_enter_maintenance_of_a_port_where_no_tile_answers(tmp_path):

@@ -14,7 +14,6 @@ from vtable_helpers import wait_event
 from shared_rules.tag_identity import record as identity_record
 from host.link import LinkError, TableLink
 from host.table import tags
-from host.virtual import VirtualTable
 from shared_rules import wire
 
 pytestmark = requires_micropython
@@ -25,12 +24,10 @@ RABBIT = "storybook:the_white_rabbit"
 
 
 @pytest.fixture(scope="module")
-def table():
-    vt = VirtualTable(tiles=1, cells=4)
-    vt.start()
+def table(module_virtual_table):
+    vt = module_virtual_table(tiles=1, cells=4)
     assert vt.interpreter == "micropython"
-    yield vt
-    vt.stop()
+    return vt
 
 
 @pytest.fixture

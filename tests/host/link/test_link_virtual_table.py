@@ -13,7 +13,6 @@ from vtable_helpers import Cable, dark, drain, lit_red, red_scene, wait_event, w
 
 from firmware.readers import field_phases
 from host.link import TableLink
-from host.virtual import VirtualTable
 from shared_rules import wire
 
 pytestmark = requires_micropython
@@ -24,12 +23,10 @@ ROYALE_TILE_0 = [0b0000100, 0b0100100, 0b1001011, 0b0000100, 0b0100000, 0b101001
 
 
 @pytest.fixture(scope="module")
-def table():
-    vt = VirtualTable(tiles=2, cells=7)
-    vt.start()
+def table(module_virtual_table):
+    vt = module_virtual_table(tiles=2, cells=7)
     assert vt.interpreter == "micropython"
-    yield vt
-    vt.stop()
+    return vt
 
 
 def run(table, scenario):

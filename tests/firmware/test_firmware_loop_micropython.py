@@ -15,7 +15,6 @@ from mpy import requires_micropython
 from host.virtual import image as tile_image
 from shared_rules.led_scene import CHASE, PULSE, SOLID, uniform_scene
 from shared_rules import wire
-from host.virtual import VirtualTable
 
 pytestmark = requires_micropython
 
@@ -72,11 +71,8 @@ class Host:
 
 
 @pytest.fixture(scope="module")
-def tile():
-    vt = VirtualTable(tiles=1, cells=8, heapsize="64k")
-    vt.start()
-    yield vt.tiles[0]
-    vt.stop()
+def tile(module_virtual_table):
+    return module_virtual_table(tiles=1, cells=8, heapsize="64k").tiles[0]
 
 
 @pytest.fixture
