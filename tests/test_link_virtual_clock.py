@@ -6,7 +6,7 @@ behaviours on real ptys with the real firmware: test_link_virtual_table.py and
 test_link_misbehaving_tiles.py.)
 """
 
-from firmware.effects import SOLID, uniform_scene
+from shared_rules.led_scene import SOLID, uniform_scene
 from host.link import LinkTimings, TableLink
 from shared_rules import wire
 
