@@ -7,6 +7,12 @@ Prints each failure with its exception, then "N passed, N failed".
 
 import sys
 
+# MicroPython puts this script's folder (tests/) first on its path, where tests/firmware/
+# and tests/shared_rules/ would hide the packages of the same names: MICROPYPATH alone
+# says where things are (tests/mpy.py, PORTABLE_PATH).
+if sys.path and sys.path[0].rstrip("/").endswith("tests"):
+    sys.path.pop(0)
+
 
 def run(names):
     passed = failed = 0

@@ -1,4 +1,4 @@
-"""Decoder fuzz run shared by CPython and MicroPython (tests/test_wire_micropython.py).
+"""Decoder fuzz run shared by CPython and MicroPython (tests/shared_rules/test_wire_micropython.py).
 
 Deterministic: an integer LCG drives it, so both interpreters must print the
 same lines. Valid frames are interleaved with random garbage; every valid

@@ -281,7 +281,7 @@ def hardware_bytes(romfs_path, readers):
                                % (proc.stdout, proc.stderr))
         # A qstr pool that the emulator's and control channel's names open is counted
         # with them: a real tile has none of those names. The firmware's own names stay
-        # in the pools before (tests/test_firmware_loop_micropython.py checks that).
+        # in the pools before (tests/firmware/test_firmware_loop_micropython.py checks that).
         hardware = int(line[0].split()[1])
         if len(_qstr_pools(proc.stdout)) != 2:
             raise RuntimeError("could not read the qstr pools:\n%s" % proc.stdout)

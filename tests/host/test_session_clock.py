@@ -32,6 +32,9 @@ class ScriptedLink:
     def set_scene(self, uid, entries):
         pass
 
+    def delivery_s(self):
+        return 0.0          # every line is clean
+
     async def next_event(self, timeout):
         await asyncio.sleep(0)
         if self.script and self.script[0][0] <= self.clock():

@@ -1,6 +1,6 @@
 """`machine` as the rp2 board backend uses it, to run that backend under the unix port.
 
-Not a Pico: enough of one to start a tile (tests/test_tile_rp2.py). Each chip-select
+Not a Pico: enough of one to start a tile (tests/firmware/test_tile_rp2.py). Each chip-select
 pin of the pin map gets an emulated MFRC522 (firmware/sim/mfrc522_emu.py) on one SPI
 bus and one RST line; a card lies on reader 0. Input pins read 0, except the GPIOs
 listed in the environment variable STUB_HELD, which read 1. The watchdog counts its

@@ -106,7 +106,7 @@ def test_the_endgame_example_ends_as_the_book_says():
 
 
 def test_there_are_golden_playthroughs():
-    # tests/test_golden.py replays every golden file on both interpreters.
+    # tests/shared_rules/test_golden.py replays every golden file on both interpreters.
     assert len(GOLDEN) >= 5
 
 
