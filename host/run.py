@@ -50,6 +50,8 @@ def parse_args(argv):
                    help="a new game's setup (JSON file in the game's setup form)")
     p.add_argument("--gpio", action="store_true",
                    help="on a Raspberry Pi: seat buttons, staff controls and the status strip")
+    from host.web.server import add_arguments as add_web_arguments
+    add_web_arguments(p)
     return p.parse_args(argv)
 
 
@@ -127,7 +129,10 @@ async def run(args):
                                              "layout": layout.path})
         log.say("new game %d of %s, seed %d" % (game_id, args.game, seed))
 
+    from host.web.server import check_arguments as check_web_arguments
+    check_web_arguments(args)
     vtable = None
+    web = None
     if args.port:
         ports = args.port
     else:
@@ -165,8 +170,12 @@ async def run(args):
             attach_terminal(session, hands)
         if args.gpio:
             attach_pi(session)
+        from host.web.server import start_for_run
+        web = await start_for_run(args, session, hands, journal, log.say)
         summary = await session.run(max_actions=args.max_actions)
     finally:
+        if web is not None:
+            await web.stop()
         await link.stop()
         if vtable is not None:
             vtable.stop()
