@@ -171,7 +171,7 @@ async def run(args):
         if args.gpio:
             attach_pi(session)
         from host.web.server import start_for_run
-        web = await start_for_run(args, session, hands, journal, log.say)
+        web = await start_for_run(args, session, hands, journal)
         summary = await session.run(max_actions=args.max_actions)
     finally:
         if web is not None:

@@ -154,6 +154,7 @@ class WebServer:
         r.add_get("/tv", self._page)
         r.add_get("/kiosk", self._page)
         r.add_get("/staff", self._staff_page)
+        r.add_get("/favicon.ico", lambda request: web.Response(status=204))
         r.add_static("/static", STATIC)
         r.add_get("/api/table", self._api_table)
         r.add_post("/api/control", self._api_control)
@@ -253,7 +254,18 @@ class WebServer:
         view = self.table.view(seat)
         view["type"] = "table"
         view["server_ms"] = int(time.time() * 1000)
-        return json.dumps(view, separators=(",", ":"))
+        text = json.dumps(view, separators=(",", ":"))
+        # A last guard: no other seat's token, no web token, no PIN in any view.
+        for secret in self._secrets_except(seat):
+            if secret in text:
+                text = text.replace(secret, "(a secret)")
+        return text
+
+    def _secrets_except(self, seat):
+        out = [self.seat_token(s) for s in self.table.seats() if s != seat]
+        if self.web_token:
+            out.append(self.web_token)
+        return out
 
     def _publish(self):
         texts = {}
@@ -474,7 +486,7 @@ class WebServer:
             self._check_pin(request)
             op = request.match_info["op"]
             body = await self._json_body(request) if request.can_read_body else {}
-            message = self.table.staff(op, body)
+            message = await self.table.staff_async(op, body)
             self._changed.set()
             return web.json_response({"ok": True, "message": message})
         except Refused as e:
@@ -508,9 +520,19 @@ def check_arguments(args):
                              % args.web)
 
 
-async def start_for_run(args, session, hands, journal, say):
-    """Start the web table for `fairytable run` (None when it serves nothing)."""
+async def start_for_run(args, session, hands, journal, say=None):
+    """Start the web table for `fairytable run` (None when it serves nothing).
+
+    Its links are printed for the person who started the table, never put in the session's
+    log (which every spectator reads).
+    """
+    import sys
     from host.web.view import WebTable
+    if say is None:
+        out = sys.stderr if args.json else sys.stdout
+
+        def say(line):
+            print(line, file=out, flush=True)
     check_arguments(args)
     if args.no_web or (not args.web and (args.headless or args.json)):
         return None

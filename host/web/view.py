@@ -184,7 +184,14 @@ class WebTable:
         out["knowledge"] = known
         if seat is not None:
             out["you"] = self._seat_part(state, known, seat)
-        return _redact(out, secret_words(state, engine, seat))
+        words = secret_words(state, engine, seat)
+        if seat is not None and game == "storybook":
+            # The seat's own cards (its hand and, in physical mode, the unseen cards it may
+            # be holding) are known to the person in that seat.
+            own = self._seat_cards(state, seat)
+            own_names = set(state.cat.cards[c][1] for c in own)
+            words = [w for w in words if w not in own and w not in own_names]
+        return _redact(out, words)
 
     def _colour(self, state, pid):
         from host.table import royale_table
@@ -494,7 +501,27 @@ class WebTable:
 
     # ------------------------------------------------------------ staff
 
-    STAFF_OPS = ("pause", "resume", "undo", "reset", "start", "end", "led_test")
+    STAFF_OPS = ("pause", "resume", "undo", "reset", "start", "end", "led_test", "tile_off",
+                 "tile_on")
+
+    async def staff_async(self, op, params):
+        """Staff operations that wait for a tile (the virtual table's power switch)."""
+        if op not in ("tile_off", "tile_on"):
+            return self.staff(op, params)
+        if not self.virtual:
+            raise Refused(409, "a real tile is switched by its cable, not from here.")
+        uid = params.get("tile") if isinstance(params, dict) else None
+        tiles = {t.uid: t for t in self.hands.vtable.tiles}
+        if uid not in tiles:
+            raise Refused(400, "no virtual tile %r (tiles: %s)." % (uid, ", ".join(sorted(tiles))))
+        tile = tiles[uid]
+        if op == "tile_off":
+            await asyncio.to_thread(tile.kill)
+            self.session.log.say("staff switched virtual tile %s off" % uid)
+            return "tile %s is off" % uid
+        await asyncio.to_thread(tile.restart)
+        self.session.log.say("staff switched virtual tile %s on" % uid)
+        return "tile %s is starting" % uid
 
     def staff(self, op, params):
         """A staff operation; returns a sentence. `start` takes seed, bots, players."""
