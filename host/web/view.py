@@ -306,6 +306,11 @@ class WebTable:
             hand = [c for c in state.hands[seat] if c is not None]
             unknown = sum(1 for c in state.hands[seat] if c is None)
             you["hand"] = [{"id": c, "name": state.cat.cards[c][1]} for c in hand]
+            # A card of the seat's lifted off the table (a slide on its way) is in the hand too.
+            seen = set(c for cards in s.table.observed.values() for c in cards)
+            you["lifted"] = [{"id": e[0], "name": state.cat.cards[e[0]][1], "from": list(cell)}
+                             for cell, e in sorted(state.board.items())
+                             if e[1] == seat and e[0] not in seen]
             you["unseen"] = unknown
             # In physical mode a drawn card is unknown until placed: any unseen card of the
             # seat's may be the one in the hand (the person picks which they hold).
@@ -314,6 +319,9 @@ class WebTable:
                                for c in sorted(state.pool.get(seat, ()))]
             you["targets"] = self._storybook_targets(state, seat, hand + (
                 sorted(state.pool.get(seat, ())) if unknown else []))
+            for c in you["lifted"]:
+                you["targets"][c["id"]] = [c["from"]] + [
+                    list(x) for x in lights.slide_targets(state, tuple(c["from"]))]
             you["slides"] = {}
             for cell, entry in sorted(state.board.items()):
                 if entry[1] == seat and entry[3]:
@@ -442,7 +450,9 @@ class WebTable:
         if self.session.match.game == "storybook":
             if not isinstance(card, str):
                 raise Refused(400, "say which card to place: {\"card\": ID}.")
-            if card not in self._seat_cards(state, seat):
+            lifted = [c for c, e in state.board.items() if e[0] == card and e[1] == seat and
+                      not any(card in seen for seen in self.session.table.observed.values())]
+            if card not in self._seat_cards(state, seat) and not lifted:
                 raise Refused(403, "%s is not in %s's hand." % (card, seat))
             if self.session.table.observed.get(cell):
                 raise Refused(409, "a card already lies on %s: one card per cell." % cell_key(cell))

@@ -264,6 +264,7 @@
     const hand = [];
     if (v.game === "storybook") {
       for (const c of you.hand || []) hand.push([c.id, c.name]);
+      for (const c of you.lifted || []) hand.push([c.id, c.name + " (lifted)"]);
       if (you.unseen && you.pool) for (const c of you.pool) hand.push([c.id, c.name]);
       h += '<div>Hand' + (you.unseen ? " (" + you.unseen + " unknown: pick the one you hold)" : "") +
         ":</div>";
