@@ -22,10 +22,10 @@ def browser():
         b.close()
 
 
-def shot(page, name):
+def shot(page, name, full=False):
     os.makedirs(ARTIFACTS, exist_ok=True)
     page.wait_for_timeout(300)
-    page.screenshot(path=os.path.join(ARTIFACTS, name + ".png"))
+    page.screenshot(path=os.path.join(ARTIFACTS, name + ".png"), full_page=full)
 
 
 def live(page):
@@ -180,6 +180,6 @@ def test_the_staff_page_asks_for_the_pin(tmp_path, browser):
         page.locator("button[data-replay]").first.click()
         page.wait_for_selector("#rboard .rcell")
         assert page.locator("#rboard [data-cell]").count() == 49
-        shot(page, "staff")
+        shot(page, "staff", full=True)
     finally:
         host.stop()

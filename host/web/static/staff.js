@@ -50,12 +50,12 @@
     for (const t of st.tiles) {
       h += '<tr data-tile="' + esc(t.uid) + '">' + cols.map(c => "<td" +
         (c === "online" && !t.online ? ' class="bad"' : "") + ">" + esc(t[c] === null ||
-        t[c] === undefined ? "?" : t[c]) + "</td>").join("") + "<td>" + t.readers.map((r, i) =>
+        t[c] === undefined ? "?" : t[c]) + "</td>").join("") + '<td class="readers">' + t.readers.map((r, i) =>
         '<span class="' + (r.ok ? "" : "bad") + '">' + i + ":" + (r.ok ? "ok" : "NOT OK") +
-        " " + r.errors + "e</span>").join(" ") + "</td><td>" +
+        " " + r.errors + "e</span>").join(" ") + '</td><td><div class="acts">' +
         '<button data-led="' + esc(t.uid) + '">LED test</button> ' +
         '<button data-off="' + esc(t.uid) + '">off</button><button data-on="' + esc(t.uid) +
-        '">on</button></td></tr>';
+        '">on</button></div></td></tr>';
     }
     $("#tiles").innerHTML = h;
     for (const b of document.querySelectorAll("[data-led]")) b.onclick = () => op("led_test", {tile: b.dataset.led});
