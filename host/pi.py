@@ -2,8 +2,9 @@
 enrollment reader. Pi-only packages (RPi.GPIO, mfrc522, adafruit-circuitpython-neopixel, from
 the [pi] extra) are imported only when a class here is used, so the desktop never needs them.
 
-Wiring (BCM numbers; hardware/pi.md): seat buttons to GND with the internal pull-ups, the status
-strip's data on GPIO18 (PWM), the enrollment MFRC522 on SPI0 CE0 with RST on GPIO25.
+Wiring (BCM numbers; the pins are BUTTON_PINS and STRIP_PIN below): seat buttons to GND with
+the internal pull-ups, the status strip's data on GPIO18 (PWM), the enrollment MFRC522 on SPI0
+CE0 with RST on GPIO25.
 """
 
 import asyncio

@@ -2,6 +2,7 @@
 
     fairytable run [--game storybook] [--seed N] [--bots N] [--journal PATH]
                    [--headless] [--json] [--port /dev/ttyACM0 ...] [--layout FILE]
+                   [--offline-grace SECONDS]
 
 With no --port, no table is configured: the virtual table starts (real tile
 firmware under MicroPython, one pseudo-terminal per tile) and says so. A
@@ -9,6 +10,9 @@ journal with an unfinished game of the same kind resumes it (after a crash
 or a pulled plug) and re-lights the table. --bots N puts bots in the last N
 seats; --headless needs bots in every seat and plays the whole game through
 tags, taps and dice on the virtual table; --json prints one summary object.
+A tile offline longer than --offline-grace stops the game until it is back: a
+mismatch names it and its cells (with --json, a {"waiting_for": ...} line on
+stderr, and the summary's "waiting_for" lists the tiles still awaited).
 """
 
 import argparse
@@ -21,7 +25,6 @@ from host.journal import Journal, JournalError
 from host.session import SessionLog, TableSession
 from host.table import layout as layouts
 from host.table import tags
-from shared_rules import games
 from shared_rules.engine import Match
 from shared_rules.errors import ScenarioError
 
@@ -48,16 +51,14 @@ def parse_args(argv):
                    help="players of a new game, for games that take it (royale: 2 to 8)")
     p.add_argument("--setup", default=None,
                    help="a new game's setup (JSON file in the game's setup form)")
+    p.add_argument("--offline-grace", type=float, default=5.0, metavar="SECONDS",
+                   help="a tile offline this long stops the game until it is back, "
+                   "said as a mismatch (default 5)")
     p.add_argument("--gpio", action="store_true",
                    help="on a Raspberry Pi: seat buttons, staff controls and the status strip")
     from host.web.server import add_arguments as add_web_arguments
     add_web_arguments(p)
     return p.parse_args(argv)
-
-
-def seats_of(game, options, setup=None):
-    engine = games.get(game)
-    return engine.seats(engine.new_game(options, 0, setup))
 
 
 def new_game_setup(args, options, players_from_bots=False):
@@ -94,6 +95,9 @@ def main(argv=None):
 
 async def run(args):
     from host.table.games import table_game
+    if not 0 <= args.offline_grace <= 86400:   # (a NaN fails both comparisons)
+        raise ValueError("--offline-grace is a number of seconds from 0 to 86400, not %s"
+                         % args.offline_grace)
     game = table_game(args.game)
     layout = layouts.load(args.layout or layouts.builtin_path(args.game))
     if layout.game != args.game:
@@ -104,9 +108,8 @@ async def run(args):
     registry = tags.Registry(tags.load_key(key_path),
                              os.path.join(os.path.dirname(os.path.abspath(args.journal)),
                                           "tags.db"))
-    options, setup = new_game_setup(args, game.options,
-                                    getattr(game, "players_from_bots", False))
-    seat_list = seats_of(args.game, options, setup)
+    options, setup = new_game_setup(args, game.options, game.players_from_bots)
+    seat_list = game.seats(options, setup)
     if args.bots < 0 or args.bots > len(seat_list):
         raise ValueError("--bots must be 0 to %d for %s" % (len(seat_list), args.game))
     if args.headless and args.bots != len(seat_list):
@@ -140,7 +143,7 @@ async def run(args):
         vtable = VirtualTable(tiles=len(layout.tiles), cells=max(len(t.cells)
                               for t in layout.tiles), interpreter=args.interpreter, quiet=True,
                               variants=[t.variant for t in layout.tiles],
-                              heapsize=getattr(game, "virtual_heap", "64k"))
+                              heapsize=game.virtual_heap)
         print("no table configured: starting the virtual table (%d tiles, firmware under %s)"
               % (len(layout.tiles), vtable.interpreter), file=sys.stderr, flush=True)
         vtable.start()
@@ -154,9 +157,16 @@ async def run(args):
         hands = None
         if vtable is not None:
             hands = game.hands(vtable, layout, registry)
+        if args.headless and hands is None:
+            raise ValueError("%s has no virtual hands: it cannot play --headless" % args.game)
         session = TableSession(match, layout, link, registry, uids, journal, game_id,
                                bot_seats, seed, hands if args.headless or bot_seats else None,
-                               log, hide_window_ms=900 if args.headless else None)
+                               log, hide_window_ms=900 if args.headless else None,
+                               offline_grace_ms=int(args.offline_grace * 1000))
+        if args.json:
+            # No log lines in --json mode: a wait for a tile must still be said.
+            session.on_waiting = lambda waiting: print(
+                json.dumps({"waiting_for": waiting}, sort_keys=True), file=sys.stderr, flush=True)
         if hands is not None:
             # A fresh virtual table is empty: the players set out the cards the journal holds.
             await hands.tidy(match.state, session.table)
@@ -198,7 +208,7 @@ def attach_pi(session):
     def press(seat, name):
         action = session.button(seat, name)
         if action is not None:
-            session._apply_table_action(action)
+            session.apply_from_table(action)
 
     SeatButtons(press).start(asyncio.get_running_loop())
     strip = StatusStrip()
@@ -207,11 +217,8 @@ def attach_pi(session):
     def show():
         if previous is not None:
             previous()
-        state = session.match.state
-        result = session.match.engine.result(state)
-        side = state.turn.split("_")[0] if isinstance(state.turn, str) else None
-        strip.show(result.get("scores") or {}, getattr(state, "target", 10), side,
-                   bool(session.table.mismatches))
+        scores, target, side = session.game.status_strip(session.match)
+        strip.show(scores, target, side, bool(session.mismatches))
 
     session.on_change = show
 
@@ -223,7 +230,7 @@ def attach_terminal(session, hands):
 
     def show():
         print(session.game.render(session.match.state, session.scenes(),
-                                  session.table.mismatches, colour), flush=True)
+                                  session.mismatches, colour), flush=True)
 
     session.on_change = show
     if sys.stdin is None or sys.stdin.closed or not sys.stdin.isatty():
@@ -247,7 +254,7 @@ def attach_terminal(session, hands):
         if kind == "button":
             action = session.button(first, rest)
             if action is not None:
-                session._apply_table_action(action)
+                session.apply_from_table(action)
             return
         if hands is None:
             print("the hands work on the virtual table only: use the real cards", flush=True)

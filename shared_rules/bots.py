@@ -17,7 +17,8 @@ from shared_rules import prng
 KINDS = ("random", "greedy")
 
 
-def _rng(engine, state, seed):
+def seeded_rng(engine, state, seed):
+    """The PRNG of a bot's choice: from the seed and a CRC-32 of the canonical state."""
     text = canon.dumps(engine.to_dict(state))
     return prng.seed_state((seed * 2654435761 + binascii.crc32(text.encode())) & 0xFFFFFFFF)
 
@@ -41,7 +42,7 @@ def choose(kind, engine, state, seat, seed):
     actions = my_actions(engine, state, seat)
     if not actions:
         return None
-    rng = _rng(engine, state, seed)
+    rng = seeded_rng(engine, state, seed)
     if kind == "random":
         rng, i = prng.below(rng, len(actions))
         return actions[i]

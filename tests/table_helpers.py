@@ -2,14 +2,36 @@
 
 import asyncio
 import contextlib
+import sqlite3
+import time
 
 from host.link import TableLink
 from host.session import TableSession
 from host.table import layout as layouts
 from host.table import tags
-from host.virtual_hands import StorybookHands
+from host.virtual.hands import StorybookHands
 from shared_rules.engine import Match
 from tools.virtual_table import VirtualTable
+
+# Two cards on the board, hero to play: the position the mismatch tests start from.
+TWO_CARDS = {"board": [{"card": "the_cheshire_cat", "cell": [2, 3], "owner": "hero"},
+                       {"card": "the_crocodile", "cell": [3, 3], "owner": "villain"}],
+             "hands": {"hero": 3, "villain": 3}, "turn": "hero"}
+
+
+def wait_for_journalled(host, journal, count, timeout_s=300):
+    """Wait until a `fairytable run` process has journalled `count` actions (or ended)."""
+    deadline = time.monotonic() + timeout_s
+    seen = 0
+    while seen < count and time.monotonic() < deadline and host.poll() is None:
+        time.sleep(0.2)
+        if journal.exists():
+            try:
+                seen = sqlite3.connect(str(journal)).execute(
+                    "SELECT COUNT(*) FROM actions").fetchone()[0]
+            except sqlite3.OperationalError:
+                seen = 0
+    return seen
 
 
 async def until(predicate, session, timeout=8.0):
@@ -24,22 +46,16 @@ async def until(predicate, session, timeout=8.0):
             ev = await session.link.next_event(timeout=0.05)
         except asyncio.TimeoutError:
             ev = None
-        action = session.on_event(ev) if ev is not None else session.table.tick(
-            session_now())
-        if action is not None:
-            session._apply_table_action(action)
-        session._count_mismatch()
+        session.handle(ev)
         session.light()
 
 
-def session_now():
-    from host.session import now_ms
-    return now_ms()
-
-
 @contextlib.asynccontextmanager
-async def storybook_table(tmp_path, setup, journal=None):
-    """(session, hands, vt) with the setup's cards set out on a 7-tile virtual table."""
+async def storybook_table(tmp_path, setup, journal=None, clock=None):
+    """(session, hands, vt) with the setup's cards set out on a 7-tile virtual table.
+
+    `clock`: the session's clock (a ManualClock to travel in time); default the real one.
+    """
     layout = layouts.load(layouts.builtin_path("storybook"))
     registry = tags.Registry(tags.load_key(str(tmp_path / "key")))
     match = Match("storybook", {"mode": "physical"}, 1, setup)
@@ -50,8 +66,9 @@ async def storybook_table(tmp_path, setup, journal=None):
             while sum(t.online for t in link.tiles.values()) < 7:
                 await asyncio.sleep(0.05)
             game_id = journal.start_game(match, {}) if journal is not None else None
+            more = {} if clock is None else {"clock": clock}
             session = TableSession(match, layout, link, registry, [t.uid for t in vt.tiles],
-                                   journal=journal, game_id=game_id)
+                                   journal=journal, game_id=game_id, **more)
             hands = StorybookHands(vt, layout, registry)
             await hands.tidy(match.state, session.table)
             want = set(match.state.board)

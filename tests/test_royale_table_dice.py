@@ -1,4 +1,4 @@
-"""The virtual hands' dice (royale_table.table_dice) with the table's bot: every game ends.
+"""The virtual hands' dice (host.virtual.dice.table_dice) with the table's bot: every game ends.
 
 Seeds 8 and 12 of the small map used to loop for ever: the two players tied the order roll,
 a tied roll with the table's dice leaves the state as it was, and dice seeded by the state
@@ -6,7 +6,10 @@ alone rolled the same tie again and again. On the full map a failed attack, the 
 resurrection and the walk back could bring a position round again, with the same miss.
 """
 
-from host.table.royale_table import TableGame, rollers, table_dice
+from host.table.royale_game import RoyaleGame
+from host.table.royale_table import rollers
+from host.virtual.dice import table_dice
+from shared_rules import royale_bot
 from shared_rules import royale
 from shared_rules.engine import Match
 
@@ -22,7 +25,7 @@ def bot_game(seed, players, setup, limit):
         if len(match.actions) >= limit:
             return None
         s = match.state
-        action = TableGame.choose_bot_action("greedy", s, TableGame.current_seat(s), seed)
+        action = royale_bot.choose("greedy", s, RoyaleGame().current_seat(s), seed)
         match.apply(table_dice(s, action, seed, len(match.actions)))
     return match
 

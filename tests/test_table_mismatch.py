@@ -1,18 +1,18 @@
 """Mismatches on the virtual table: the table and the game disagree, the cells blink, the host
-says what to do, and nothing is applied until the table matches again."""
+says what to do, and nothing is applied until the table matches again. The session runs on
+a virtual clock: the hide window of a placed card passes only when the test moves it."""
 
 import asyncio
 
+from host.clock import ManualClock
 from host.table import tags
-from table_helpers import storybook_table, until
+from table_helpers import TWO_CARDS, storybook_table, until
 
-SETUP = {"board": [{"card": "the_cheshire_cat", "cell": [2, 3], "owner": "hero"},
-                   {"card": "the_crocodile", "cell": [3, 3], "owner": "villain"}],
-         "hands": {"hero": 3, "villain": 3}, "turn": "hero"}
 
 
 async def scenario(tmp_path):
-    async with storybook_table(tmp_path, SETUP) as (session, hands, vt):
+    clock = ManualClock()
+    async with storybook_table(tmp_path, TWO_CARDS, clock=clock) as (session, hands, vt):
         match, layout, link, registry = session.match, session.layout, session.link, \
             session.registry
         assert session.table.mismatches == []
@@ -54,7 +54,11 @@ async def scenario(tmp_path):
         # 4. After all that the game is untouched and still takes a legal play.
         assert match.actions == []
         await hands.place((2, 2), "storybook:the_dodo")
-        session.table.hide_window_ms = 0
+        await until(lambda: session.table.observed.get((2, 2)) == ["the_dodo"], session)
+        for _ in range(10):     # however long the wall clock runs, the session's stands still
+            await until(lambda: True, session)
+        assert match.actions == [] and session.table.busy()
+        clock.advance(session.table.hide_window_ms)   # no double tap came: a Play
         await until(lambda: match.actions, session)
         assert match.actions == [{"type": "play", "card": "the_dodo", "cell": [2, 2]}]
         assert session.mismatch_count - before == 3

@@ -7,9 +7,9 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 
 from mpy import REPO
+from table_helpers import wait_for_journalled
 from shared_rules import bots, canon, storybook
 from shared_rules.engine import Match
 
@@ -61,16 +61,7 @@ def test_kill_9_then_restart_resumes_the_same_game(tmp_path):
                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     try:
-        deadline = time.monotonic() + 300
-        seen = 0
-        while seen < 12 and time.monotonic() < deadline and host.poll() is None:
-            time.sleep(0.2)
-            if journal.exists():
-                try:
-                    seen = sqlite3.connect(str(journal)).execute(
-                        "SELECT COUNT(*) FROM actions").fetchone()[0]
-                except sqlite3.OperationalError:
-                    seen = 0
+        wait_for_journalled(host, journal, 12)
         assert host.poll() is None, "the game ended before it could be killed"
     finally:
         os.killpg(host.pid, signal.SIGKILL)  # the plug is pulled: host and tiles at once

@@ -5,6 +5,7 @@ Pure: observations are fed by hand, as the session feeds them from the tiles.
 
 from host.table import royale_table
 from host.table.royale_table import RoyaleTable
+from host.virtual.dice import table_dice
 from shared_rules import royale
 from shared_rules.engine import Match
 
@@ -60,7 +61,7 @@ def test_everybody_rolls_a_die_for_the_turn_order_in_the_tray():
     table = RoyaleTable(match)
     lay_out(table)
     assert table.reconcile(0) is None
-    assert table.expecting() == [0, 1, 2]  # red, blue, green: pockets 1, 2, 3
+    assert table.pockets_wanted() == [0, 1, 2]  # red, blue, green: pockets 1, 2, 3
     assert table.dice(0, "die:1:6", None, 0) is None
     assert table.dice(1, "die:2:2", None, 0) is None
     assert table.dice(2, "die:3:4", None, 0) == {
@@ -76,7 +77,7 @@ def test_tied_players_roll_again_after_taking_the_dice_out():
     apply(match, table, action)
     assert match.state.phase == "order"
     table.reconcile(0)
-    assert table.expecting() == [0, 1]  # red and blue roll again
+    assert table.pockets_wanted() == [0, 1]  # red and blue roll again
     # The dice still lying in the tray are not a new roll.
     assert table.dice(0, "die:1:5", None, 0) is None
     empty_tray(table)
@@ -160,7 +161,7 @@ def test_tap_then_three_dice_attack_the_card():
     match, table = table_for([player("red", (0, 0)), player("blue", (2, 0))],
                              [((0, 0), "S9")])
     assert table.gesture((0, 0), "tap", 0) is None
-    assert table.expecting() == [0, 1, 2] and table.busy()
+    assert table.pockets_wanted() == [0, 1, 2] and table.busy()
     assert table.dice(0, "die:2:6", None, 0) is None
     assert table.dice(2, "die:1:2", None, 0) is None
     assert table.dice(1, "die:3:1", None, 0) == {"type": "attack_card", "dice": [6, 1, 2]}
@@ -259,7 +260,7 @@ def test_hold_starts_a_duel_and_each_round_is_two_dice():
     the roll results in a tie, it doesn't count" """
     match, table = table_for([player("red", (0, 0), ["S9"]), player("blue", (0, 0), ["H9"])])
     assert table.gesture((0, 0), "hold", 0) is None
-    assert table.throw.target == "blue" and table.expecting() == [0, 1]
+    assert table.throw.target == "blue" and table.pockets_wanted() == [0, 1]
     answers = []
     for a, b in [(6, 1), (3, 3), (2, 5), (5, 4), (6, 2)]:
         answers.append(roll(table, [a, b]))
@@ -285,7 +286,7 @@ def test_a_further_hold_picks_the_next_living_player_there():
 def test_a_duellist_holding_no_card_rolls_two_dice_and_keeps_the_lower():
     match, table = table_for([player("red", (0, 0), ["S9"]), player("blue", (0, 0))])
     table.gesture((0, 0), "hold", 0)
-    assert table.expecting() == [0, 1, 2]  # red's die, then blue's two
+    assert table.pockets_wanted() == [0, 1, 2]  # red's die, then blue's two
     assert roll(table, [4, 6, 2]) is None
     assert table.throw.rounds == [[4, [6, 2]]]
 
@@ -293,7 +294,7 @@ def test_a_duellist_holding_no_card_rolls_two_dice_and_keeps_the_lower():
 def test_when_both_hold_no_card_a_round_is_two_throws():
     match, table = table_for([player("red", (0, 0)), player("blue", (0, 0))])
     table.gesture((0, 0), "hold", 0)
-    assert table.expecting() == [0, 1]
+    assert table.pockets_wanted() == [0, 1]
     roll(table, [5, 6])
     empty_tray(table)
     roll(table, [1, 2])
@@ -350,7 +351,7 @@ def test_a_map_card_lifted_is_a_mismatch():
 
 def test_the_hands_dice_are_those_of_the_seed_and_the_state():
     match, table = table_for([player("red", (0, 0), ["S9"]), player("blue", (0, 0), ["H9"])])
-    a = royale_table.table_dice(match.state, {"type": "attack_player", "target": "blue"}, 7, 0)
-    b = royale_table.table_dice(match.state, {"type": "attack_player", "target": "blue"}, 7, 0)
+    a = table_dice(match.state, {"type": "attack_player", "target": "blue"}, 7, 0)
+    b = table_dice(match.state, {"type": "attack_player", "target": "blue"}, 7, 0)
     assert a == b and royale_table.duel_decided(match.state, "red", "blue", a["dice"])
     assert royale.validate(match.state, a) is None

@@ -6,12 +6,13 @@ import asyncio
 
 from firmware.main import field_phases
 
+from host.clock import ManualClock
 from host.link import TableLink
 from host.session import TableSession
 from host.table import layout as layouts
 from host.table import tags
-from host.table.royale_table import TableGame
-from host.virtual_hands import RoyaleHands
+from host.table.royale_game import RoyaleGame
+from host.virtual.hands import RoyaleHands
 from shared_rules.engine import Match
 from table_helpers import until
 from tools.virtual_table import VirtualTable
@@ -36,13 +37,14 @@ async def scenario(tmp_path):
     registry = tags.Registry(tags.load_key(str(tmp_path / "key")))
     match = Match("royale", {}, 1, SETUP)
     with VirtualTable(tiles=5, cells=7, variants=[t.variant for t in layout.tiles],
-                      heapsize=TableGame.virtual_heap, quiet=True) as vt:
+                      heapsize=RoyaleGame.virtual_heap, quiet=True) as vt:
         link = TableLink(ports=vt.ports())
         await link.start()
         try:
             while sum(t.online for t in link.tiles.values()) < 5:
                 await asyncio.sleep(0.05)
-            session = TableSession(match, layout, link, registry, [t.uid for t in vt.tiles])
+            session = TableSession(match, layout, link, registry, [t.uid for t in vt.tiles],
+                                   clock=ManualClock())   # no time needs to pass here
             # The diamond's cells are no row: each cell tile polls its readers in the
             # phases of its layout's neighbours (the 4-cell tile's spare readers border
             # nothing), and the dice tray one pocket at a time as it always does.

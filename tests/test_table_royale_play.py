@@ -14,10 +14,12 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 
 from mpy import REPO
-from host.table.royale_table import TableGame, table_dice
+from table_helpers import wait_for_journalled
+from host.table.royale_game import RoyaleGame
+from host.virtual.dice import table_dice
+from shared_rules import royale_bot
 from shared_rules import canon, royale
 from shared_rules.engine import Match
 
@@ -33,7 +35,7 @@ def engine_only_game(seed, players, setup=None):
     while royale.status(match.state) == "ongoing":
         assert len(match.actions) < 3000, "the bots did not finish seed %d" % seed
         s = match.state
-        action = TableGame.choose_bot_action("greedy", s, TableGame.current_seat(s), seed)
+        action = royale_bot.choose("greedy", s, RoyaleGame().current_seat(s), seed)
         match.apply(table_dice(s, action, seed, len(match.actions)))
     return match
 
@@ -60,7 +62,7 @@ def check_game(summary, journal, expected):
     assert summary["winner"] == expected.state.winner
     assert summary["scores"] == royale.scores(expected.state)
     assert summary["actions"] == len(expected.actions)
-    assert summary["turns"] == TableGame.turns(expected)
+    assert summary["turns"] == RoyaleGame().turns(expected)
     assert summary["led_scenes_sent"] > summary["actions"]
     assert len(summary["tiles"]) == 5 and all(t["online"] for t in summary["tiles"].values())
     # Every roll came from the tray: the journal holds the table's dice, action for action.
@@ -104,16 +106,7 @@ def test_kill_9_then_restart_resumes_the_same_full_map_royale_game(tmp_path):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     try:
-        deadline = time.monotonic() + 300
-        seen = 0
-        while seen < 40 and time.monotonic() < deadline and host.poll() is None:
-            time.sleep(0.2)
-            if journal.exists():
-                try:
-                    seen = sqlite3.connect(str(journal)).execute(
-                        "SELECT COUNT(*) FROM actions").fetchone()[0]
-                except sqlite3.OperationalError:
-                    seen = 0
+        wait_for_journalled(host, journal, 40)
         assert host.poll() is None, "the game ended before it could be killed"
     finally:
         os.killpg(host.pid, signal.SIGKILL)  # the plug is pulled: host and tiles at once

@@ -37,14 +37,14 @@ def test_a_double_tap_right_after_placing_hides_the_card():
 
 def test_a_bots_play_carried_out_is_applied_at_once_without_the_hide_window():
     match, table = table_for([(CROC, (3, 3), "villain", "S", True)])
-    table.bot_move = {"type": "play", "card": CAT, "cell": [2, 3]}
+    table.expect_bot_move({"type": "play", "card": CAT, "cell": [2, 3]}, 0)
     table.observe((2, 3), [CAT])
     assert table.reconcile(1000) == {"type": "play", "card": CAT, "cell": [2, 3]}
 
 
 def test_a_bots_hide_waits_for_its_double_tap_however_long_it_takes():
     match, table = table_for([(CROC, (3, 3), "villain", "S", True)])
-    table.bot_move = {"type": "hide", "card": CAT, "cell": [2, 3]}
+    table.expect_bot_move({"type": "hide", "card": CAT, "cell": [2, 3]}, 0)
     table.observe((2, 3), [CAT])
     assert table.reconcile(1000) is None
     assert table.tick(1000 + 10 * table.hide_window_ms) is None   # no Play by the clock
@@ -54,7 +54,7 @@ def test_a_bots_hide_waits_for_its_double_tap_however_long_it_takes():
 
 def test_a_card_other_than_the_bots_move_still_waits_the_hide_window():
     match, table = table_for([(CROC, (3, 3), "villain", "S", True)])
-    table.bot_move = {"type": "hide", "card": RABBIT, "cell": [2, 3]}
+    table.expect_bot_move({"type": "hide", "card": RABBIT, "cell": [2, 3]}, 0)
     table.observe((2, 3), [CAT])
     assert table.reconcile(1000) is None
     assert table.tick(1000 + table.hide_window_ms) == {"type": "play", "card": CAT,

@@ -1,15 +1,17 @@
-"""The games the table plays: each has a table adapter (interpreter, scenes, hands, view)."""
+"""The games the table plays: name -> the game's TableGame adapter (host/table/contract.py)."""
 
-_MODULES = {"storybook": "host.table.storybook_table", "royale": "host.table.royale_table"}
+_ADAPTERS = {"storybook": ("host.table.storybook_game", "StorybookGame"),
+             "royale": ("host.table.royale_game", "RoyaleGame")}
 
 
 def table_game(name):
-    """The TableGame adapter of a game; ValueError when the table cannot play it yet."""
+    """The TableGame adapter of a game (an instance); ValueError when the table cannot play it."""
     import importlib
-    if name not in _MODULES:
-        raise ValueError("the table has no game %r (%s)" % (name, ", ".join(sorted(_MODULES))))
+    if name not in _ADAPTERS:
+        raise ValueError("the table has no game %r (%s)" % (name, ", ".join(sorted(_ADAPTERS))))
+    module_name, class_name = _ADAPTERS[name]
     try:
-        module = importlib.import_module(_MODULES[name])
+        module = importlib.import_module(module_name)
     except ImportError as e:
         raise ValueError("the table cannot play %s yet (%s)" % (name, e)) from None
-    return module.TableGame
+    return getattr(module, class_name)()

@@ -1,6 +1,6 @@
 """Battle Royale on the table: sensor changes in, game actions (or a mismatch) out.
 
-The table (shared/DESIGN.md, "Playing on the table"): the 25 cells of the
+The table: the 25 cells of the
 diamond hold face-down map cards ("royale:<id>" tags, read through the table
 top); each player has a pawn ("pawn:<colour>"; the engine's seats are colour
 names, other player ids take the colours in seat order); the dice tray has
@@ -41,16 +41,18 @@ dice that are not dice) is a Mismatch in words with its cells, and nothing is
 applied until the table matches again. Dice already lying in the tray when a
 throw starts do not count: take them out and roll.
 
-This module is pure: the session feeds it observations, gestures, dice and the
-time, and applies the actions it returns. Illegal gestures are not applied;
-they land in `refusals` (cells, sentence) for the host to flash and say.
+This module is the interpreter (host/table/contract.py, TableInterpreter) and the
+facts of the table it reads by (pawn colours, who rolls, how a duel's dice are thrown).
+It is pure: the session feeds it observations, gestures, dice and the time, and
+applies the actions it returns. Illegal gestures are not applied; they land in
+`refusals` (cells, sentence) for the host to flash and say. The adapter (lights,
+bots, hands) is host/table/royale_game.py; the virtual hands' dice host/virtual/dice.py.
 """
 
-import binascii
-
+from host.table.contract import TableInterpreter
 from host.table.mismatch import Mismatch
 from host.table.tags import PAWN_COLOURS
-from shared_rules import canon, prng, royale
+from shared_rules import royale
 
 POCKETS = 3
 
@@ -108,53 +110,6 @@ def duel_decided(state, attacker, defender, rounds):
             wins[1] += 1
     return wins[0] >= need[0] or wins[1] >= need[1]
 
-
-# ---------------------------------------------------------------- the hands' dice
-
-def table_dice(state, action, seed, step):
-    """The dice the table rolls for `action` now (virtual hands and engine-only games alike).
-
-    `step` is the number of actions the game has applied so far. The dice are seeded from
-    the seed, the step and the canonical state, like the bots, so a game that is killed
-    and resumed rolls the same dice. The step is needed because a roll can leave the state
-    as it was: a tied order roll changes nothing (the same players roll again), and a
-    failed attack, a resurrection and a walk back can bring a position round again. Dice
-    seeded by the state alone would then be rolled again, the same tie or the same miss
-    for ever. Returns the action with "dice" filled in (an action that rolls nothing is
-    returned unchanged).
-    """
-    kind = action["type"]
-    if kind not in ("roll_order", "attack_card", "attack_player"):
-        return action
-    if not isinstance(step, int) or step < 0:
-        raise ValueError("step is the number of actions applied so far, not %r" % (step,))
-    text = canon.dumps(royale.to_dict(state))
-    rng = prng.seed_state((seed * 2246822519 + step * 40503 + binascii.crc32(text.encode())
-                           + 0xD1CE) & 0xFFFFFFFF)
-
-    def die():
-        nonlocal rng
-        rng, v = prng.below(rng, 6)
-        return v + 1
-
-    out = dict(action)
-    if kind == "roll_order":
-        out["dice"] = dict((pid, die()) for pid in rollers(state))
-    elif kind == "attack_card":
-        out["dice"] = [die(), die(), die()]
-    else:
-        attacker = royale.current(state)
-        counts = duel_dice_counts(state, attacker, action["target"])
-        rounds = []
-        while not duel_decided(state, attacker, action["target"], rounds):
-            pair = []
-            for n in counts:
-                pair.append([die(), die()] if n == 2 else die())
-            rounds.append(pair)
-        out["dice"] = rounds
-    return out
-
-
 # ---------------------------------------------------------------- the interpreter
 
 class Throw:
@@ -175,26 +130,18 @@ class Throw:
         return bool(self.values or self.rounds or self.part)
 
 
-class RoyaleTable:
-    def __init__(self, match):
-        self.match = match
-        self.observed = {}        # cell -> sorted item names seen there
-        self.problems = {}        # cell -> sentences about bad tags there
+class RoyaleTable(TableInterpreter):
+    """The Battle Royale interpreter: `observed` holds item names ("royale:S5", "pawn:red")."""
+
+    def __init__(self, match, hide_window_ms=None):
+        super().__init__(match, hide_window_ms)
         self.pockets = {}         # pocket -> item name or None
         self.pocket_problems = {}  # pocket -> sentence
         self.used = set()         # pockets whose die was read (or was there before the throw)
         self.throw = None
-        self.mismatches = []
-        self.refusals = []        # (cells, sentence): an illegal gesture, for the host
-        self.notes = []           # sentences for the host's log (a swap choice, ...)
         self.falls = {}           # player -> the cell the engine made them fall to
         self.in_hand = None       # the player whose pawn is lifted for a move
         self.swap_choice = None   # (seat, index into the legal swaps) shown on the host
-        self.progress_at = 0      # when the table last moved a pending change along
-
-    @property
-    def state(self):
-        return self.match.state
 
     # ------------------------------------------------------------ inputs
 
@@ -428,7 +375,7 @@ class RoyaleTable:
             return action
         return self._read(now)
 
-    def expecting(self):
+    def pockets_wanted(self):
         """The pockets the tray waits for now (0-based), in order: lit on the table."""
         t = self.throw
         if t is None:
@@ -446,7 +393,7 @@ class RoyaleTable:
 
     def _read(self, now):
         t = self.throw
-        want = self.expecting()
+        want = self.pockets_wanted()
         if not want or any(not self.pockets.get(p) or p in self.used for p in want):
             return None
         values = [int(self.pockets[p].split(":")[2]) for p in want]
@@ -457,8 +404,8 @@ class RoyaleTable:
         if t.kind == "roll_order":
             t.values.extend(values)
             if len(t.values) < len(t.who):
-                self.notes.append("order roll: %d of %d dice read; take them out and roll "
-                                  "the next" % (len(t.values), len(t.who)))
+                self.note("order roll: %d of %d dice read; take them out and roll "
+                          "the next" % (len(t.values), len(t.who)))
                 return None
             return {"type": "roll_order", "dice": dict(zip(t.who, t.values))}
         counts = self._counts(t)
@@ -475,7 +422,7 @@ class RoyaleTable:
             pair[who] = v
         t.rounds.append(pair)
         t.part, t.throw_no = [], 0
-        self.notes.append("duel round %d: %s" % (len(t.rounds), pair))
+        self.note("duel round %d: %s" % (len(t.rounds), pair))
         if duel_decided(self.state, t.player, t.target, t.rounds):
             return {"type": "attack_player", "target": t.target, "dice": list(t.rounds)}
         return None
@@ -487,22 +434,18 @@ class RoyaleTable:
 
     # ------------------------------------------------------------ pads and buttons
 
-    def _refuse(self, cells, message):
-        self.refusals.append((list(cells), message))
-        return None
-
     def gesture(self, cell, kind, now):
         """A tap, double tap or hold on a cell's pad: returns an action or None."""
         s = self.state
         if self.mismatches:
             return None
         if s.phase != "play":
-            return self._refuse([cell], "The pads start working once every pawn is placed.")
+            return self.refuse([cell], "The pads start working once every pawn is placed.")
         pid = royale.current(s)
         p = s.players[pid]
         home = cell_of(p.cell)
         if cell != home:
-            return self._refuse([cell], "It is %s's turn: %s's pawn stands on %s." % (
+            return self.refuse([cell], "It is %s's turn: %s's pawn stands on %s." % (
                 pid, pid, xy(home)))
         t = self.throw
         if kind == "tap":
@@ -510,10 +453,10 @@ class RoyaleTable:
                 return None  # already waiting for the dice
             problem = royale.validate(s, {"type": "attack_card"})
             if problem is not None:
-                return self._refuse([cell], problem.message)
+                return self.refuse([cell], problem.message)
             self._start_throw(Throw("attack_card", pid, cell))
             self.progress_at = now
-            self.notes.append("%s attacks the card on %s: roll three dice into the tray" % (
+            self.note("%s attacks the card on %s: roll three dice into the tray" % (
                 pid, xy(cell)))
             return None
         if kind == "hold":
@@ -523,28 +466,28 @@ class RoyaleTable:
                 i = others.index(t.target) + 1 if t.target in others else 0
                 if i >= len(others):
                     self.throw = None
-                    self.notes.append("%s called off the duel" % pid)
+                    self.note("%s called off the duel" % pid)
                     return None
                 target = others[i]
             elif not others:
-                return self._refuse([cell], "There is no other living player on %s to attack."
-                                    % xy(cell))
+                return self.refuse([cell], "There is no other living player on %s to attack."
+                                   % xy(cell))
             else:
                 target = others[0]
             problem = royale.validate(s, {"type": "attack_player", "target": target})
             if problem is not None:
-                return self._refuse([cell], problem.message)
+                return self.refuse([cell], problem.message)
             self._start_throw(Throw("attack_player", pid, cell, target))
             self.progress_at = now
             counts = self._counts(self.throw)
-            self.notes.append("%s attacks %s: each round, %s" % (pid, target, self._round_words(
+            self.note("%s attacks %s: each round, %s" % (pid, target, self._round_words(
                 pid, target, counts)))
             return None
         if kind == "double":
             action = {"type": "resurrect"}
             problem = royale.validate(s, action)
             if problem is not None:
-                return self._refuse([cell], problem.message)
+                return self.refuse([cell], problem.message)
             return action
         return None
 
@@ -577,16 +520,16 @@ class RoyaleTable:
         if name == "swap":
             options = self.swap_options()
             if not options:
-                return self._refuse([], "%s cannot swap now (only before the first action "
-                                    "of the turn, with a set-aside card)." % seat)
+                return self.refuse([], "%s cannot swap now (only before the first action "
+                                   "of the turn, with a set-aside card)." % seat)
             i = 0 if self.swap_choice is None else self.swap_choice[1] + 1
             if i >= len(options):
                 self.swap_choice = None
-                self.notes.append("%s: no swap" % seat)
+                self.note("%s: no swap" % seat)
                 return None
             self.swap_choice = (seat, i)
             a = options[i]
-            self.notes.append("%s: swap %s (active) for %s (set aside)? end_turn confirms" % (
+            self.note("%s: swap %s (active) for %s (set aside)? end_turn confirms" % (
                 seat, a["active"], a["reserve"]))
             return None
         if name == "end_turn":
@@ -599,166 +542,7 @@ class RoyaleTable:
             return {"type": "end_turn"}
         return None
 
-    def tick(self, now):
-        return None
-
     def cancel_throw(self):
         """Forget a throw under way (its move is asked again)."""
         if self.throw is not None and self.throw.kind != "roll_order":
             self.throw = None
-
-
-# ---------------------------------------------------------------- bots at the table
-
-def choose_bot_action(kind, state, seat, seed):
-    """A bot's Battle Royale action: "greedy" plays by the book, "random" is bots.py's.
-
-    The one-move-lookahead greedy of shared_rules/bots.py cannot play Battle Royale: every
-    trial attack rolls the state's PRNG, which does not move while the table supplies the
-    dice, so it sees the same roll against every hidden card (peeking at values no player
-    knows) and, with scores unchanged by failed trials, ends turn after turn for ever. The
-    "greedy" player here knows only what a player sees: it resurrects, attacks the card
-    under it, duels a player holding cards, and otherwise walks toward the nearest card
-    (ties broken by the seeded PRNG, so it is deterministic for a seed and a state).
-    """
-    from shared_rules import bots
-    s = state
-    if s.phase == "order":
-        return {"type": "roll_order"}
-    if kind == "random":
-        return bots.choose(kind, royale, s, seat, seed)
-    if kind != "greedy":
-        raise ValueError("unknown bot %r (one of %s)" % (kind, ", ".join(bots.KINDS)))
-    actions = bots.my_actions(royale, s, seat)
-    if not actions:
-        return None
-    text = canon.dumps(royale.to_dict(s))
-    rng = prng.seed_state((seed * 2654435761 + binascii.crc32(text.encode())) & 0xFFFFFFFF)
-
-    def pick(options):
-        nonlocal rng
-        rng, i = prng.below(rng, len(options))
-        return options[i]
-
-    if s.phase == "place":
-        return pick(actions)
-    by_kind = {}
-    for a in actions:
-        by_kind.setdefault(a["type"], []).append(a)
-    if "resurrect" in by_kind:
-        return by_kind["resurrect"][0]
-    if "attack_card" in by_kind:
-        return by_kind["attack_card"][0]
-    duels = [a for a in by_kind.get("attack_player", ()) if s.players[a["target"]].held() > 0
-             or royale.last_card(s) is not None]
-    if duels:
-        return pick(duels)
-    me = s.players[seat]
-    cards = [i for i in range(len(s.map)) if s.map[i] is not None]
-    if "move" in by_kind and cards and s.map[me.cell] is None:
-        def distance(a):
-            to = royale.INDEX[(a["to"][0], a["to"][1])]
-            return min(royale.DIST[to][c] for c in cards)
-        best = min(distance(a) for a in by_kind["move"])
-        return pick([a for a in by_kind["move"] if distance(a) == best])
-    if "end_turn" in by_kind:
-        return by_kind["end_turn"][0]
-    return pick(actions)
-
-
-# ---------------------------------------------------------------- the table game adapter
-
-def bot_cells(state, action):
-    """The cells a bot's move concerns, chased in white for a human to carry out."""
-    kind = action["type"]
-    if kind == "place":
-        return [tuple(action["cell"])]
-    pid = royale.current(state)
-    if pid is None or state.players[pid].cell < 0:
-        return []
-    here = cell_of(state.players[pid].cell)
-    if kind == "move":
-        return [here, tuple(action["to"])]
-    if kind in ("attack_card", "attack_player", "resurrect"):
-        return [here]
-    return []
-
-
-def scenes(session):
-    """The scene of every cell (and dice pocket) for a session playing Battle Royale."""
-    from host import lights
-    s = session.match.state
-    table = session.table
-    cells = []
-    if session.bot_request is not None:
-        cells = bot_cells(s, session.bot_request)
-    moves = []
-    if table.in_hand is not None:
-        moves = [tuple(a["to"]) for a in royale.legal_actions(s) if a["type"] == "move"]
-    falls = [(pid, cell) for pid, cell in table.falls.items()
-             if any(m.code == "fall" for m in table.mismatches)]
-    return lights.royale_scenes(s, table.mismatches, table.expecting(), cells, moves,
-                                [colour_of(s, pid) for pid in s.seats], falls)
-
-
-def render(state, scene_map, mismatches, colour=True):
-    from host import terminal
-    return terminal.render_royale(state, scene_map, mismatches, colour)
-
-
-def action_cells(state, action):
-    """The cells an action concerns (flashed when it is refused)."""
-    if "cell" in action:
-        return [tuple(action["cell"])]
-    return bot_cells(state, action)
-
-
-class TableGame:
-    """What the session needs to play Battle Royale on the table."""
-
-    name = "royale"
-    options = {}
-    virtual_heap = "64k"  # the tile firmware's heap on the virtual table (as for Storybook)
-    players_from_bots = True   # `run --headless --bots N` plays N players
-    button_actions = ("swap", "end_turn")
-    interpreter = RoyaleTable
-    scenes = staticmethod(scenes)
-    render = staticmethod(render)
-    action_cells = staticmethod(action_cells)
-
-    @staticmethod
-    def current_seat(state):
-        """Who acts now; during the order roll, the first player who must roll."""
-        if state.phase == "order":
-            return rollers(state)[0]
-        return royale.current(state)
-
-    @staticmethod
-    def choose_bot_action(kind, state, seat, seed):
-        return choose_bot_action(kind, state, seat, seed)
-
-    @staticmethod
-    def turns(match):
-        """Turns begun: the first once every pawn is placed, then one per end_turn."""
-        if match.state.phase not in ("play", "finished"):
-            return 0
-        return 1 + sum(1 for a in match.actions if a["type"] == "end_turn")
-
-    @staticmethod
-    def normal_bot_action(action):
-        return action
-
-    @staticmethod
-    def carries_out(table_action, request):
-        """True if what the table did is the bot's move (the dice come from the table)."""
-        strip = lambda a: dict((k, v) for k, v in a.items() if k != "dice")  # noqa: E731
-        return strip(table_action) == strip(request)
-
-    @staticmethod
-    def hands(vtable, layout, registry):
-        from host.virtual_hands import RoyaleHands
-        return RoyaleHands(vtable, layout, registry)
-
-    @staticmethod
-    def is_button_action(action):
-        return action["type"] in TableGame.button_actions

@@ -1,6 +1,6 @@
 """Storybook Battles on the table: sensor changes in, game actions (or a mismatch) out.
 
-The gestures (shared/DESIGN.md, "Playing on the table"):
+The gestures:
 
     place a card on a cell          Play (face up), or Hide when a double tap
                                     follows within `hide_window_ms`
@@ -22,10 +22,12 @@ The interpreter reports what to do about each, in words, with the cells
 involved; it applies nothing until the table matches again (a valid slide
 or placement in progress is the one change it resolves into an action).
 
-This module is pure: the session feeds it observations and the time, and
-applies the actions it returns.
+This module is the interpreter only (host/table/contract.py, TableInterpreter); it is
+pure: the session feeds it observations and the time, and applies the actions it
+returns. The adapter (lights, bots, hands) is host/table/storybook_game.py.
 """
 
+from host.table.contract import TableInterpreter
 from host.table.mismatch import Mismatch
 from shared_rules import storybook
 
@@ -37,21 +39,20 @@ def _name(state, cid):
     return card[1] if card else cid
 
 
-class StorybookTable:
+class StorybookTable(TableInterpreter):
+    """The Storybook interpreter: `observed` holds card ids (cell -> sorted ids).
+
+    The bot's move the table was asked to show (`expect_bot_move`) needs no hide window
+    to tell Play from Hide.
+    """
+
     hide_window_ms = 1200
 
-    def __init__(self, match):
-        self.match = match
-        self.observed = {}        # cell -> list of card ids seen there
-        self.problems = {}        # cell -> list of sentences about bad tags there
+    def __init__(self, match, hide_window_ms=None):
+        super().__init__(match, hide_window_ms)
         self.pending_place = None  # (cell, card id, since_ms)
-        # The move the table was asked to show (a bot's, lit for a person to carry
-        # out), set by the session: its placement needs no hide window to tell
-        # Play from Hide.
-        self.bot_move = None
         self.twist_target = None  # (seat, twist id) waiting for a cell
         self.twist_choice = {}    # seat -> index into its choices during setup
-        self.mismatches = []
         self.to_lift = set()      # (cell, card) that left the game by an action, still seen
 
     # ------------------------------------------------------------ inputs
@@ -89,6 +90,13 @@ class StorybookTable:
     def busy(self):
         """True while a change is under way (a placed card waiting for a possible double tap)."""
         return self.pending_place is not None
+
+    def expect_bot_move(self, action, now):
+        """A move given up on (None): a card already down is not read as a Play at once (its
+        hide window starts again) while the hands put the table right."""
+        self.bot_move = action
+        if action is None and self.pending_place is not None:
+            self.pending_place = self.pending_place[:2] + (now,)
 
     def reconcile(self, now):
         """Compare the table with the game: returns the action the table shows, or None.
@@ -304,57 +312,6 @@ class StorybookTable:
             return None
         return self.reconcile(now)
 
-    def expected_board(self):
-        """What should be on each cell now (card ids), for the lights and the view."""
-        return {cell: entry[0] for cell, entry in self.match.state.board.items()}
-
-
-# ---------------------------------------------------------------- the table game adapter
-
-def scenes(session):
-    """The scene of every cell for a session playing Storybook Battles."""
-    from host import lights
-    s = session.match.state
-    table = session.table
-    hints = ()
-    if not table.mismatches and s.phase == "play" and s.ap >= 3 and s.hands[s.turn]:
-        hints = [c for c in session.layout.cells
-                 if c not in s.board and any(n in s.board for n in storybook._neighbours(c))]
-    bot_cells = []
-    if session.bot_request is not None and "cell" in session.bot_request:
-        bot_cells.append(tuple(session.bot_request["cell"]))
-    return lights.storybook_scenes(s, session.recent_events, table.mismatches, hints, bot_cells)
-
-
-def normal_bot_action(action):
-    """A bot's action as the table will show it (a card goes down facing its controller)."""
-    if action["type"] in ("play", "hide"):
-        return {k: v for k, v in action.items() if k != "facing"}
-    return action
-
-
-def render(state, scene_map, mismatches, colour=True):
-    from host import terminal
-    return terminal.render_storybook(state, scene_map, mismatches, colour)
-
-
-class TableGame:
-    """What the session needs to play Storybook Battles on the table."""
-
-    name = "storybook"
-    options = {"mode": "physical"}
-    button_actions = ("draw", "end_turn", "choose_plot_twist")
-    interpreter = StorybookTable
-    scenes = staticmethod(scenes)
-    render = staticmethod(render)
-    normal_bot_action = staticmethod(normal_bot_action)
-
-    @staticmethod
-    def hands(vtable, layout, registry):
-        from host.virtual_hands import StorybookHands
-        return StorybookHands(vtable, layout, registry)
-
-    @staticmethod
-    def is_button_action(action):
-        return action["type"] in TableGame.button_actions or (
-            action["type"] == "plot_twist" and "cell" not in action)
+    def expected(self):
+        """What should be on each cell now: cell -> [card id]."""
+        return {cell: [entry[0]] for cell, entry in self.match.state.board.items()}

@@ -5,12 +5,19 @@ table these hands do it through the tiles' control channel, so every action
 still travels as tags and gestures through the real firmware and the link.
 Used for bots' moves in headless games, tidying up (lifting captured cards),
 and setting the cards back on a fresh virtual table when a game resumes.
+
+A game's hands (a `VirtualHands` subclass, made by its TableGame.hands) carry out
+`perform(state, action, at)` and `tidy(state, table)`; `at` is the bots at the table
+whose move it is (host/bots_at_table.py): `at.table` the interpreter, `at.step` the
+actions applied so far, `at.seed` the game's seed, `at.press(seat, name)` a seat button.
 """
 
 import asyncio
 
+from host.table import royale_table as rt
 from host.table import tags
-from shared_rules import storybook
+from host.virtual.dice import table_dice
+from shared_rules import royale, storybook
 
 
 class HandsSlipped(RuntimeError):
@@ -42,11 +49,19 @@ class VirtualHands:
                     await asyncio.to_thread(tile.restart)
             raise HandsSlipped(str(e)) from None
 
-    async def wait_seen(self, session, cell, card, timeout_s=3.0):
-        """Wait until the session has seen `card` on `cell` (as a person waits for the light)."""
+    async def perform(self, state, action, at):
+        """Must: carry out a bot's action on the table (HandsSlipped if a tile failed)."""
+        raise NotImplementedError("%s.perform" % type(self).__name__)
+
+    async def tidy(self, state, table):
+        """Must: make the table show the game (`table` is the interpreter)."""
+        raise NotImplementedError("%s.tidy" % type(self).__name__)
+
+    async def wait_seen(self, table, cell, card, timeout_s=3.0):
+        """Wait until the interpreter sees `card` on `cell` (as a person waits for the light)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
-        while session.table.observed.get(cell) != [card]:
+        while table.observed.get(cell) != [card]:
             if loop.time() > deadline:
                 return False
             await asyncio.sleep(0.02)
@@ -88,14 +103,14 @@ class VirtualHands:
 class StorybookHands(VirtualHands):
     """Hands that carry out Storybook Battles moves."""
 
-    async def perform(self, state, action, session):
+    async def perform(self, state, action, at):
         """Carry out a bot's storybook action on the table."""
         kind = action["type"]
         if kind in ("play", "hide"):
             cell = tuple(action["cell"])
             await self.place(cell, "storybook:" + action["card"])
             if kind == "hide" and state.phase == "play":
-                if await self.wait_seen(session, cell, action["card"]):
+                if await self.wait_seen(at.table, cell, action["card"]):
                     await self.gesture(cell, "double")
         elif kind == "reveal":
             await self.gesture(tuple(action["cell"]), "tap")
@@ -109,7 +124,7 @@ class StorybookHands(VirtualHands):
             await self.place(dst, item)
         elif kind == "plot_twist":
             seat = storybook.actor(state, action)
-            session.button(seat, "twist")
+            at.press(seat, "twist")
             cell = tuple(action["cell"])
             await self.gesture(cell, "double" if action.get("dir") == "ccw" else
                                ("hold" if action.get("dir") == "cw" else "tap"))
@@ -136,7 +151,7 @@ class StorybookHands(VirtualHands):
 class RoyaleHands(VirtualHands):
     """Hands that carry out Battle Royale moves: pawns, pads and the dice tray.
 
-    The dice are rolled by the hands: `royale_table.table_dice` seeded with the game's seed,
+    The dice are rolled by the hands: `host.virtual.dice.table_dice` seeded with the game's seed,
     the number of actions applied so far and the state, so the outcome reaches the engine
     through the tray's tags as in real play, and a resumed game rolls what the
     uninterrupted one rolled.
@@ -172,13 +187,11 @@ class RoyaleHands(VirtualHands):
         if not await self.wait_until(predicate):
             raise HandsSlipped("the table did not show %s" % what)
 
-    async def perform(self, state, action, session):
+    async def perform(self, state, action, at):
         """Carry out a bot's Battle Royale action on the table."""
-        from host.table import royale_table as rt
-        from shared_rules import royale
-        table = session.table
+        table = at.table
         kind = action["type"]
-        step = len(session.match.actions)   # the state's place in the game, for the dice
+        step = at.step   # the state's place in the game, for the dice
         pid = royale.current(state)
         here = rt.cell_of(state.players[pid].cell) if pid and state.players[pid].cell >= 0 \
             else None
@@ -192,13 +205,13 @@ class RoyaleHands(VirtualHands):
         elif kind == "resurrect":
             await self.gesture(here, "double")
         elif kind == "roll_order":
-            rolled = rt.table_dice(state, action, session.bot_seed, step)["dice"]
+            rolled = table_dice(state, action, at.seed, step)["dice"]
             await self._needs(lambda: table.throw is not None, "the order roll")
             who = table.throw.who
-            for at in range(0, len(who), rt.POCKETS):
-                await self.roll(table, [rolled[q] for q in who[at:at + rt.POCKETS]])
+            for first in range(0, len(who), rt.POCKETS):
+                await self.roll(table, [rolled[q] for q in who[first:first + rt.POCKETS]])
         elif kind == "attack_card":
-            rolled = rt.table_dice(state, action, session.bot_seed, step)["dice"]
+            rolled = table_dice(state, action, at.seed, step)["dice"]
             await self.empty_tray(table)
             if table.throw is None or table.throw.kind != "attack_card":
                 await self.gesture(here, "tap")
@@ -206,7 +219,7 @@ class RoyaleHands(VirtualHands):
                               table.throw.kind == "attack_card", "the tap")
             await self.roll(table, rolled)
         elif kind == "attack_player":
-            rolled = rt.table_dice(state, action, session.bot_seed, step)["dice"]
+            rolled = table_dice(state, action, at.seed, step)["dice"]
             await self.empty_tray(table)
             others = [q for q in state.order if q != pid and state.players[q].alive
                       and state.players[q].cell == state.players[pid].cell]

@@ -1,0 +1,135 @@
+"""Bots in the empty seats of a game on the table: asked for moves, patient, tidy.
+
+A bot's move is lit for a person to carry out (or carried out by the virtual hands)
+and applied only once the tiles show it. A move not seen within `patience_ms` (counted
+from the ask, or from the table's last progress on it: a duel read round by round) is
+given up: the hands tidy the table and the bot is asked again. The time comes from the
+clock the session was given (host/clock.py).
+"""
+
+import asyncio
+
+from host.session_log import describe
+from host.virtual.hands import HandsSlipped
+
+
+class BotsAtTable:
+    patience_ms = 5000   # a bot's move not seen on the table by then is asked again
+    tidy_gap_ms = 500    # let the tiles report before the virtual hands tidy again
+
+    def __init__(self, session, seats, seed, hands, clock):
+        self.session = session
+        self.seats = dict(seats or {})   # seat -> bot kind ("greedy", "random")
+        self.seed = seed
+        self.hands = hands
+        self.clock = clock
+        self.request = None       # the action a bot asked a human to carry out
+        self.request_at = 0
+        self._tidied_at = 0
+        self._hands_task = None
+
+    # What the virtual hands may use while they carry out a move (host/virtual/hands.py).
+
+    @property
+    def table(self):
+        return self.session.table
+
+    @property
+    def step(self):
+        """The actions applied so far: the state's place in the game."""
+        return len(self.session.match.actions)
+
+    def press(self, seat, name):
+        return self.session.button(seat, name)
+
+    # ------------------------------------------------------------ the request
+
+    def ask(self, action):
+        """The bot's move the table lights now (None: nothing asked); the interpreter knows."""
+        self.request = action
+        self.session.table.expect_bot_move(action, self.clock())
+
+    def showed(self, action):
+        """The table showed `action`: True if it may be applied (it is the bot's move, or
+        no move is asked); a move that is not the bot's is refused and asked again."""
+        if self.request is None:
+            return True
+        if self.session.game.carries_out(action, self.request):
+            return True
+        self.session.log.say("the table shows %s, but the bot asked for %s: put it back"
+                             % (describe(action), describe(self.request)))
+        self.request_at = -self.patience_ms  # tidy up and ask again
+        return False
+
+    def applied(self, action):
+        """An action was applied: the bot's move is done if it was that."""
+        if self.request is not None and self.session.game.carries_out(action, self.request):
+            self.ask(None)
+
+    # ------------------------------------------------------------ each round of the loop
+
+    def seat_to_move(self):
+        """The bot that should act now, or None."""
+        session = self.session
+        s = session.match.state
+        if s.status != "ongoing" or session.mismatches or session.table.busy():
+            return None
+        seat = session.game.current_seat(s)
+        return seat if seat in self.seats else None
+
+    def action_of(self, seat):
+        """The move the bot in `seat` makes now, as the table will show it; None: nothing."""
+        match = self.session.match
+        action = self.session.game.bot_action(self.seats[seat], match.engine, match.state, seat,
+                                              self.seed)
+        return None if action is None else self.session.game.normal_bot_action(action)
+
+    async def drive(self):
+        """Ask a bot, give up on a move not seen in time, or let the hands tidy."""
+        session = self.session
+        now = self.clock()
+        if session.attract:
+            return
+        # A change the table moves along (a duel read round by round) keeps the bot waiting.
+        last_seen = max(self.request_at, session.table.progress_at)
+        if self.request is not None and now - last_seen > self.patience_ms:
+            session.log.say("the table did not show the bot's move; asking again")
+            self.ask(None)
+            await self._tidy(now)
+            return
+        if self.hands is not None and session.table.mismatches and self.request is None \
+                and now - self._tidied_at > self.tidy_gap_ms:
+            # The virtual players tidy up: captured cards lifted off, a dropped card put back.
+            await self._tidy(now)
+            return
+        seat = self.seat_to_move()
+        if seat is None or self.request is not None:
+            return
+        action = self.action_of(seat)
+        if action is None:
+            return
+        if session.game.is_button_action(action):
+            session.apply(action)
+            return
+        self.ask(action)
+        self.request_at = now
+        session.log.say("%s (bot) asks: %s" % (seat, describe(action)))
+        if self.hands is not None:
+            session.light()
+            self._hands_task = asyncio.ensure_future(self._perform(action))
+
+    async def _perform(self, action):
+        try:
+            await self.hands.perform(self.session.match.state, action, self)
+        except HandsSlipped as e:
+            self.session.log.say("the move slipped (%s): it will be asked again" % e)
+
+    async def _tidy(self, now):
+        if self.hands is None or (self._hands_task is not None and not self._hands_task.done()):
+            return
+        self._tidied_at = now
+        try:
+            await self.hands.tidy(self.session.match.state, self.session.table)
+        except HandsSlipped as e:
+            self.session.log.say("tidying slipped (%s)" % e)
+

@@ -1,0 +1,244 @@
+"""The contract of a game on the table: what the session, the lights, the bots, the virtual
+hands and the views may ask of a game, and nothing more.
+
+A game on the table is two objects (docs/adding-a-game.md walks through writing them):
+
+- a `TableGame`, the adapter: one per game, stateless. It names the game's options and
+  seats, makes the interpreter, lights the table (`scenes`), draws it in the terminal
+  (`render`), describes it to a viewer (`table_view`), and says how bots play
+  (`bot_action`, `normal_bot_action`, `carries_out`) and how virtual hands carry moves out
+  (`hands`);
+- a `TableInterpreter`, one per Match: it turns what the tiles sense (items on cells,
+  pad gestures, dice in the tray, seat buttons, time passing) into the action the table
+  shows, or into mismatches (what disagrees with the game, in words, with its cells).
+  It is pure: the session feeds it observations and the time (monotonic ms, from the
+  session's clock) and applies the actions it returns; it never reads a clock or a tile.
+
+Every method has a default a simple game can keep; the ones marked "must" have none.
+The session calls these methods and nothing else: no probing for optional attributes.
+"""
+
+from shared_rules import bots, games
+
+
+class TableInterpreter:
+    """Sensor changes in, the action the table shows (or mismatches) out, for one Match.
+
+    Public attributes the session, the hands and the views read:
+      match         the Match being played (the interpreter reads its state, never applies)
+      observed      cell -> sorted list of what is seen there, in the interpreter's naming
+      problems      cell -> sentences about bad tags there
+      mismatches    the Mismatch list of the last `reconcile` (empty: the table matches)
+      progress_at   ms when the table last moved a change along (a duel read round by
+                    round); a bot waiting for its move counts its patience from then
+      bot_move      the bot's move the table was asked to show, or None (`expect_bot_move`)
+      hide_window_ms  how long a piece just placed waits for a double tap that changes
+                    what the placement means; None for a game with no such wait
+    """
+
+    hide_window_ms = None
+
+    def __init__(self, match, hide_window_ms=None):
+        self.match = match
+        self.observed = {}
+        self.problems = {}
+        self.mismatches = []
+        self.progress_at = 0
+        self.bot_move = None
+        self.notes = []           # sentences for the host's log, drained by take_said()
+        self.refusals = []        # (cells, sentence): illegal gestures, drained by take_said()
+        if hide_window_ms is not None:
+            self.hide_window_ms = hide_window_ms
+
+    @property
+    def state(self):
+        return self.match.state
+
+    # ------------------------------------------------------------ what the tiles sense
+
+    def observe(self, cell, items, problems=()):
+        """Must: what now lies on `cell` (in the interpreter's naming) and tag problems."""
+        raise NotImplementedError("%s.observe" % type(self).__name__)
+
+    def observe_items(self, cell, items, problems=()):
+        """Tags on `cell` resolved to registry item names ("royale:S5", "pawn:red", ...).
+
+        The place to refuse items of another game (as a problem sentence) and to turn item
+        names into the interpreter's naming. Default: observe them as they are.
+        """
+        self.observe(cell, items, problems)
+
+    def reconcile(self, now):
+        """Must: compare the table with the game; returns the action the table shows, or None.
+
+        Sets `mismatches` to what disagrees (nothing is applied while any remains).
+        """
+        raise NotImplementedError("%s.reconcile" % type(self).__name__)
+
+    def gesture(self, cell, kind, now):
+        """A "tap", "double" or "hold" on a cell's pad: an action or None. Default: None."""
+        return None
+
+    def button(self, seat, name):
+        """A seat button pressed: an action or None. Default: None."""
+        return None
+
+    def dice(self, pocket, item, problem, now):
+        """A die settled in a tray pocket (`item` is its face), or the pocket emptied (None).
+
+        `problem` is a sentence about a bad tag there. Returns an action or None.
+        Default: a game without a dice tray ignores it.
+        """
+        return None
+
+    def tick(self, now):
+        """Time passing with no event: an action that waited for time, or None."""
+        return None
+
+    def busy(self):
+        """True while a change is under way on the table (bots wait). Default: False."""
+        return False
+
+    def after(self, events):
+        """The session applied an action with these events (what the engine did by itself)."""
+
+    def expected(self):
+        """What should lie on each cell now: cell -> sorted list, in `observed`'s naming."""
+        return {}
+
+    def pockets_wanted(self):
+        """The dice-tray pockets (0-based) the table waits for now, in order. Default: none."""
+        return []
+
+    # ------------------------------------------------------------ what the session tells it
+
+    def expect_bot_move(self, action, now):
+        """The bot's move the table now lights for a hand to carry out (None: given up).
+
+        A game may read its placements differently while a move is expected (no wait for
+        a double tap when the move asked for is known). Default: remember it.
+        """
+        self.bot_move = action
+
+    # ------------------------------------------------------------ what it has to say
+
+    def note(self, sentence):
+        """Something for the host's log (a choice named, a round read)."""
+        self.notes.append(sentence)
+
+    def refuse(self, cells, sentence):
+        """An illegal gesture: its cells flash and the sentence is said. Returns None."""
+        self.refusals.append((list(cells), sentence))
+        return None
+
+    def take_said(self):
+        """(notes, refusals) since the last call; the session says and flashes them."""
+        notes, refusals = self.notes, self.refusals
+        self.notes, self.refusals = [], []
+        return notes, refusals
+
+
+class TableGame:
+    """The adapter of one game to the table: one instance per game, holding no game state.
+
+    Class attributes a game sets:
+      name              the engine's name ("storybook", "royale")
+      options           the options of a game on the table (e.g. physical cards)
+      virtual_heap      the tile firmware's heap on the virtual table
+      players_from_bots True if `run --headless --bots N` plays N players
+      button_actions    action types a seat button performs (bots apply them directly)
+      interpreter       the TableInterpreter subclass
+    """
+
+    name = None
+    options = {}
+    virtual_heap = "64k"
+    players_from_bots = False
+    button_actions = ()
+    interpreter = TableInterpreter
+
+    def new_interpreter(self, match, hide_window_ms=None):
+        """The interpreter of `match` (a fresh one per game, and on staff "start")."""
+        return self.interpreter(match, hide_window_ms)
+
+    def seats(self, options, setup=None):
+        """The seats of a new game with these options and setup, in seat order (bots take
+        the last ones)."""
+        engine = games.get(self.name)
+        return engine.seats(engine.new_game(options, 0, setup))
+
+    # ------------------------------------------------------------ light and views
+
+    def scenes(self, state, table, cells, events=(), bot_request=None):
+        """Must: cell -> scene (and ("pocket", i) -> scene for a dice tray) to light.
+
+        `table` is the interpreter (its mismatches, what it waits for), `cells` the layout's
+        cells, `events` those of the last action, `bot_request` the bot move to chase.
+        """
+        raise NotImplementedError("%s.scenes" % type(self).__name__)
+
+    def render(self, state, scene_map, mismatches, colour=True):
+        """The table as text for the terminal. Default: the result and the mismatches."""
+        result = games.get(self.name).result(state)
+        lines = ["%s: %s" % (self.name, ", ".join("%s %s" % (k, result[k])
+                                                  for k in sorted(result)))]
+        lines.extend("! " + m.message for m in mismatches)
+        return "\n".join(lines)
+
+    def table_view(self, match, table, mismatches, seat=None):
+        """What a viewer may see of the table, as JSON-able data (for a web view).
+
+        `seat` None is a spectator; a seat sees what the engine's view shows that seat.
+        """
+        state = match.state
+        return {"game": self.name, "seat": seat,
+                "state": match.engine.view(state, seat),
+                "current_seat": self.current_seat(state) if match.engine.status(state)
+                == "ongoing" else None,
+                "turns": self.turns(match),
+                "actions": len(match.actions),
+                "mismatches": [m.as_dict() for m in mismatches],
+                "pockets_wanted": table.pockets_wanted(),
+                "busy": table.busy()}
+
+    def status_strip(self, match):
+        """(scores, target, side whose turn) for the Pi's status strip (host/pi.py), which
+        shows two sides' scores toward a target. Default: the result's scores, target 10,
+        no side."""
+        return match.engine.result(match.state).get("scores") or {}, 10, None
+
+    def action_cells(self, state, action):
+        """The cells an action concerns (flashed when it is refused). Default: its "cell"."""
+        return [tuple(action["cell"])] if "cell" in action else []
+
+    # ------------------------------------------------------------ turns and seats
+
+    def current_seat(self, state):
+        """The seat that acts now (the bot asked to move). Default: `state.turn`."""
+        return state.turn
+
+    def turns(self, match):
+        """Turns played, for the summary. Default: None (the game counts no turns)."""
+        return None
+
+    def is_button_action(self, action):
+        """True for an action a seat button performs (no hand needed: a bot applies it)."""
+        return action["type"] in self.button_actions
+
+    # ------------------------------------------------------------ bots
+
+    def bot_action(self, kind, engine, state, seat, seed):
+        """A bot's action for `seat` now, or None. Default: shared_rules.bots."""
+        return bots.choose(kind, engine, state, seat, seed)
+
+    def normal_bot_action(self, action):
+        """A bot's action as the table will show it (what a hand cannot say is dropped)."""
+        return action
+
+    def carries_out(self, table_action, request):
+        """True if the action the table showed is the bot's move. Default: equal."""
+        return table_action == request
+
+    def hands(self, vtable, layout, registry):
+        """The virtual hands carrying out moves on the virtual table; None if it has none."""
+        return None

@@ -1,0 +1,58 @@
+"""Storybook Battles on the table: the adapter (host/table/contract.py, TableGame).
+
+It lights the grid, draws it in the terminal, says how bots' moves look on the table
+and which moves a seat button makes; the interpreter is host/table/storybook_table.py,
+the virtual hands host/virtual/hands.py.
+"""
+
+from host import lights, terminal
+from host.table.contract import TableGame
+from host.table.storybook_table import StorybookTable
+from host.virtual.hands import StorybookHands
+from shared_rules import storybook
+
+
+class StorybookGame(TableGame):
+    """What the session needs to play Storybook Battles on the table."""
+
+    name = "storybook"
+    options = {"mode": "physical"}
+    button_actions = ("draw", "end_turn", "choose_plot_twist")
+    interpreter = StorybookTable
+
+    def scenes(self, state, table, cells, events=(), bot_request=None):
+        """The scene of every cell: hints for a play, the last action's captures, the bot's
+        move chased, the mismatches blinking."""
+        s = state
+        hints = ()
+        if not table.mismatches and s.phase == "play" and s.ap >= 3 and s.hands[s.turn]:
+            hints = [c for c in cells
+                     if c not in s.board and any(n in s.board for n in storybook._neighbours(c))]
+        bot_cells = []
+        if bot_request is not None and "cell" in bot_request:
+            bot_cells.append(tuple(bot_request["cell"]))
+        return lights.storybook_scenes(s, events, table.mismatches, hints, bot_cells)
+
+    def render(self, state, scene_map, mismatches, colour=True):
+        return terminal.render_storybook(state, scene_map, mismatches, colour)
+
+    def status_strip(self, match):
+        scores = super().status_strip(match)[0]
+        return scores, match.state.target, match.state.turn.split("_")[0]
+
+    def turns(self, match):
+        return match.state.turn_number
+
+    def normal_bot_action(self, action):
+        """A card goes down facing its controller: a bot's "facing" is not the table's to say."""
+        if action["type"] in ("play", "hide"):
+            return {k: v for k, v in action.items() if k != "facing"}
+        return action
+
+    def is_button_action(self, action):
+        """Draw, end turn, the plot-twist choice, and a twist that names no cell."""
+        return action["type"] in self.button_actions or (
+            action["type"] == "plot_twist" and "cell" not in action)
+
+    def hands(self, vtable, layout, registry):
+        return StorybookHands(vtable, layout, registry)

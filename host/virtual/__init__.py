@@ -1,0 +1,1 @@
+"""The virtual table: tile firmware under MicroPython, and the players' hands on it."""

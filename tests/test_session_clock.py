@@ -1,0 +1,159 @@
+"""The session on a virtual clock (host/clock.py ManualClock): bots' patience and a tile
+that stays offline, with a fake link whose events come from a script. Nothing here waits
+for the wall clock: time moves only when the test (or the fake link's idle tick) says so."""
+
+import asyncio
+import json
+
+from host.clock import ManualClock
+from host.link.tiles import TileEvent
+from host.session import TableSession
+from host.table import layout as layouts
+from host.table import tags
+from shared_rules.engine import Match
+from table_helpers import TWO_CARDS
+UIDS = ["e66141040000000%d" % i for i in range(1, 8)]
+
+
+class ScriptedLink:
+    """A link with no ports: its events come from a script of (at ms, TileEvent).
+
+    Waiting for an event with none due moves the clock by the wait, as the real link's
+    idle tick would take that long."""
+
+    def __init__(self, clock, script=()):
+        self.clock = clock
+        self.script = sorted(script, key=lambda entry: entry[0])
+        self.tiles = {}
+
+    def set_field_neighbours(self, uid, masks):
+        pass
+
+    def set_scene(self, uid, entries):
+        pass
+
+    async def next_event(self, timeout):
+        await asyncio.sleep(0)
+        if self.script and self.script[0][0] <= self.clock():
+            return self.script.pop(0)[1]
+        self.clock.advance(int(timeout * 1000))
+        raise asyncio.TimeoutError
+
+
+class FakeHands:
+    """Hands that only note what they were asked (a move is never carried out)."""
+
+    def __init__(self):
+        self.performed = []
+        self.tidied = 0
+
+    async def perform(self, state, action, at):
+        self.performed.append(action)
+
+    async def tidy(self, state, table):
+        self.tidied += 1
+
+
+def session_on(tmp_path, clock, script=(), **kw):
+    layout = layouts.load(layouts.builtin_path("storybook"))
+    registry = tags.Registry(tags.load_key(str(tmp_path / "key")))
+    match = Match("storybook", {"mode": "physical"}, 1, TWO_CARDS)
+    session = TableSession(match, layout, ScriptedLink(clock, script), registry, UIDS,
+                           clock=clock, **kw)
+    for cell, entry in sorted(match.state.board.items()):   # the cards lie as the game says
+        session.table.observe(cell, [entry[0]])
+    return session
+
+
+def offline_for_a_while(tmp_path, uid, offline_at, online_at, grace_ms):
+    """(session, waits): a session whose tile `uid` goes offline and comes back as scripted;
+    `waits` collects what the session says when a wait for a tile starts."""
+    clock = ManualClock()
+    script = [(offline_at, TileEvent("offline", uid, detail="silent for 3.0 s")),
+              (online_at, TileEvent("online", uid, detail="reconnect"))]
+    session = session_on(tmp_path, clock, script, offline_grace_ms=grace_ms)
+    waits = []
+    session.on_waiting = waits.append
+    return session, waits
+
+
+async def bot_asks(session):
+    """Drive the bots until one asks for a move a hand must carry out (buttons apply)."""
+    for _ in range(20):
+        await session.bots.drive()
+        await asyncio.sleep(0)
+        if session.bots.request is not None:
+            return session.bots.request
+    raise AssertionError("no bot asked for a move; log: %r" % session.log.lines[-5:])
+
+
+def test_a_bots_move_not_seen_in_its_patience_is_asked_again(tmp_path):
+    async def scenario():
+        clock = ManualClock(1000)
+        hands = FakeHands()
+        session = session_on(tmp_path, clock, seats_bots={"hero": "greedy",
+                                                          "villain": "greedy"}, hands=hands)
+        asked = await bot_asks(session)
+        assert hands.performed == [asked] and session.table.bot_move == asked
+        patience = session.bots.patience_ms
+        clock.advance(patience)                  # exactly the patience: still waiting
+        await session.bots.drive()
+        assert session.bots.request == asked and hands.tidied == 0
+        session.table.progress_at = clock()      # the table moved the change along
+        clock.advance(patience)
+        await session.bots.drive()
+        assert session.bots.request == asked and hands.tidied == 0
+        clock.advance(1)                          # past it: given up, the table tidied
+        await session.bots.drive()
+        assert session.bots.request is None and session.table.bot_move is None
+        assert hands.tidied == 1
+        assert session.log.lines[-1] == "the table did not show the bot's move; asking again"
+        assert session.match.actions == [] or all(
+            session.game.is_button_action(a) for a in session.match.actions)
+        again = await bot_asks(session)           # and the bot is asked again
+        assert again == asked and hands.performed == [asked, asked]
+
+    asyncio.run(scenario())
+
+
+def test_a_tile_offline_past_the_grace_stops_the_game_until_it_is_back(tmp_path):
+    async def scenario():
+        uid = UIDS[2]
+        session, waits = offline_for_a_while(tmp_path, uid, 1000, 9000, 4000)
+        summary = await session.run(deadline_s=4)
+        # Offline since 1000 ms, 3 s of grace not yet past at 4 s: no mismatch yet.
+        assert session.mismatches == [] and summary["waiting_for"] == []
+        summary = await session.run(deadline_s=2)
+        assert summary["waiting_for"] == [uid] and len(waits) == 1
+        m = session.mismatches[0]
+        cells = session.layout.tiles[2].cells
+        assert m.code == "tile_offline" and m.cells == sorted(cells) and m.tile == uid
+        assert m.message == "tile %s (cells %s) is offline: the game waits for it" % (
+            uid, ", ".join("[%d, %d]" % c for c in cells))
+        assert waits[0] == {"tile": uid, "cells": [list(c) for c in sorted(cells)],
+                            "message": m.message}
+        assert "mismatch: " + m.message in session.log.lines
+        view = session.view("hero")              # what a web view would be sent
+        assert json.loads(json.dumps(view)) == view and view["waiting_for"] == [uid]
+        assert view["mismatches"][0]["message"] == m.message
+        # Nothing is applied while it lasts: a seat button's end of turn is held back.
+        session.apply_from_table({"type": "draw"})
+        assert session.match.actions == []
+        assert session.log.lines[-1] == "draw not applied: the game waits for tile %s" % uid
+        summary = await session.run(deadline_s=5)   # the tile is back at 9 s
+        assert summary["waiting_for"] == [] and session.mismatches == []
+        assert "tile %s is back: the game goes on" % uid in session.log.lines
+        assert len(waits) == 1
+        session.apply_from_table({"type": "draw"})
+        assert [a["type"] for a in session.match.actions] == ["draw"]
+
+    asyncio.run(scenario())
+
+
+def test_a_tile_back_within_the_grace_is_no_mismatch(tmp_path):
+    async def scenario():
+        session, waits = offline_for_a_while(tmp_path, UIDS[0], 500, 2500, 2500)
+        summary = await session.run(deadline_s=10)
+        assert summary["waiting_for"] == [] and waits == [] and session.mismatch_count == 0
+
+    asyncio.run(scenario())
