@@ -22,10 +22,7 @@ import random
 
 from host import lights
 
-try:
-    from host.virtual.hands import HandsSlipped
-except ImportError:  # before the virtual table moved to host/virtual/
-    from host.virtual_hands import HandsSlipped
+from host.virtual.hands import HandsSlipped
 
 HIDDEN = "a hidden card"
 LOG_LINES = 40
@@ -123,7 +120,7 @@ class WebTable:
         return list(self.session.match.state.seats)
 
     def bot_seats(self):
-        return dict(self.session.bots)
+        return dict(self.session.bots.seats)
 
     def signature(self):
         """Changes whenever anything a view shows may have changed (cheap: no view built)."""
@@ -133,8 +130,8 @@ class WebTable:
         pockets = tuple(sorted(getattr(table, "pockets", {}).items()))
         throw = getattr(table, "throw", None)
         return (id(s.match), len(s.match.actions), s.led_scenes_sent,
-                tuple(m.message for m in table.mismatches), tiles, len(s.log.lines),
-                s.attract, s.paused, pockets, id(throw), repr(s.bot_request),
+                tuple(m.message for m in s.mismatches), tiles, len(s.log.lines),
+                s.attract, s.paused, pockets, id(throw), repr(s.bots.request),
                 repr(getattr(table, "pending_place", None)), repr(getattr(table, "in_hand", None)),
                 len(getattr(s, "flash", ())))
 
@@ -149,14 +146,19 @@ class WebTable:
         if seat is not None and seat not in state.seats:
             raise Refused(404, "there is no seat %r at this table (seats: %s)."
                           % (seat, ", ".join(state.seats)))
-        known = engine.view(state, seat)
+        # The contract's view (the engine's view for this viewer, whose turn, what the
+        # table waits for); the web adds the cells, the LEDs, the log and the tiles.
+        base = s.view(seat)
+        known = base["state"]
         game = match.game
         out = {"game": game, "status": known.get("status"), "winner": known.get("winner"),
                "phase": known.get("phase"), "turn": known.get("turn"),
                "actions": len(match.actions), "game_id": s.game_id,
                "attract": s.attract, "paused": s.paused, "virtual": self.virtual,
-               "viewer": {"seat": seat}}
-        out["seats"] = [{"seat": x, "bot": x in s.bots} for x in state.seats]
+               "viewer": {"seat": seat}, "current_seat": base.get("current_seat"),
+               "waiting_for": base.get("waiting_for", []), "busy": base.get("busy"),
+               "turns": base.get("turns")}
+        out["seats"] = [{"seat": x, "bot": x in s.bots.seats} for x in state.seats]
         if game == "storybook":
             out["scores"] = dict(known["scores"])
             out["target"] = known["target"]
@@ -174,8 +176,8 @@ class WebTable:
                                "cell": p["cell"]} for p in known["players"]]
         out["cells"] = self._cells(state, known, seat)
         out["tray"] = self._tray()
-        out["mismatches"] = [{"code": m.code, "cells": [list(c) for c in m.cells],
-                              "message": m.message} for m in s.table.mismatches]
+        out["mismatches"] = [{"code": m["code"], "cells": m["cells"], "message": m["message"]}
+                             for m in base["mismatches"]]
         out["in_progress"] = self._in_progress()
         out["bot_request"] = self._bot_request_cells()
         out["log"] = list(s.log.lines[-LOG_LINES:])
@@ -288,7 +290,7 @@ class WebTable:
         return None
 
     def _bot_request_cells(self):
-        req = self.session.bot_request
+        req = self.session.bots.request
         if req is None:
             return None
         cells = [req[k] for k in ("cell", "to") if k in req]
@@ -300,8 +302,8 @@ class WebTable:
 
     def _seat_part(self, state, known, seat):
         s = self.session
-        you = {"seat": seat, "bot": seat in s.bots,
-               "controls": self.virtual and seat not in s.bots}
+        you = {"seat": seat, "bot": seat in s.bots.seats,
+               "controls": self.virtual and seat not in s.bots.seats}
         if s.match.game == "storybook":
             hand = [c for c in state.hands[seat] if c is not None]
             unknown = sum(1 for c in state.hands[seat] if c is None)
@@ -394,7 +396,7 @@ class WebTable:
             raise Refused(403, "spectators cannot play: open the table with a seat's link.")
         if seat not in s.match.state.seats:
             raise Refused(403, "there is no seat %r at this table." % (seat,))
-        if seat in s.bots:
+        if seat in s.bots.seats:
             raise Refused(403, "seat %s is played by a bot." % seat)
         asked = msg.get("seat", seat)
         if asked != seat:
@@ -410,7 +412,7 @@ class WebTable:
                 raise Refused(400, "unknown button %r: one of %s." % (name, ", ".join(valid)))
             action = s.button(seat, name)
             if action is not None:
-                s._apply_table_action(action)
+                s.apply_from_table(action)
             return "%s pressed %s" % (seat, name)
         if not self.virtual:
             raise Refused(409, "this is a real table: play with the cards on it.")
@@ -497,7 +499,7 @@ class WebTable:
         if s.match.game != "royale":
             raise Refused(400, "this game has no dice.")
         table = s.table
-        pockets = table.expecting()
+        pockets = table.pockets_wanted()
         if not pockets:
             raise Refused(409, "the tray waits for no dice now: tap your cell to attack a card, "
                           "hold it to attack a player.")
@@ -571,7 +573,7 @@ class WebTable:
                 raise Refused(400, "players must be 2 to 8 for Battle Royale.")
         elif players is not None and players != seats_now:
             raise Refused(400, "Storybook Battles is played by %d seats." % seats_now)
-        bots = params.get("bots", len(s.bots))
+        bots = params.get("bots", len(s.bots.seats))
         seats = self._seats_of(game, players)
         if not isinstance(bots, int) or isinstance(bots, bool) or not 0 <= bots <= len(seats):
             raise Refused(400, "bots must be 0 to %d." % len(seats))
@@ -580,11 +582,13 @@ class WebTable:
         if not s.attract:
             s.button("staff", "reset")
         bot_kind = "greedy"
-        if s.bots:
-            bot_kind = sorted(s.bots.values())[0]
+        if s.bots.seats:
+            bot_kind = sorted(s.bots.seats.values())[0]
         bot_seats = {x: bot_kind for x in seats[len(seats) - bots:]}
         s.new_game = lambda: self.make_match(seed, players, bot_seats)
-        s.bots = bot_seats
+        s.bots.seats = bot_seats
+        if bot_seats and s.bots.hands is None:
+            s.bots.hands = self.hands   # the virtual hands carry out the new bots' moves
         s.button("staff", "start")
 
     make_match = None  # (seed, players, bots) -> (match, game_id): set by the host
