@@ -15,7 +15,8 @@ from mpy import REPO
 @pytest.fixture(scope="module")
 def host(tmp_path_factory):
     # Storybook, the hero a bot: the villain's seat waits for a person, so the table holds still.
-    h = Host(tmp_path_factory.mktemp("webapi"), "--bots", "1", "--seed", "7", "--new").start()
+    h = Host(tmp_path_factory.mktemp("webapi"), "--bots", "1", "--seed", "7", "--new",
+             "--pace", "0").start()
     h.wait_for(lambda v: all(t["online"] for t in v["tiles"]) and len(v["tiles"]) == 7)
     yield h
     h.stop()

@@ -38,7 +38,7 @@ def wait_view(page, expression, timeout=60000):
 
 
 def test_storybook_page_draws_49_cells_and_the_kiosk_fits(tmp_path, browser):
-    host = Host(tmp_path, "--bots", "1", "--seed", "3", "--new").start()
+    host = Host(tmp_path, "--bots", "1", "--seed", "3", "--new", "--pace", "0").start()
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(host.url)
@@ -72,7 +72,7 @@ def test_storybook_page_draws_49_cells_and_the_kiosk_fits(tmp_path, browser):
 
 def test_royale_page_draws_the_diamond_and_the_tray(tmp_path, browser):
     host = Host(tmp_path, "--game", "royale", "--players", "3", "--bots", "2", "--seed", "5",
-                "--new").start()
+                "--pace", "0", "--new").start()
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 860})
         page.goto(host.links["red"])

@@ -84,7 +84,8 @@ def check(texts, journal_path, where):
     ("royale", ["--game", "royale", "--bots", "3", "--players", "3"]),
 ])
 def test_a_spectator_never_receives_hidden_information(tmp_path, game, args):
-    host = Host(tmp_path, "--headless", "--json", "--new", "--seed", "11", *args).start()
+    host = Host(tmp_path, "--headless", "--json", "--new", "--seed", "11", "--pace", "0",
+                *args).start()
     answers, messages = [], []
     try:
         asyncio.run(spectate(host, answers, messages))

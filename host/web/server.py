@@ -178,6 +178,8 @@ class WebServer:
         if self.port == 0:
             self.port = site._server.sockets[0].getsockname()[1]
         self._watch_task = asyncio.ensure_future(self._watch())
+        # Someone watching the web table: the bots play at a human pace.
+        self.table.session.bots.watched = lambda: any(c.ready for c in self.clients)
         previous = self.table.session.on_change
 
         def changed():
@@ -503,6 +505,9 @@ def add_arguments(p):
     p.add_argument("--no-web", action="store_true", help="do not serve the web table")
     p.add_argument("--web-token-file", default=None,
                    help="the web token (made there if missing); needed off loopback")
+    p.add_argument("--pace", type=int, default=1200, metavar="MS",
+                   help="with a person at the table or a browser watching, bots wait this "
+                        "long before each move (headless runs nobody watches play at once)")
     p.add_argument("--staff-pin-file", default=None,
                    help="the staff PIN (default: staff.pin in the data folder, made on first "
                         "start and printed once)")
@@ -510,6 +515,8 @@ def add_arguments(p):
 
 def check_arguments(args):
     """Refuse a bad web option before anything starts (ValueError: a sentence)."""
+    if args.pace < 0 or args.pace > 60000:
+        raise ValueError("--pace is 0 to 60000 ms, not %d" % args.pace)
     if args.no_web and args.web:
         raise ValueError("--web and --no-web contradict each other: give one")
     if args.web:
@@ -534,6 +541,8 @@ async def start_for_run(args, session, hands, journal, say=None):
         def say(line):
             print(line, file=out, flush=True)
     check_arguments(args)
+    session.bots.pace_ms = args.pace
+    session.bots.people = not args.headless
     if args.no_web or (not args.web and (args.headless or args.json)):
         return None
     host, port = parse_bind(args.web) if args.web else ("127.0.0.1", 8080)
