@@ -115,8 +115,9 @@ def test_staff_api_needs_the_pin(host):
 
 
 def test_a_seat_plays_through_the_buttons_and_the_tiles(host):
-    v = host.table("villain")
-    if v["phase"] == "choose_plot_twist" and v["turn"] == "villain":
+    v = host.wait_for(lambda x: x["turn"] == "villain" or x["phase"] != "choose_plot_twist",
+                      what="the villain's plot twist choice")
+    if v["phase"] == "choose_plot_twist":
         status, body = control(host, {"seat": "villain", "op": "button", "name": "end_turn"},
                                host.token("villain"))
         assert status == 200, body

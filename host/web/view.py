@@ -133,6 +133,7 @@ class WebTable:
                 tuple(m.message for m in s.mismatches), tiles, len(s.log.lines),
                 s.attract, s.paused, pockets, id(throw), repr(s.bots.request),
                 repr(getattr(table, "pending_place", None)), repr(getattr(table, "in_hand", None)),
+                repr(getattr(table, "lifting", None)),
                 len(getattr(s, "flash", ())))
 
     # ------------------------------------------------------------ the view
@@ -282,6 +283,9 @@ class WebTable:
         pending = getattr(table, "pending_place", None)
         if pending is not None:
             return {"kind": "placing", "cells": [list(pending[0])]}
+        lifting = getattr(table, "lifting", None)
+        if lifting is not None:
+            return {"kind": "sliding", "cells": [list(lifting[0])]}
         if getattr(table, "in_hand", None) is not None:
             return {"kind": "pawn_in_hand", "player": table.in_hand, "cells": []}
         throw = getattr(table, "throw", None)

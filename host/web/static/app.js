@@ -235,6 +235,8 @@
     let words = "";
     if (pg && pg.kind === "placing") words = "A card is going down on " + key(pg.cells[0]) +
       ": double tap it now to hide it, or it is played face up.";
+    else if (pg && pg.kind === "sliding") words = "A card lifted from " + key(pg.cells[0]) +
+      " is on its way: put it on a lit cell, or back.";
     else if (pg && pg.kind === "pawn_in_hand") words = pg.player + "'s pawn is in hand: put it on a lit cell.";
     else if (pg && pg.kind === "throw") words = "Roll the dice into the lit pockets (" + pg.throw + ").";
     $("#progress").innerHTML = words ? '<div class="pg">' + esc(words) + "</div>" : "";
