@@ -308,6 +308,10 @@ class WebTable:
         s = self.session
         you = {"seat": seat, "bot": seat in s.bots.seats,
                "controls": self.virtual and seat not in s.bots.seats}
+        # What the seat may do now (its turn only), to light the controls it can use.
+        you["legal"] = []
+        if s.match.engine.status(state) == "ongoing" and s.game.current_seat(state) == seat:
+            you["legal"] = sorted(set(a["type"] for a in s.match.engine.legal_actions(state)))
         if s.match.game == "storybook":
             hand = [c for c in state.hands[seat] if c is not None]
             unknown = sum(1 for c in state.hands[seat] if c is None)
