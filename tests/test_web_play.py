@@ -12,7 +12,7 @@ import pytest
 from test_web_browser import ARTIFACTS, browser, live, shot  # noqa: F401 (fixture)
 from web_helpers import Host
 
-GAME_S = 1500   # a whole game through the tiles, bots at no pace
+GAME_S = 900   # a whole game through the tiles, bots at no pace
 
 
 def view(page):
@@ -40,7 +40,7 @@ def tool(page, name):
 
 def my_turn(v, seat):
     return (v["status"] == "ongoing" and v["current_seat"] == seat and not v["mismatches"]
-            and not v["in_progress"] and not v["busy"])
+            and not v["busy"])
 
 
 def play_storybook_move(page, v):
@@ -99,10 +99,11 @@ def play_whole_game(page, seat, move, name):
     started = time.monotonic()
     shots = 0
     stuck = 0
+    made = 0
     while time.monotonic() - started < GAME_S:
         v = view(page)
         if v["status"] != "ongoing":
-            return v
+            return v, made
         if not my_turn(v, seat):
             time.sleep(0.2)
             continue
@@ -113,6 +114,7 @@ def play_whole_game(page, seat, move, name):
             shots += 1
         if wait_change(page, before):
             stuck = 0
+            made += 1
         else:
             stuck += 1
             assert stuck < 8, "the game does not move on: %s" % json.dumps(view(page))[:3000]
@@ -137,13 +139,12 @@ def test_a_person_plays_a_whole_game_by_clicks_against_bots(tmp_path, browser, g
         page = browser.new_page(viewport={"width": 1280, "height": 860})
         page.goto(host.links[seat])
         live(page)
-        final = play_whole_game(page, seat, move, game)
+        final, made = play_whole_game(page, seat, move, game)
         assert final["status"] == "finished"
+        assert made >= 5, "the person made only %d moves" % made
         page.wait_for_selector("#turn:has-text('Game over')", timeout=30000)
         shot(page, game + "-game-over")
-        # The game the page showed is the journalled one, and the person's seat made moves.
-        seats_moved = json.dumps(final["log"])
-        assert final["actions"] > 10 and seats_moved
+        assert final["actions"] > 10
     finally:
         host.stop()
     log = host.log()

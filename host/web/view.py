@@ -453,8 +453,21 @@ class WebTable:
             if item is None:
                 raise Refused(409, "nothing of yours lies on %s to move." % cell_key(cell))
             await self.hands.lift(cell, item)
+            # As a hand does: the piece is up (the tile saw it go) before it goes down, so
+            # the table never reads one piece on two cells.
+            await self._seen_gone(cell, item)
             await self.hands.place(to, item)
             return "moved from %s to %s" % (cell_key(cell), cell_key(to))
+
+    async def _seen_gone(self, cell, item, timeout_s=3.0):
+        name = item.split(":", 1)[1] if self.session.match.game == "storybook" else item
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while name in self.session.table.observed.get(cell, ()):
+            if loop.time() > deadline:
+                raise Refused(503, "the tile did not see the piece lifted off %s: try again."
+                              % cell_key(cell))
+            await asyncio.sleep(0.02)
 
     def _hand_item(self, state, seat, card, cell):
         if self.session.match.game == "storybook":

@@ -16,8 +16,9 @@
   let view = null, ws = null, backoff = 500, nextId = 1, shapeKey = "";
   let tool = "tap", picked = null, moveFrom = null;
   const cellEls = {}, pocketEls = {};
+  // For tools and tests: the last view, and when each new action count was drawn (wall ms).
   window.fairytable = {get view() { return view; }, get connected() {
-    return ws !== null && ws.readyState === 1; }, messages: 0};
+    return ws !== null && ws.readyState === 1; }, messages: 0, shown: []};
 
   // ------------------------------------------------------------ connection
 
@@ -177,6 +178,11 @@
     drawSide(v);
     drawYou(v);
     lightTargets();
+    const shown = window.fairytable.shown;
+    if (!shown.length || shown[shown.length - 1].actions !== v.actions) {
+      shown.push({actions: v.actions, game_id: v.game_id, at: Date.now()});
+      if (shown.length > 5000) shown.shift();
+    }
   }
 
   function seatName(s) { return s; }
