@@ -183,6 +183,8 @@ async def run(args):
         from host.web.server import start_for_run
         web = await start_for_run(args, session, hands, journal)
         summary = await session.run(max_actions=args.max_actions)
+        if web is not None:
+            summary = await web.after_game(args, summary)
     finally:
         if web is not None:
             await web.stop()

@@ -203,6 +203,25 @@ class WebServer:
         await self.runner.cleanup()
         self.runner = None
 
+    async def after_game(self, args, summary):
+        """A game ended with people at the table: the web table stays open (the final
+        state on every page, the staff page able to start the next game) until Ctrl-C.
+        Headless runs, --json and --max-actions end as before."""
+        if args.headless or args.json or args.max_actions is not None:
+            return summary
+        session = self.table.session
+        self.say("game %s: %s; scores %s after %d actions" % (
+            summary["status"], "winner " + str(summary["winner"]), summary["scores"],
+            summary["actions"]))
+        self.say("the web table stays open at %s: Ctrl-C stops it; staff can start a new "
+                 "game from %sstaff" % (self.url, self.url))
+        while True:
+            if session.attract or session.match.engine.status(session.match.state) == \
+                    "ongoing":
+                summary = await session.run()
+            else:
+                await asyncio.sleep(0.2)
+
     @property
     def public_host(self):
         if self.host in ("0.0.0.0", "::", ""):

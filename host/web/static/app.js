@@ -246,7 +246,8 @@
     else if (pg && pg.kind === "pawn_in_hand") words = pg.player + "'s pawn is in hand: put it on a lit cell.";
     else if (pg && pg.kind === "throw") words = "Roll the dice into the lit pockets (" + pg.throw + ").";
     $("#progress").innerHTML = words ? '<div class="pg">' + esc(words) + "</div>" : "";
-    const last = v.log.length ? v.log[v.log.length - 1] : "";
+    const acted = v.log.filter(l => l.indexOf("mismatch: ") !== 0);
+    const last = acted.length ? acted[acted.length - 1] : "";
     $("#last").innerHTML = "<b>Last:</b> " + esc(last || "nothing yet");
     $("#tiles").innerHTML = v.tiles.map(t => '<span class="tile ' + (t.online ? "on" : "off") +
       '" data-tile="' + esc(t.id) + '" data-online="' + (t.online ? 1 : 0) +
