@@ -12,9 +12,9 @@ COMMANDS = {
     "run": ("host.run", "play a game on the table (the virtual table when none is configured)"),
     "doctor": ("host.doctor", "find the tiles, check every reader and LED chain"),
     "enroll": ("host.enroll", "write card, pawn and die identities into tags"),
+    "journal": ("host.journal", "check a journal (`fairytable journal check PATH`)"),
     "replay": ("shared_rules.replay", "play a scenario file and print the result as JSON"),
     "sniff": ("host.link.sniff", "decode a live tile link or a capture file into readable lines"),
-    "bench": ("tools.bench", "run a benchmark (e.g. `fairytable bench latency`)"),
 }
 
 

@@ -178,16 +178,16 @@ async def run(args):
     ports = list(args.port)
     interpreter = None
     if args.virtual:
-        from tools.virtual_table import VirtualTable
-        vtable = VirtualTable(tiles=args.tiles, cells=7, quiet=True,
-                              interpreter=getattr(args, "interpreter", "auto"))
+        from host.virtual import open_table
+
+        def announce(vt):
+            if not args.json:
+                print("virtual table: %d tiles, the tile firmware runs under %s"
+                      % (args.tiles, "MicroPython" if vt.interpreter == "micropython" else
+                         "CPython (MicroPython is not installed)"), flush=True)
+        ports, vtable = open_table((), tiles=args.tiles, cells=7, announce=announce,
+                                   interpreter=getattr(args, "interpreter", "auto"))
         interpreter = vtable.interpreter
-        if not args.json:
-            print("virtual table: %d tiles, the tile firmware runs under %s"
-                  % (args.tiles, "MicroPython" if interpreter == "micropython" else
-                     "CPython (MicroPython is not installed)"), flush=True)
-        vtable.start()
-        ports = vtable.ports()
     link = TableLink(ports=ports, discover=not ports)
     try:
         await link.start()

@@ -22,11 +22,11 @@ that item's tag a read-only one).
 
 import argparse
 import asyncio
-import os
 import sys
 import time
 
 from firmware.drivers.mfrc522 import IDENTITY_FIRST_PAGE, identity_record
+from host import installation
 from host.table import tags
 from shared_rules import wire
 
@@ -206,12 +206,15 @@ async def enroll_with_tiles(args, registry, say=print):
     from host.link import LinkError, TableLink
     vtable = None
     if args.reader == "virtual":
-        from tools.virtual_table import VirtualTable
-        vtable = VirtualTable(tiles=1, cells=2, interpreter=args.interpreter, quiet=True)
-        say("no reader needed: a one-tile virtual table (firmware under %s); its hands put "
-            "each item's tag on cell %d" % (vtable.interpreter, VIRTUAL_SLOT))
-        await asyncio.to_thread(vtable.start)
-        link = TableLink(ports=vtable.ports())
+        from host.virtual import open_table
+
+        def announce(vt):
+            say("no reader needed: a one-tile virtual table (firmware under %s); its hands "
+                "put each item's tag on cell %d" % (vt.interpreter, VIRTUAL_SLOT))
+        ports, vtable = await asyncio.to_thread(open_table, (), tiles=1, cells=2,
+                                                interpreter=args.interpreter,
+                                                announce=announce)
+        link = TableLink(ports=ports)
         tile, slot = vtable.tiles[0].uid, VIRTUAL_SLOT
     else:
         link = TableLink(ports=args.port, discover=not args.port)
@@ -300,8 +303,10 @@ def main(argv=None):
                    help="--reader virtual: this item's tag is a read-only one")
     p.add_argument("--interpreter", default="auto", choices=["auto", "micropython", "cpython"],
                    help="what runs the virtual tile")
-    p.add_argument("--key", default=None)
-    p.add_argument("--registry", default=None)
+    p.add_argument("--key", default=None, help="installation key file (default: "
+                   "$FAIRYTABLE_KEY, else installation.key in the data folder)")
+    p.add_argument("--registry", default=None, help="the registry of tags enrolled by UID "
+                   "(default: tags.db in the data folder)")
     args = p.parse_args(argv)
     if args.list:
         prefix = args.items[0] if args.items else ""
@@ -317,6 +322,9 @@ def main(argv=None):
         p.error("--read-only places a read-only tag on the virtual table: use --reader virtual")
     if args.slot is not None and args.slot < 0:
         p.error("--slot must be 0 or more, not %d" % args.slot)
+    if not 0 < args.wait <= 24 * 3600:
+        p.error("--wait must be a number of seconds above 0 (at most a day), not %g"
+                % args.wait)
     known = set(tags.known_items())
     unknown = [i for i in args.items + args.read_only if i not in known]
     if unknown:
@@ -331,9 +339,18 @@ def main(argv=None):
     if len(set(args.items)) != len(args.items):
         print("fairytable enroll: an item is named twice; one tag per item", file=sys.stderr)
         return 2
-    key_path = args.key or tags.default_key_path()
-    registry_path = args.registry or os.path.join(os.path.dirname(key_path), "tags.db")
-    registry = tags.Registry(tags.load_key(key_path), registry_path)
+    # The same data folder as `fairytable run` (host/installation.py); both files are checked
+    # before either is made, so a refusal changes nothing.
+    key_path = installation.key_path(args.key)
+    registry_path = installation.registry_path(args.registry)
+    try:
+        key = tags.read_key(key_path)
+        tags.check_registry(registry_path)
+        registry = tags.Registry(key if key is not None else tags.make_key(key_path),
+                                 registry_path)
+    except (tags.KeyFileError, tags.RegistryError) as e:
+        print("fairytable enroll: %s" % e, file=sys.stderr)
+        return 2
     if args.reader != "pi":
         try:
             asyncio.run(enroll_with_tiles(args, registry, say=lambda s: print(s, flush=True)))

@@ -3,6 +3,7 @@
     fairytable run [--game storybook] [--seed N] [--bots N] [--journal PATH]
                    [--headless] [--json] [--port /dev/ttyACM0 ...] [--layout FILE]
                    [--offline-grace SECONDS]
+                   [--key FILE] [--registry FILE]
 
 With no --port, no table is configured: the virtual table starts (real tile
 firmware under MicroPython, one pseudo-terminal per tile) and says so. A
@@ -13,39 +14,57 @@ tags, taps and dice on the virtual table; --json prints one summary object.
 A tile offline longer than --offline-grace stops the game until it is back: a
 mismatch names it and its cells (with --json, a {"waiting_for": ...} line on
 stderr, and the summary's "waiting_for" lists the tiles still awaited).
+The journal, the installation key and the tag registry live in the data
+folder (host/installation.py) unless given; each is checked before any is
+made or written, and a bad option or file stops the command with exit
+status 2 and a sentence, having changed nothing.
 """
 
 import argparse
 import asyncio
 import json
 import os
+import stat
 import sys
 
+from host import installation
+from host import journal as journals
 from host.journal import Journal, JournalError
 from host.session import SessionLog, TableSession
 from host.table import layout as layouts
 from host.table import tags
+from shared_rules import canon
 from shared_rules.engine import Match
 from shared_rules.errors import ScenarioError
 
-DEFAULT_DIR = os.path.join(os.path.expanduser("~"), ".local", "share", "fairytable")
+# A seed is journalled and replayed on the tiles' interpreter too: a 32-bit number.
+MAX_SEED = 0xFFFFFFFF
+# A setup is a position of a few dozen cards: anything this big is not a setup file.
+MAX_SETUP_BYTES = 1 << 20
 
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="fairytable run", description=__doc__.split("\n\n")[0])
     p.add_argument("--game", default="storybook", choices=["storybook", "royale"])
-    p.add_argument("--seed", type=int, default=None, help="seed of a new game (default: random)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of a new game, 0 to %d (default: random)" % MAX_SEED)
     p.add_argument("--bots", type=int, default=0, help="bots in the last N seats")
     p.add_argument("--bot-kind", default="greedy", choices=["greedy", "random"])
-    p.add_argument("--journal", default=os.path.join(DEFAULT_DIR, "journal.db"))
-    p.add_argument("--key", default=None, help="installation key file (tag MACs)")
-    p.add_argument("--layout", default=None, help="table layout TOML (default: hardware/layouts)")
+    p.add_argument("--journal", default=None,
+                   help="the journal (default: journal.db in the data folder, "
+                        "$FAIRYTABLE_HOME or ~/.local/share/fairytable)")
+    p.add_argument("--key", default=None, help="installation key file (tag MACs; default: "
+                   "$FAIRYTABLE_KEY, else installation.key in the data folder)")
+    p.add_argument("--registry", default=None,
+                   help="the registry of tags enrolled by UID (default: tags.db in the data "
+                        "folder)")
+    p.add_argument("--layout", default=None, help="table layout TOML (default: the game's, in host/layouts)")
     p.add_argument("--port", action="append", default=[], help="a tile's serial port")
     p.add_argument("--headless", action="store_true")
     p.add_argument("--json", action="store_true")
     p.add_argument("--max-actions", type=int, default=None)
-    p.add_argument("--interpreter", default="auto", choices=["auto", "micropython", "cpython"],
-                   help="what runs the virtual tiles")
+    p.add_argument("--interpreter", default=None, choices=["auto", "micropython", "cpython"],
+                   help="what runs the virtual tiles (default: auto)")
     p.add_argument("--new", action="store_true", help="start a new game, even if one can resume")
     p.add_argument("--players", type=int, default=None,
                    help="players of a new game, for games that take it (royale: 2 to 8)")
@@ -58,7 +77,51 @@ def parse_args(argv):
                    help="on a Raspberry Pi: seat buttons, staff controls and the status strip")
     from host.web.server import add_arguments as add_web_arguments
     add_web_arguments(p)
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    try:
+        check_args(args)
+    except ValueError as e:
+        p.error(str(e))
+    return args
+
+
+def check_args(args):
+    """The options' values and combinations, before anything is opened: ValueError in words."""
+    if args.bots < 0:
+        raise ValueError("--bots must be 0 or more, not %d" % args.bots)
+    if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
+        raise ValueError("--seed must be 0 to %d, not %d" % (MAX_SEED, args.seed))
+    if args.max_actions is not None and args.max_actions < 1:
+        raise ValueError("--max-actions must be 1 or more, not %d" % args.max_actions)
+    if args.players is not None and not 1 <= args.players <= 99:
+        raise ValueError("--players must be a number of players, not %d" % args.players)
+    for flag, value in (("--journal", args.journal), ("--key", args.key),
+                        ("--registry", args.registry), ("--layout", args.layout),
+                        ("--setup", args.setup)):
+        if value is not None and not value.strip():
+            raise ValueError("%s needs a file name, not an empty one" % flag)
+    if len(set(args.port)) != len(args.port):
+        raise ValueError("--port %s is given twice" % sorted(
+            p for p in args.port if args.port.count(p) > 1)[0])
+    for port in args.port:
+        if not os.path.exists(port):
+            raise ValueError("--port %s: there is no such port (is the tile plugged in? "
+                             "`fairytable doctor` lists the tiles it finds)" % port)
+        if os.path.isdir(port):
+            raise ValueError("--port %s is a folder, not a serial port" % port)
+        if not stat.S_ISCHR(os.stat(port).st_mode):
+            raise ValueError("--port %s is a file, not a serial port (a tile is a device "
+                             "such as /dev/ttyACM0)" % port)
+    if args.port and args.headless:
+        raise ValueError("--headless plays through the virtual table's hands: leave out "
+                         "--port, or leave out --headless to play on the tiles")
+    if args.port and args.interpreter is not None:
+        raise ValueError("--interpreter chooses what runs the virtual tiles: leave it out "
+                         "with --port")
+    if args.interpreter is None:
+        args.interpreter = "auto"
+    from host.web.server import check_arguments as check_web_arguments
+    check_web_arguments(args)
 
 
 def new_game_setup(args, options, players_from_bots=False):
@@ -74,12 +137,47 @@ def new_game_setup(args, options, players_from_bots=False):
         options["players"] = args.bots
     setup = None
     if args.setup is not None:
-        try:
-            with open(args.setup, encoding="utf-8") as f:
-                setup = json.load(f)
-        except (OSError, ValueError) as e:
-            raise ValueError("cannot read the setup %s: %s" % (args.setup, e)) from None
+        setup = read_setup(args.setup)
     return options, setup
+
+
+def new_game_refused(args, error):
+    """The sentence for a new game the rules refuse, naming the option or file at fault."""
+    if error.field.startswith("options.players") and args.players is not None:
+        return "--players %d: %s" % (args.players, error.message)
+    if error.field.startswith("setup") and args.setup is not None:
+        return "the setup %s: %s" % (args.setup, error)
+    return "the new game cannot start: %s" % error
+
+
+def read_setup(path):
+    """The --setup file's JSON object; ValueError naming the file and what is wrong."""
+    if os.path.isdir(path):
+        raise ValueError("the setup %s is a folder, not a JSON file" % path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_SETUP_BYTES + 1)
+    except OSError as e:
+        raise ValueError("cannot read the setup %s (%s)" % (path, e.strerror)) from None
+    if len(data) > MAX_SETUP_BYTES:
+        raise ValueError("the setup %s is more than %d kB: not a setup" % (
+            path, MAX_SETUP_BYTES // 1024))
+    try:
+        setup = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ValueError("the setup %s is not UTF-8 text (byte %d)" % (path, e.start)) from None
+    except RecursionError:
+        raise ValueError("the setup %s is nested too deeply to be a setup" % path) from None
+    except ValueError as e:
+        raise ValueError("the setup %s is not valid JSON: %s" % (path, e)) from None
+    if not isinstance(setup, dict):
+        raise ValueError("the setup %s must hold a JSON object (the game's setup form), not %s"
+                         % (path, type(setup).__name__))
+    try:
+        canon.dumps(setup)      # it is journalled as canonical JSON: whole numbers only
+    except TypeError as e:
+        raise ValueError("the setup %s holds a value a game cannot: %s" % (path, e)) from None
+    return setup
 
 
 def main(argv=None):
@@ -102,28 +200,47 @@ async def run(args):
     layout = layouts.load(args.layout or layouts.builtin_path(args.game))
     if layout.game != args.game:
         raise ValueError("the layout %s is for %s, not %s" % (layout.path, layout.game, args.game))
-    os.makedirs(os.path.dirname(os.path.abspath(args.journal)), exist_ok=True)
-    key_path = args.key or os.environ.get("FAIRYTABLE_KEY") or os.path.join(
-        os.path.dirname(os.path.abspath(args.journal)), "installation.key")
-    registry = tags.Registry(tags.load_key(key_path),
-                             os.path.join(os.path.dirname(os.path.abspath(args.journal)),
-                                          "tags.db"))
     options, setup = new_game_setup(args, game.options, game.players_from_bots)
-    seat_list = game.seats(options, setup)
-    if args.bots < 0 or args.bots > len(seat_list):
+    try:
+        seat_list = game.seats(options, setup)
+    except ScenarioError as e:
+        raise ValueError(new_game_refused(args, e)) from None
+    except (TypeError, KeyError, IndexError, AttributeError) as e:
+        if args.setup is None:
+            raise
+        # The rules check a setup's fields; a value of a shape they never expected (a list
+        # where a card id belongs) is still the file's fault, and said so.
+        raise ValueError("the setup %s is not in the game's setup form (%s: %s)"
+                         % (args.setup, type(e).__name__, e)) from None
+    if args.bots > len(seat_list):
         raise ValueError("--bots must be 0 to %d for %s" % (len(seat_list), args.game))
     if args.headless and args.bots != len(seat_list):
         raise ValueError("--headless needs a bot in every seat: --bots %d" % len(seat_list))
     bot_seats = {seat: args.bot_kind for seat in seat_list[len(seat_list) - args.bots:]}
     log = SessionLog(None if args.json else (lambda line: print(line, flush=True)))
 
-    journal = Journal(args.journal)
+    # One data folder holds the journal, the key and the tag registry (host/installation.py).
+    # All three are checked before any is made or opened for writing: a refusal changes
+    # nothing on disk.
+    journal_path = installation.journal_path(args.journal)
+    key_path = installation.key_path(args.key)
+    registry_path = installation.registry_path(args.registry)
+    report = journals.check(journal_path, replay_finished=False)
+    key = tags.read_key(key_path)
+    tags.check_registry(registry_path)
+    journal = Journal(journal_path, report)
+    try:
+        registry = tags.Registry(key if key is not None else tags.make_key(key_path),
+                                 registry_path)
+    except BaseException:
+        journal.close()
+        raise
     game_id = None if args.new else journal.latest_unfinished(args.game)
     if game_id is not None:
         match, session_info = journal.load(game_id)
         bot_seats = session_info.get("bots", bot_seats)
         seed = session_info.get("seed", 0)
-        log.say("resuming game %d from %s (%d actions)" % (game_id, args.journal,
+        log.say("resuming game %d from %s (%d actions)" % (game_id, journal_path,
                                                           len(match.actions)))
     else:
         seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
@@ -132,24 +249,12 @@ async def run(args):
                                              "layout": layout.path})
         log.say("new game %d of %s, seed %d" % (game_id, args.game, seed))
 
-    from host.web.server import check_arguments as check_web_arguments
-    check_web_arguments(args)
-    vtable = None
-    web = None
-    if args.port:
-        ports = args.port
-    else:
-        from tools.virtual_table import VirtualTable
-        vtable = VirtualTable(tiles=len(layout.tiles), cells=max(len(t.cells)
-                              for t in layout.tiles), interpreter=args.interpreter, quiet=True,
-                              variants=[t.variant for t in layout.tiles],
-                              heapsize=game.virtual_heap)
-        print("no table configured: starting the virtual table (%d tiles, firmware under %s)"
-              % (len(layout.tiles), vtable.interpreter), file=sys.stderr, flush=True)
-        vtable.start()
-        ports = vtable.ports()
+    from host.virtual import open_table
+    ports, vtable = open_table(args.port, layout, interpreter=args.interpreter,
+                               heapsize=game.virtual_heap)
     from host.link import TableLink
     link = TableLink(ports=ports)
+    web = None
     try:
         await link.start()
         uids = await wait_for_tiles(link, len(layout.tiles),

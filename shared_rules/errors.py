@@ -1,5 +1,40 @@
 """The errors a player or an operator sees from the rules: stable codes and plain sentences."""
 
+_MAX_SHOWN = 40
+
+
+def shown(v):
+    """A bad value as it may appear in a sentence: short, and the same on both interpreters.
+
+    Like repr() for numbers and plain ASCII text; repr() itself differs between the
+    interpreters for dicts (key order) and non-ASCII text (which characters are escaped), so
+    dicts are shown with sorted keys and other text as canonical JSON (escaped ASCII).
+    """
+    text = _show(v, 3)
+    return text if len(text) <= _MAX_SHOWN + 2 else text[:_MAX_SHOWN] + "..."
+
+
+def _show(v, depth):
+    from shared_rules import canon  # a local import: canon is loaded by then anyway
+    if isinstance(v, str):
+        if all(" " <= c <= "~" for c in v):
+            return repr(v) if len(v) <= _MAX_SHOWN else repr(v[:_MAX_SHOWN]) + "..."
+        return canon.dumps(v[:_MAX_SHOWN])
+    if v is None or v is True or v is False or isinstance(v, int):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        if depth <= 0:
+            return "[...]"
+        return "[" + ", ".join([_show(x, depth - 1) for x in v[:10]]) + (
+            ", ...]" if len(v) > 10 else "]")
+    if isinstance(v, dict):
+        if depth <= 0:
+            return "{...}"
+        keys = sorted([k for k in v if isinstance(k, str)])
+        return "{" + ", ".join(["%s: %s" % (_show(k, 0), _show(v[k], depth - 1))
+                                for k in keys[:10]]) + (", ...}" if len(keys) > 10 else "}")
+    return "a value of the wrong type"
+
 
 class IllegalAction(ValueError):
     """An action the rules do not allow now. The state is left unchanged.

@@ -1,6 +1,7 @@
 """The registry of game engines by name; each engine is a module with the same contract.
 
-The contract (shared/DESIGN.md), every engine module provides:
+The contract every engine module provides (the host, the scenario runner and the
+conformance kit call nothing else):
   NAME
   new_game(options, seed, setup=None, cards=None) -> state   (ScenarioError on bad input)
   legal_actions(state) -> list of actions, in a deterministic order

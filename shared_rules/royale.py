@@ -1,4 +1,6 @@
-"""Battle Royale (the dice map): the rules engine (shared/rulebooks/battle-royale-dice-map.txt).
+"""Battle Royale (the dice map): the rules engine for the rulebook *Battle Royale* (its
+"Game Instructions" for the diamond map of cards and dice). The book's words quoted below
+are the sentences each rule implements; this docstring states the rules as implemented.
 
 The map. Cells are [x, y] around the centre [0, 0]; the map is the diamond
 of width and height 7: the 25 cells with |x| + |y| <= 3, each holding one
@@ -120,7 +122,11 @@ Rules as implemented, with the decisions where the book is unclear:
   player can still resurrect, step toward it or attack on it. "it is
   sufficient to defeat just one player to attack the card": with other
   living players on the last card, a player must first win a duel there in
-  this turn, then may attack the card with an action left.
+  this turn, then may attack the card with an action left. Only a duel
+  fought on the last card while it is the last opens it (a duel won earlier
+  in the turn, while more cards lay on the map, does not), and it opens it
+  only while the winner stays there: a failed attack kills the player, who
+  falls off the card and, back on it, must defeat someone again.
 Undo: an action that rolled dice or showed a card cannot be undone.
 
 Options: {"players": 2..8 (default 3, or the setup's count), "actions_per_turn":
@@ -165,7 +171,7 @@ A card definition: {"id", "name", "value": 2..14, "suit"?, "rank"?, "text"?,
 from shared_rules import canon
 from shared_rules import catalog
 from shared_rules import prng
-from shared_rules.errors import IllegalAction, ScenarioError
+from shared_rules.errors import IllegalAction, ScenarioError, shown
 from shared_rules.games import copy, seats, status, winner  # noqa: F401 (the contract)
 
 NAME = "royale"
@@ -258,17 +264,17 @@ def check_card(card, where):
     cid = card.get("id")
     if not isinstance(cid, str) or not cid or len(cid) > 24:
         raise ScenarioError(where + ".id", "must be a card id (text of 1 to 24 characters)")
-    label = "%s (card %s)" % (where, cid)
+    label = where  # a JSON path: cards[3].value
     for key in sorted(card):
         if key not in CARD_FIELDS:
-            raise ScenarioError(label + "." + key,
+            raise ScenarioError(canon.path(label, key),
                                 "unknown field (a card has %s)" % ", ".join(CARD_FIELDS))
     if not isinstance(card.get("name"), str) or not card["name"]:
         raise ScenarioError(label + ".name", "must be the card's name as text")
     value = card.get("value")
     if not is_int(value) or value < 2 or value > 14:
-        raise ScenarioError(label + ".value", "must be a whole number from 2 to 14, got %r" % (
-            value,))
+        raise ScenarioError(label + ".value", "must be a whole number from 2 to 14, got %s" % (
+            shown(value),))
     out = {"id": cid, "name": card["name"], "value": value}
     for key in ("rank", "suit", "text"):
         if key in card:
@@ -288,8 +294,8 @@ def check_card(card, where):
         elif key in EFFECT_RANGES:
             lo, hi = EFFECT_RANGES[key]
             if not is_int(v) or v < lo or v > hi:
-                raise ScenarioError(field, "must be a whole number from %d to %d, got %r" % (
-                    lo, hi, v))
+                raise ScenarioError(field, "must be a whole number from %d to %d, got %s" % (
+                    lo, hi, shown(v)))
         else:
             raise ScenarioError(field, "unknown effect (effects are %s)" % ", ".join(
                 sorted(list(EFFECT_FLAGS) + list(EFFECT_RANGES))))
@@ -311,7 +317,7 @@ def base_catalog():
         for i, card in enumerate(data["cards"]):
             c = check_card(card, "royale_cards.json: cards[%d]" % i)
             if c["id"] in cards:
-                raise ScenarioError("royale_cards.json: cards[%d] (card %s).id" % (i, c["id"]),
+                raise ScenarioError("royale_cards.json: cards[%d].id" % i, c["id"] + " is "
                                     "used twice")
             cards[c["id"]] = c
         _base_catalog.append(cards)
@@ -329,7 +335,7 @@ def load_catalog(extra=None):
     for i, card in enumerate(extra):
         c = check_card(card, "cards[%d]" % i)
         if c["id"] in seen:
-            raise ScenarioError("cards[%d] (card %s).id" % (i, c["id"]), "defined twice")
+            raise ScenarioError("cards[%d].id" % i, "%s is defined twice" % c["id"])
         seen[c["id"]] = True
         cards[c["id"]] = c
     return cards
@@ -453,7 +459,7 @@ def _parse_options(options):
         raise ScenarioError("options", "must be an object")
     for key in sorted(options):
         if key not in OPTION_FIELDS:
-            raise ScenarioError("options." + key, "unknown option (options are %s)" % ", ".join(
+            raise ScenarioError(canon.path("options", key), "unknown option (options are %s)" % ", ".join(
                 OPTION_FIELDS))
     out = {"actions_per_turn": 2, "end_b": True, "resurrection": "action_only"}
     if "players" in options:
@@ -479,14 +485,14 @@ def _parse_options(options):
 
 def _setup_cell(value, field):
     if not catalog.is_cell(value) or (value[0], value[1]) not in INDEX:
-        raise ScenarioError(field, "must be a cell [x, y] on the map (|x| + |y| <= 3), got %r" % (
-            value,))
+        raise ScenarioError(field, "must be a cell [x, y] on the map (|x| + |y| <= 3), got %s" % (
+            shown(value),))
     return INDEX[(value[0], value[1])]
 
 
 def _card_id(cards, value, field, used):
     if not isinstance(value, str) or value not in cards:
-        raise ScenarioError(field, "unknown card %r" % (value,))
+        raise ScenarioError(field, "unknown card %s" % (shown(value),))
     if value in used:
         raise ScenarioError(field, "card %s is already %s" % (value, used[value]))
     return value
@@ -503,7 +509,7 @@ def new_game(options, seed, setup=None, cards=None):
     setup = setup or {}
     for key in sorted(setup):
         if key not in SETUP_FIELDS:
-            raise ScenarioError("setup." + key, "unknown field (a setup has %s)" % ", ".join(
+            raise ScenarioError(canon.path("setup", key), "unknown field (a setup has %s)" % ", ".join(
                 SETUP_FIELDS))
     s = RoyaleState()
     s.options = opts
@@ -539,7 +545,7 @@ def new_game(options, seed, setup=None, cards=None):
                 raise ScenarioError(field, "must be an object")
             for key in sorted(row):
                 if key not in PLAYER_FIELDS:
-                    raise ScenarioError(field + "." + key, "unknown field (a player has %s)" %
+                    raise ScenarioError(canon.path(field, key), "unknown field (a player has %s)" %
                                         ", ".join(PLAYER_FIELDS))
             pid = row.get("id")
             if not isinstance(pid, str) or not pid or len(pid) > 16:
@@ -570,9 +576,9 @@ def new_game(options, seed, setup=None, cards=None):
                     in_play[cid] = deck[cid]
             held = len(lists["active"]) + len(lists["reserve"])
             if len(lists["active"]) != min(held, MAX_ACTIVE):
-                raise ScenarioError(field + ".active", "a player holding %d cards has %d active "
-                                    "(at most 3 active, and never fewer while more are held)" % (
-                                        held, min(held, MAX_ACTIVE)))
+                raise ScenarioError(field + ".active", "a player holding %d cards has %d active, "
+                                    "not %d (at most 3 active, and never fewer while more are "
+                                    "held)" % (held, len(lists["active"]), min(held, MAX_ACTIVE)))
             s.players[pid] = Player(pid, cell, alive, lists["active"], lists["reserve"])
             order.append(pid)
         s.seats = list(order)
@@ -580,7 +586,7 @@ def new_game(options, seed, setup=None, cards=None):
         s.groups = [[pid] for pid in order]
         s.phase = "play"
         turn = setup.get("turn", order[0])
-        if turn not in s.players:
+        if not isinstance(turn, str) or turn not in s.players:
             raise ScenarioError("setup.turn", "must be one of the players (%s)" % ", ".join(order))
         s.turn = order.index(turn)
     else:
@@ -610,7 +616,7 @@ def new_game(options, seed, setup=None, cards=None):
                 raise ScenarioError(field, "must be an object")
             for key in sorted(row):
                 if key not in ("card", "cell", "value"):
-                    raise ScenarioError(field + "." + key, "unknown field (cell, card, value)")
+                    raise ScenarioError(canon.path(field, key), "unknown field (cell, card, value)")
             cell = _setup_cell(row.get("cell"), field + ".cell")
             if s.map[cell] is not None:
                 raise ScenarioError(field + ".cell", "already holds card %s" % s.map[cell])
@@ -659,14 +665,14 @@ def _fail(code, message):
 def _action_cell(action, key):
     v = action.get(key)
     if not catalog.is_cell(v) or (v[0], v[1]) not in INDEX:
-        _fail("off_map", "%s must be a cell [x, y] on the map (|x| + |y| <= 3), not %r." % (
-            key, v))
+        _fail("off_map", "%s must be a cell [x, y] on the map (|x| + |y| <= 3), not %s." % (
+            key, shown(v)))
     return INDEX[(v[0], v[1])]
 
 
 def _die(v, what):
     if not is_int(v) or v < 1 or v > 6:
-        _fail("bad_dice", "%s must be a die from 1 to 6, not %r." % (what, v))
+        _fail("bad_dice", "%s must be a die from 1 to 6, not %s." % (what, shown(v)))
     return v
 
 
@@ -675,13 +681,13 @@ def _check_shape(action):
         _fail("bad_action", 'An action must be an object with a "type".')
     kind = action.get("type")
     if not isinstance(kind, str) or kind not in ACTION_FIELDS:
-        _fail("unknown_action", "There is no action %r in Battle Royale (actions: %s)." % (
-            kind, ", ".join(sorted(ACTION_FIELDS))))
+        _fail("unknown_action", "There is no action %s in Battle Royale (actions: %s)." % (
+            shown(kind), ", ".join(sorted(ACTION_FIELDS))))
     allowed = ACTION_FIELDS[kind]
     for key in sorted(action):
         if key != "type" and key not in allowed:
-            _fail("bad_field", "%s does not take %r (it takes %s)." % (
-                kind, key, ", ".join(allowed) or "nothing"))
+            _fail("bad_field", "%s does not take %s (it takes %s)." % (
+                kind, shown(key), ", ".join(allowed) or "nothing"))
     return kind
 
 
@@ -907,9 +913,9 @@ def _swap(s, p, action, events):
     a = action.get("active")
     r = action.get("reserve")
     if not isinstance(a, str) or a not in p.active:
-        _fail("not_active", "%r is not one of your active cards." % (a,))
+        _fail("not_active", "%s is not one of your active cards." % (shown(a),))
     if not isinstance(r, str) or r not in p.reserve:
-        _fail("not_in_reserve", "%r is not one of your set-aside cards." % (r,))
+        _fail("not_in_reserve", "%s is not one of your set-aside cards." % (shown(r),))
     if s.cards[a]["effect"]["curse"]:
         _fail("curse_stays", "%s is a curse: it stays active." % s.cards[a]["name"])
     p.active[p.active.index(a)] = r
@@ -958,7 +964,7 @@ def _set_aside_choice(s, p, action):
         return None
     if not isinstance(v, str) or v not in p.active or s.cards[v]["effect"]["curse"]:
         _fail("bad_set_aside", "set_aside must be one of your active cards that is not a "
-              "curse, not %r." % (v,))
+              "curse, not %s." % (shown(v),))
     return v
 
 
@@ -1008,6 +1014,7 @@ def _attack_card(s, p, action, events):
         events.append({"type": "attack_failed", "player": p.id, "cell": cell_xy(cell),
                        "dice": dice, "bonus": bonus, "total": total})
         _kill(s, p, fall, events)
+        s.duel_won = False  # fallen off the card: back on it, they must defeat someone again
 
 
 def _gain(s, p, cid, set_aside, events):
@@ -1059,7 +1066,7 @@ def _duel(s, p, action, events):
     _needs_action(s)
     target = action.get("target")
     if not isinstance(target, str) or target not in s.players or target == p.id:
-        _fail("unknown_player", "target must be another player, not %r." % (target,))
+        _fail("unknown_player", "target must be another player, not %s." % (shown(target),))
     q = s.players[target]
     if not q.alive:
         _fail("target_dead", "%s is dead; only living players fight." % target)
@@ -1130,7 +1137,9 @@ def _duel(s, p, action, events):
     _kill(s, lose, fall, events)
     s.actions_left -= 1
     s.acted = True
-    if win is p:
+    if win is p and lc is not None:
+        # Only a duel won on the last card opens it; a duel won earlier in the turn, while
+        # more cards lay on the map, defeated nobody standing on it.
         s.duel_won = True
 
 
@@ -1148,7 +1157,8 @@ def _taken_card(s, lose, take):
         return forced[0]
     if take is not None:
         if not isinstance(take, str) or take not in lose.active:
-            _fail("bad_take", "take must be one of %s's active cards, not %r." % (lose.id, take))
+            _fail("bad_take", "take must be one of %s's active cards, not %s." % (
+                lose.id, shown(take)))
         return take
     choices = sorted(lose.active)
     s.rng, i = prng.below(s.rng, len(choices))
@@ -1353,7 +1363,7 @@ def from_dict(data):
     if not isinstance(data, dict) or data.get("game") != NAME:
         raise ScenarioError("state", "is not a saved Battle Royale state")
     if data.get("schema") != canon.SCHEMA_VERSION:
-        raise ScenarioError("state.schema", "unsupported version %r" % (data.get("schema"),))
+        raise ScenarioError("state.schema", "unsupported version %s" % (shown(data.get("schema")),))
     try:
         deck = load_catalog(data["cards"])
         s = RoyaleState()

@@ -1,4 +1,22 @@
-"""Storybook Battles: the rules engine (shared/rulebooks/storybook-battles.txt).
+"""Storybook Battles: the rules engine for the rulebook *Storybook Battles* (Joshua Sprung),
+the 2-player game and its 4-player team rules. The book's words quoted below are the
+sentences each rule implements; this docstring states the rules as implemented.
+
+The rules in short. Each seat plays one side, Heroes or Villains, with a team
+and an ally of that side: its deck is their cards of that side. Before play
+each seat chooses one plot twist among four (its team's two and its ally's
+two). The Hero leader goes face up in the middle; the Hero hides two cards
+and the Villain plays two (see the L shape below). Turns alternate, the
+Villain first; a turn has 5 AP to spend on draw (1; not with 5 or more cards
+in hand), reveal (1, any face-down card), spin (2, your face-up card, 90
+degrees), slide (2, your card, towards the others until it touches one),
+play (3, face up) and hide (3, face down), a card always placed next to a
+card in play. Then every pair of adjacent face-up enemy cards battles at
+once: swords on the edge facing the enemy against its shields there; at
+least as many swords bests, twice as many overwhelms and captures, two
+cards besting one capture it. A captured card's plot points go to the
+captor's side; 10 points win (15 in the team game), a tie goes to overtime.
+A plot twist is played once per game (once per team in the team game).
 
 Seats and sides. The 2-player game has the seats "hero" and "villain"; the
 team game has "villain_a", "hero_1", "villain_b", "hero_2", in that turn
@@ -51,6 +69,17 @@ Chance. "mode": "digital" shuffles the decks with the engine's PRNG;
 identity arrives when it is placed (it must be one of the seat's unseen
 cards).
 
+Setup (a scenario position; the play phase starts from it; every field optional):
+{"board": [{"card", "cell": [c, r], "owner"?: the card's side (it must be that side),
+"seat"?: a seat of that side, "facing"?: "N"|"E"|"S"|"W", "face_up"?: true}],
+"hands": {seat: [card ids of the seat's side]} (physical mode: or a count of unread cards),
+"decks": {seat: [card ids of the seat's side]}: the seat's remaining cards, the first one
+drawn next (digital mode: this fixes the draw order; physical mode: the unseen cards a
+counted hand and the deck hold); a seat without one gets its team's and ally's cards that
+are not placed, shuffled by the seed. No card may be in two places.
+"turn": seat, "ap": 0..20, "scores": {side: points}, "plot_twists": {seat: one of the
+seat's four plot twists}}.
+
 Actions (JSON): {"type": "draw"} | {"type": "reveal", "cell": [c, r]}
 | {"type": "spin", "cell", "dir": "cw"|"ccw"} | {"type": "slide", "cell",
 "dir": "N"|"E"|"S"|"W"} | {"type": "play"|"hide", "card", "cell", "facing"?}
@@ -61,7 +90,7 @@ Actions (JSON): {"type": "draw"} | {"type": "reveal", "cell": [c, r]}
 from shared_rules import canon
 from shared_rules import catalog
 from shared_rules import prng
-from shared_rules.errors import IllegalAction, ScenarioError
+from shared_rules.errors import IllegalAction, ScenarioError, shown
 from shared_rules.games import copy, seats, status, winner  # noqa: F401 (the contract)
 
 NAME = "storybook"
@@ -115,7 +144,7 @@ def _check_card(card, where):
     cid = card.get("id")
     if not isinstance(cid, str) or not cid:
         raise ScenarioError(where + ".id", "must be a non-empty string")
-    at = "card %r" % cid
+    at = where  # a JSON path: cards[3].points
     if not isinstance(card.get("name"), str) or not card["name"]:
         raise ScenarioError(at + ".name", "must be a non-empty string")
     if card.get("side") not in SIDES:
@@ -131,7 +160,8 @@ def _check_card(card, where):
         raise ScenarioError(at + ".edges", "must be an object with top, right, bottom, left")
     for name in sorted(edges):
         if name not in EDGE_NAMES:
-            raise ScenarioError(at + ".edges." + name, "unknown edge (top, right, bottom, left)")
+            raise ScenarioError(canon.path(at + ".edges", name),
+                                "unknown edge (top, right, bottom, left)")
     out = []
     for name in EDGE_NAMES:
         pair = edges.get(name)
@@ -147,7 +177,7 @@ def _check_card(card, where):
 def _check_twist_def(tw, known_cards, where):
     if not isinstance(tw, dict) or not isinstance(tw.get("id"), str):
         raise ScenarioError(where, 'must be an object with an "id"')
-    at = "plot twist %r" % tw["id"]
+    at = where
     for key in ("name", "team", "text"):
         if not isinstance(tw.get(key), str):
             raise ScenarioError(at + "." + key, "must be a string")
@@ -162,7 +192,7 @@ def _check_twist_def(tw, known_cards, where):
         raise ScenarioError(at + ".effect.kind", "must be one of " + ", ".join(EFFECT_KINDS))
     for part, data in (("requires", req), ("effect", eff)):
         if "card" in data and data["card"] not in known_cards:
-            raise ScenarioError(at + "." + part + ".card", "unknown card %r" % (data["card"],))
+            raise ScenarioError(at + "." + part + ".card", "unknown card %s" % (shown(data["card"]),))
         for key in ("count", "amount"):
             if key in data and (not catalog.is_int(data[key]) or data[key] < 0):
                 raise ScenarioError(at + "." + part + "." + key, "must be a whole number")
@@ -184,13 +214,14 @@ class Catalog:
             if not isinstance(team, dict) or not isinstance(team.get("id"), str):
                 raise ScenarioError("teams[%d]" % i, 'must be an object with an "id"')
             if team.get("kind") not in ("team", "ally"):
-                raise ScenarioError("team %r.kind" % team["id"], 'must be "team" or "ally"')
+                raise ScenarioError("teams[%d].kind" % i, 'must be "team" or "ally"')
             self.teams[team["id"]] = team
         self.cards = {}
         for i, card in enumerate(doc.get("cards") or []):
             row = _check_card(card, "cards[%d]" % i)
             if row[0] in self.cards:
-                raise ScenarioError("card %r.id" % row[0], "appears twice in the catalog")
+                raise ScenarioError("cards[%d].id" % i, "%s appears twice in the catalog" % (
+                    shown(row[0]),))
             self.cards[row[0]] = row
         for i, card in enumerate(extra or []):
             row = _check_card(card, "cards[%d]" % i)
@@ -298,7 +329,8 @@ def _parse_options(options):
     known = ("players", "mode", "teams", "allies", "plot_twists", "grid", "target", "max_turns")
     for key in sorted(options):
         if key not in known:
-            raise ScenarioError("options." + key, "unknown option (known: %s)" % ", ".join(known))
+            raise ScenarioError(canon.path("options", key), "unknown option (known: %s)" %
+                                ", ".join(known))
     players = _option(options, "players", 2)
     if players not in (2, 4) or players is True:
         raise ScenarioError("options.players", "must be 2 or 4")
@@ -341,19 +373,26 @@ def new_game(options, seed, setup=None, cards=None):
     s.rng = prng.seed_state(seed)
     s.teams = {}
     used = {}
+    for key in ("teams", "allies"):
+        for seat in sorted(options.get(key) or {}):
+            if seat not in s.seats:
+                raise ScenarioError(canon.path("options." + key, seat), "no such seat (seats: "
+                                    "%s)" % ", ".join(s.seats))
     for seat in s.seats:
         side = side_of(seat)
         team = (options.get("teams") or {}).get(seat, DEFAULT_TEAMS[seat][0])
         ally = (options.get("allies") or {}).get(seat, DEFAULT_TEAMS[seat][1])
         for key, tid, kind in (("teams", team, "team"), ("allies", ally, "ally")):
-            info = cat.teams.get(tid)
+            info = cat.teams.get(tid) if isinstance(tid, str) else None
             if info is None or info["kind"] != kind:
-                raise ScenarioError("options.%s.%s" % (key, seat), "unknown %s %r" % (kind, tid))
+                raise ScenarioError("options.%s.%s" % (key, seat), "unknown %s %s" % (
+                    kind, shown(tid)))
             if kind == "team" and info.get("side") != side:
-                raise ScenarioError("options.teams." + seat, "%r is not a %s team" % (tid, side))
+                raise ScenarioError("options.teams." + seat, "%s is not a %s team" % (
+                    shown(tid), side))
             if (tid, side) in used:
                 raise ScenarioError("options.%s.%s" % (key, seat),
-                                    "%r is already used by %s" % (tid, used[(tid, side)]))
+                                    "%s is already used by %s" % (shown(tid), used[(tid, side)]))
             used[(tid, side)] = seat
         s.teams[seat] = (team, ally)
     s.board = {}
@@ -372,11 +411,11 @@ def new_game(options, seed, setup=None, cards=None):
     preset = options.get("plot_twists") or {}
     for seat in sorted(preset):
         if seat not in s.seats:
-            raise ScenarioError("options.plot_twists." + seat, "no such seat")
+            raise ScenarioError(canon.path("options.plot_twists", seat), "no such seat")
         choices = cat.twist_choices(s.teams[seat][0], s.teams[seat][1], side_of(seat))
         if preset[seat] not in choices:
-            raise ScenarioError("options.plot_twists." + seat, "%r is not one of %s" % (
-                preset[seat], ", ".join(choices)))
+            raise ScenarioError("options.plot_twists." + seat, "%s is not one of %s" % (
+                shown(preset[seat]), ", ".join(choices)))
     for seat in s.seats:
         # [chosen twist id or None, used]
         s.twists[seat] = [preset.get(seat), False]
@@ -391,7 +430,7 @@ def new_game(options, seed, setup=None, cards=None):
         if seat in leaders:
             leader = [c for c in cards_ if cat.cards[c][5] and cat.cards[c][3] == team]
             if not leader:
-                raise ScenarioError("options.teams." + seat, "team %r has no leader card" % team)
+                raise ScenarioError("options.teams." + seat, "team %s has no leader card" % shown(team))
             cards_.remove(leader[0])
             s.board[leaders[seat]] = (leader[0], seat, home_facing(seat), True)
         _start_deck(s, seat, cards_)
@@ -450,12 +489,32 @@ def _advance_setup(s):
         s.turn_number = 1
 
 
+def _card_of(cat, cid, field):
+    if not isinstance(cid, str) or cid not in cat.cards:
+        raise ScenarioError(field, "unknown card %s" % shown(cid))
+    return cid
+
+
+def _seat_map(setup, key, what):
+    value = setup.get(key) or {}
+    if not isinstance(value, dict):
+        raise ScenarioError("setup." + key, "must be an object {seat: %s}" % what)
+    return value
+
+
 def _load_position(s, setup):
-    """A scenario position: the play phase starts from the board, hands and scores given."""
+    """A scenario position: the play phase starts from the board, hands and scores given.
+
+    Every card is checked against the side that holds it (a Hero card is never the
+    Villain's), plot twists against the four a seat chooses from, and `decks` (each seat's
+    remaining cards, the next one drawn first) against the seat's side and every other place
+    a card can be: no card is in two places.
+    """
     known = ("board", "hands", "turn", "ap", "scores", "plot_twists", "decks")
     for key in sorted(setup):
         if key not in known:
-            raise ScenarioError("setup." + key, "unknown field (known: %s)" % ", ".join(known))
+            raise ScenarioError(canon.path("setup", key), "unknown field (known: %s)" %
+                                ", ".join(known))
     cat = s.cat
     placed = {}
     board = setup.get("board") or []
@@ -465,23 +524,26 @@ def _load_position(s, setup):
         at = "setup.board[%d]" % i
         if not isinstance(entry, dict):
             raise ScenarioError(at, "must be an object")
-        cid = entry.get("card")
-        if cid not in cat.cards:
-            raise ScenarioError(at + ".card", "unknown card %r" % (cid,))
+        cid = _card_of(cat, entry.get("card"), at + ".card")
         if cid in placed:
-            raise ScenarioError(at + ".card", "%r is already at %s" % (cid, placed[cid]))
+            raise ScenarioError(at + ".card", "%s is already at %s" % (shown(cid), placed[cid]))
         if not catalog.is_cell(entry.get("cell")):
             raise ScenarioError(at + ".cell", "must be [column, row]")
         cell = (entry["cell"][0], entry["cell"][1])
         if cell in s.board:
-            raise ScenarioError(at + ".cell", "cell %r already holds a card" % (entry["cell"],))
+            raise ScenarioError(at + ".cell", "cell %s already holds a card" % (
+                shown(entry["cell"]),))
         if not _on_grid(s, cell):
-            raise ScenarioError(at + ".cell", "cell %r is off the %dx%d table" % (
-                entry["cell"], s.grid[0], s.grid[1]))
-        owner = entry.get("owner", cat.cards[cid][2])
+            raise ScenarioError(at + ".cell", "cell %s is off the %dx%d table" % (
+                shown(entry["cell"]), s.grid[0], s.grid[1]))
+        side = cat.cards[cid][2]
+        owner = entry.get("owner", side)
         seat = entry.get("seat")
         if owner not in SIDES:
             raise ScenarioError(at + ".owner", 'must be "hero" or "villain"')
+        if owner != side:
+            raise ScenarioError(at + ".owner", "%s is a %s card: only the %s side controls it" % (
+                cat.cards[cid][1], side, side))
         if seat is None:
             seat = [x for x in s.seats if side_of(x) == owner][0]
         elif seat not in s.seats or side_of(seat) != owner:
@@ -495,52 +557,73 @@ def _load_position(s, setup):
             raise ScenarioError(at + ".face_up", "must be true or false")
         s.board[cell] = (cid, seat, FACINGS.index(facing), face_up)
         placed[cid] = "setup.board[%d]" % i
-    hands = setup.get("hands") or {}
-    if not isinstance(hands, dict):
-        raise ScenarioError("setup.hands", "must be an object {seat: [card ids]}")
-    for seat in sorted(hands):
-        if seat not in s.seats:
-            raise ScenarioError("setup.hands." + seat, "no such seat")
-        if s.physical and catalog.is_int(hands[seat]) and 0 <= hands[seat] <= 20:
-            continue  # physical mode: a count of cards not read yet
-        if not isinstance(hands[seat], list):
-            raise ScenarioError("setup.hands." + seat, "must be a list of card ids" + (
-                " or, in physical mode, a number of cards" if s.physical else ""))
-        for j, cid in enumerate(hands[seat]):
-            if cid not in cat.cards:
-                raise ScenarioError("setup.hands.%s[%d]" % (seat, j), "unknown card %r" % (cid,))
-            if cid in placed:
-                raise ScenarioError("setup.hands.%s[%d]" % (seat, j),
-                                    "%r is already at %s" % (cid, placed[cid]))
-            placed[cid] = "setup.hands." + seat
+    hands = _seat_map(setup, "hands", "[card ids]")
+    decks = _seat_map(setup, "decks", "[card ids, the next drawn first]")
+    for key, lists in (("hands", hands), ("decks", decks)):
+        for seat in sorted(lists):
+            at = canon.path("setup." + key, seat)
+            if seat not in s.seats:
+                raise ScenarioError(at, "no such seat (seats: %s)" % ", ".join(s.seats))
+            if key == "hands" and s.physical and catalog.is_int(lists[seat]) and \
+                    0 <= lists[seat] <= 20:
+                continue  # physical mode: a count of cards not read yet
+            if not isinstance(lists[seat], list):
+                raise ScenarioError(at, "must be a list of card ids" + (
+                    " or, in physical mode, a number of cards from 0 to 20"
+                    if s.physical and key == "hands" else ""))
+            for j, cid in enumerate(lists[seat]):
+                where = "%s[%d]" % (at, j)
+                _card_of(cat, cid, where)
+                if cid in placed:
+                    raise ScenarioError(where, "%s is already at %s" % (shown(cid), placed[cid]))
+                if cat.cards[cid][2] != side_of(seat):
+                    raise ScenarioError(where, "%s is a %s card; %s plays the %s side" % (
+                        cat.cards[cid][1], cat.cards[cid][2], seat, side_of(seat)))
+                placed[cid] = at
     for seat in s.seats:
-        team, ally = s.teams[seat]
-        rest = [c for c in cat.deck_for(team, ally, side_of(seat)) if c not in placed]
-        _start_deck(s, seat, rest)
+        if seat in decks:
+            # The scenario fixes the seat's remaining cards and the order they are drawn in.
+            rest = list(decks[seat])
+            rest.reverse()  # a draw takes the last card of the list
+            if s.physical:
+                s.pool[seat] = sorted(rest)
+                s.decks[seat] = [None] * len(rest)
+            else:
+                s.decks[seat] = rest
+                s.pool[seat] = []
+            s.hands[seat] = []
+        else:
+            team, ally = s.teams[seat]
+            rest = [c for c in cat.deck_for(team, ally, side_of(seat)) if c not in placed]
+            _start_deck(s, seat, rest)
         held = hands.get(seat, [])
         if catalog.is_int(held):
-            held = [None] * min(held, len(rest))
+            held = [None] * min(held, len(s.decks[seat]))
             del s.decks[seat][:len(held)]
         s.hands[seat] = list(held)
     s.phase = "play"
     s.turn = setup.get("turn", s.seats[0])
-    if s.turn not in s.seats:
+    if not isinstance(s.turn, str) or s.turn not in s.seats:
         raise ScenarioError("setup.turn", "must be one of %s" % ", ".join(s.seats))
     s.ap = setup.get("ap", AP_PER_TURN)
     if not catalog.is_int(s.ap) or not 0 <= s.ap <= 20:
         raise ScenarioError("setup.ap", "must be a whole number from 0 to 20")
-    scores = setup.get("scores") or {}
-    if not isinstance(scores, dict):
-        raise ScenarioError("setup.scores", "must be an object {side: points}")
+    scores = _seat_map(setup, "scores", "points")
     for side in sorted(scores):
-        if side not in SIDES or not catalog.is_int(scores[side]) or scores[side] < 0:
-            raise ScenarioError("setup.scores." + str(side), "must be a hero or villain score >= 0")
+        if side not in SIDES or not catalog.is_int(scores[side]) or not 0 <= scores[side] <= 999:
+            raise ScenarioError(canon.path("setup.scores", side), "must be a hero or villain score "
+                                "from 0 to 999")
         s.scores[side] = scores[side]
-    twists = setup.get("plot_twists") or {}
+    twists = _seat_map(setup, "plot_twists", "plot twist id")
     for seat in sorted(twists):
-        if seat not in s.seats or twists[seat] not in s.cat.twists:
-            raise ScenarioError("setup.plot_twists." + str(seat),
-                                "must map a seat to a plot twist id of the catalog")
+        at = canon.path("setup.plot_twists", seat)
+        if seat not in s.seats:
+            raise ScenarioError(at, "no such seat (seats: %s)" % ", ".join(s.seats))
+        # "Take the two Plot Twist cards that match your Team and the two that match your Ally."
+        choices = cat.twist_choices(s.teams[seat][0], s.teams[seat][1], side_of(seat))
+        if not isinstance(twists[seat], str) or twists[seat] not in choices:
+            raise ScenarioError(at, "%s is not one of %s's plot twists (%s)" % (
+                shown(twists[seat]), seat, ", ".join(choices)))
         s.twists[seat] = [twists[seat], False]
     s.turn_number = 1
 
@@ -640,7 +723,7 @@ def _need_ap(s, kind):
 def _hand_card(s, seat, cid):
     """Check that `cid` can leave `seat`'s hand; returns what to remove from the hand."""
     if not isinstance(cid, str) or cid not in s.cat.cards:
-        _fail("unknown_card", "%r is not a card of this game." % (cid,))
+        _fail("unknown_card", "%s is not a card of this game." % (shown(cid),))
     hand = s.hands[seat]
     if cid in hand:
         return cid
@@ -667,8 +750,8 @@ def _check_place(s, seat, action, kind):
         _fail("cell_taken", "There is already a card at %r." % (_cell(cell),))
     facing = action.get("facing", FACINGS[home_facing(seat)])
     if facing != FACINGS[home_facing(seat)]:
-        _fail("wrong_facing", "A card goes down with its name toward you: facing %s, not %r." % (
-            FACINGS[home_facing(seat)], facing))
+        _fail("wrong_facing", "A card goes down with its name toward you: facing %s, not %s." % (
+            FACINGS[home_facing(seat)], shown(facing)))
     if s.phase == "play":
         _need_ap(s, kind)
         if not _has_neighbour(s.board, cell):
@@ -729,7 +812,7 @@ def _check_twist(s, action):
     cid = action.get("card")
     tw = s.cat.twists.get(cid) if isinstance(cid, str) else None
     if tw is None:
-        _fail("unknown_plot_twist", "%r is not a plot twist." % (cid,))
+        _fail("unknown_plot_twist", "%s is not a plot twist." % (shown(cid),))
     seat = _twist_owner(s, cid)
     if seat is None:
         _fail("not_your_plot_twist", "Nobody chose %s as their plot twist." % tw["name"])
@@ -787,7 +870,7 @@ def _check(s, action):
     if kind == "end_turn":
         return seat
     if kind not in COST:
-        _fail("unknown_action", "%r is not an action of Storybook Battles." % (kind,))
+        _fail("unknown_action", "%s is not an action of Storybook Battles." % (shown(kind),))
     _need_ap(s, kind)
     if kind == "draw":
         if len(s.hands[seat]) >= HAND_LIMIT:
@@ -1279,7 +1362,7 @@ def from_dict(data):
     if not isinstance(data, dict) or data.get("game") != NAME:
         raise ScenarioError("state", "is not a saved Storybook Battles state")
     if data.get("schema") != canon.SCHEMA_VERSION:
-        raise ScenarioError("state.schema", "unsupported version %r" % (data.get("schema"),))
+        raise ScenarioError("state.schema", "unsupported version %s" % (shown(data.get("schema")),))
     try:
         s = new_game(data["options"], data["seed"], {"board": []}, data["cards"])
         s.board = {}

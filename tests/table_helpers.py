@@ -9,9 +9,9 @@ from host.link import TableLink
 from host.session import TableSession
 from host.table import layout as layouts
 from host.table import tags
+from host.virtual import VirtualTable
 from host.virtual.hands import StorybookHands
 from shared_rules.engine import Match
-from tools.virtual_table import VirtualTable
 
 # Two cards on the board, hero to play: the position the mismatch tests start from.
 TWO_CARDS = {"board": [{"card": "the_cheshire_cat", "cell": [2, 3], "owner": "hero"},

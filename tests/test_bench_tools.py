@@ -1,4 +1,5 @@
-"""`fairytable bench latency` on a small virtual table: it runs, loses nothing, says what it saw.
+"""`python -m tools.bench latency` on a small virtual table: it runs, loses nothing, says
+what it saw.
 
 No figure is asserted (tests never assert on speed); what is checked is the shape of
 the result and that its clocks agree: every TAG arrives after its tag was placed, and
@@ -18,7 +19,7 @@ KEYS = {"cells", "events", "lost", "tag_to_host_p50_ms", "tag_to_host_p99_ms",
 
 @requires_micropython
 def test_bench_latency_on_one_tile_prints_one_json_object():
-    proc = subprocess.run([sys.executable, "-m", "host.cli", "bench", "latency", "--cells", "7",
+    proc = subprocess.run([sys.executable, "-m", "tools.bench", "latency", "--cells", "7",
                            "--events", "12", "--json", "--slowest", "3",
                            "--resident", "3"],
                           cwd=REPO, capture_output=True, text=True, timeout=300)

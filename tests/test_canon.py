@@ -33,3 +33,78 @@ def test_floats_are_refused():
         assert "0.5" in str(e)
     else:
         raise AssertionError("a float was accepted")
+
+
+# ---------------------------------------------------------------- the bounded, strict reader
+
+import pytest  # noqa: E402
+
+
+def read_error(text):
+    with pytest.raises(canon.ReadError) as err:
+        canon.loads(text)
+    return err.value
+
+
+def test_nesting_is_bounded():
+    deep = "[" * canon.MAX_DEPTH + "]" * canon.MAX_DEPTH
+    assert canon.loads(deep) is not None
+    e = read_error("[" * (canon.MAX_DEPTH + 1) + "]" * (canon.MAX_DEPTH + 1))
+    assert "nested more than 64 levels" in e.message and e.message.startswith("line 1, column 65")
+    # Far deeper than the interpreter's recursion limit: still a sentence, not RecursionError.
+    assert "nested" in read_error('{"a":' * 100000 + "1" + "}" * 100000).message
+
+
+def test_numbers_are_bounded_and_whole():
+    assert canon.loads("-" + "9" * canon.MAX_INT_DIGITS) == -int("9" * canon.MAX_INT_DIGITS)
+    assert "more than 18 digits" in read_error("1" * 19).message
+    assert "more than 18 digits" in read_error("[" + "1" * 5000 + "]").message
+    e = read_error('{"cards": [{"points": 1.5}]}')
+    assert e.field == "cards[0].points" and "whole number" in e.message
+    assert read_error("[1e400]").field == "[0]"
+
+
+def test_strings_are_bounded():
+    assert len(canon.loads('"' + "é" * canon.MAX_STRING_CHARS + '"')) == canon.MAX_STRING_CHARS
+    assert "more than 10000 characters" in read_error('"' + "x" * 10001 + '"').message
+
+
+@pytest.mark.parametrize("text", ["[1,]", "[1 2]", '{"a" 1}', '{"a":1,}', "01", "NaN", "tru",
+                                  '"a\x01"', "[1] x", "", "  ", "'a'", '"\\x41"', '"\\ud800"',
+                                  '"\\udc00\\ud800"', "\ufeff{}", "-", "1.", "1e", "[", "{"])
+def test_text_the_standard_says_is_not_json_is_refused(text):
+    e = read_error(text)
+    assert e.message.startswith("line ") and e.field == ""
+
+
+def test_errors_give_line_and_column_in_characters():
+    assert read_error('{\n  "é": [1,\n   2 3]}').message.startswith("line 3, column 6:")
+
+
+@given(st.binary(max_size=12))
+def test_utf8_checker_agrees_with_cpython(data):
+    try:
+        data.decode("utf-8")
+        ok = True
+    except UnicodeDecodeError:
+        ok = False
+    assert (canon.utf8_error(data) == -1) == ok
+
+
+def test_non_utf8_bytes_are_refused_with_where():
+    e = read_error(b'{"a":\n "caf\xe9"}')
+    assert e.message == "line 2, column 6: not UTF-8 text (save the file as UTF-8)"
+    for bad in (b"\xc0\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80"):  # MicroPython's decoder
+        assert "not UTF-8" in read_error(b'"' + bad + b'"').message  # accepts these
+
+
+@given(json_values)
+def test_anything_canonical_reads_back_as_bytes_too(value):
+    assert canon.loads(canon.dumps(value).encode()) == value
+
+
+def test_json_paths_quote_odd_names():
+    assert canon.path("setup", "board") == "setup.board"
+    assert canon.path("setup.board", 3) == "setup.board[3]"
+    assert canon.path("", "") == '[""]'
+    assert canon.path("options", "a b") == 'options["a b"]'

@@ -9,7 +9,7 @@ from vtable_helpers import FakeTile
 
 from host import doctor
 from host.link import TableLink
-from tools.virtual_table import VirtualTable
+from host.virtual import VirtualTable
 
 
 def test_doctor_finds_a_hung_reader_and_says_what_to_do():

@@ -10,7 +10,7 @@ from mpy import requires_micropython
 from firmware.drivers.mfrc522 import identity_record, parse_identity
 from host import enroll
 from host.table import tags
-from tools.virtual_table import VirtualTable
+from host.virtual import VirtualTable
 
 pytestmark = requires_micropython
 

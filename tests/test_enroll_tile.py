@@ -14,8 +14,8 @@ from vtable_helpers import wait_event
 from firmware.drivers.mfrc522 import identity_record
 from host.link import LinkError, TableLink
 from host.table import tags
+from host.virtual import VirtualTable
 from shared_rules import wire
-from tools.virtual_table import VirtualTable
 
 pytestmark = requires_micropython
 

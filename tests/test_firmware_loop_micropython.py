@@ -13,9 +13,9 @@ import serial
 from mpy import requires_micropython
 
 from firmware.effects import CHASE, PULSE, SOLID, uniform_scene
+from host.virtual import image as tile_image
 from shared_rules import wire
-from tools import tile_image
-from tools.virtual_table import VirtualTable
+from host.virtual import VirtualTable
 
 pytestmark = requires_micropython
 
@@ -225,7 +225,7 @@ def test_firmware_files_compile_with_mpy_cross_for_both_boards():
 def test_the_firmwares_own_names_stay_within_the_fifth_qstr_pool():
     # MicroPython grows its qstr pools by doubling; the fifth holds about 620 names in
     # all. A sim tile's emulated chips and control channel bring about 160 names of their
-    # own and open a sixth pool (about 7 KB), which tools/tile_image.py counts with them:
+    # own and open a sixth pool (about 7 KB), which host/virtual/image.py counts with them:
     # a real tile has none of those names. The firmware's own modules (its board backend
     # included) must stay within the fifth pool, or the sixth would be the firmware's to
     # pay from its 64 KB.

@@ -6,7 +6,7 @@ import asyncio
 from vtable_helpers import wait_event
 
 from host.link import TableLink
-from tools import virtual_table
+from host.virtual import table as virtual_table
 
 
 def test_without_micropython_the_host_plays_on_cpython_tiles(monkeypatch, capsys):

@@ -69,7 +69,7 @@ def test_any_bytes_in_a_capture_never_crash_sniff(data):
 
 @requires_micropython
 def test_live_sniff_of_a_virtual_tile_port():
-    from tools.virtual_table import VirtualTable
+    from host.virtual import VirtualTable
     with VirtualTable(tiles=1, cells=2) as vt:
         out = []
         sniff.sniff_port(vt.tiles[0].port, out=out.append, seconds=2.5)

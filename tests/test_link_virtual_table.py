@@ -13,12 +13,12 @@ from vtable_helpers import Cable, dark, drain, lit_red, red_scene, wait_event, w
 
 from firmware.main import field_phases
 from host.link import TableLink
+from host.virtual import VirtualTable
 from shared_rules import wire
-from tools.virtual_table import VirtualTable
 
 pytestmark = requires_micropython
 
-# Tile 0 of hardware/layouts/royale.toml (host/table/layout.py field_neighbours()).
+# Tile 0 of host/layouts/royale.toml (host/table/layout.py field_neighbours()).
 ROYALE_TILE_0 = [0b0000100, 0b0100100, 0b1001011, 0b0000100, 0b0100000, 0b1010010,
                  0b0100100]
 

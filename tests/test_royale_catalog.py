@@ -79,19 +79,19 @@ def test_an_extra_card_changes_the_game():
 BAD_CARDS = [
     ("not a card", "cards[0]"),
     ({"name": "Nobody", "value": 3}, "cards[0].id"),
-    ({"id": "X1", "value": 3}, "cards[0] (card X1).name"),
-    ({"id": "X1", "name": "X", "value": 15}, "cards[0] (card X1).value"),
-    ({"id": "X1", "name": "X", "value": "7"}, "cards[0] (card X1).value"),
-    ({"id": "X1", "name": "X", "value": 7, "colour": "red"}, "cards[0] (card X1).colour"),
-    ({"id": "X1", "name": "X", "value": 7, "effect": []}, "cards[0] (card X1).effect"),
+    ({"id": "X1", "value": 3}, "cards[0].name"),
+    ({"id": "X1", "name": "X", "value": 15}, "cards[0].value"),
+    ({"id": "X1", "name": "X", "value": "7"}, "cards[0].value"),
+    ({"id": "X1", "name": "X", "value": 7, "colour": "red"}, "cards[0].colour"),
+    ({"id": "X1", "name": "X", "value": 7, "effect": []}, "cards[0].effect"),
     ({"id": "X1", "name": "X", "value": 7, "effect": {"dice_bonus": 9}},
-     "cards[0] (card X1).effect.dice_bonus"),
+     "cards[0].effect.dice_bonus"),
     ({"id": "X1", "name": "X", "value": 7, "effect": {"shield": True}},
-     "cards[0] (card X1).effect.shield"),
+     "cards[0].effect.shield"),
     ({"id": "X1", "name": "X", "value": 7, "effect": {"curse": 1}},
-     "cards[0] (card X1).effect.curse"),
+     "cards[0].effect.curse"),
     ({"id": "X1", "name": "X", "value": 7, "effect": {"fly": 1}},
-     "cards[0] (card X1).effect.fly"),
+     "cards[0].effect.fly"),
 ]
 
 
@@ -107,7 +107,7 @@ def test_a_card_defined_twice_is_refused():
     with pytest.raises(ScenarioError) as e:
         royale.load_catalog([{"id": "X1", "name": "X", "value": 7},
                              {"id": "X1", "name": "Y", "value": 8}])
-    assert e.value.field == "cards[1] (card X1).id"
+    assert e.value.field == "cards[1].id"
 
 
 def test_the_shipped_file_is_validated_with_the_same_checks():
@@ -121,7 +121,7 @@ def test_the_shipped_file_is_validated_with_the_same_checks():
     try:
         with pytest.raises(ScenarioError) as e:
             royale.base_catalog()
-        assert e.value.field == "royale_cards.json: cards[0] (card S2).effect.movement"
+        assert e.value.field == "royale_cards.json: cards[0].effect.movement"
     finally:
         royale._base_catalog[:] = saved
         if original is None:

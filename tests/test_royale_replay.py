@@ -83,7 +83,7 @@ def test_a_malformed_file_names_the_field():
     status, out = replay.run(scenario(options={"actions_per_turn": "two"}))
     assert status == 2 and out["error"]["field"] == "options.actions_per_turn"
     status, out = replay.run(scenario(cards=[{"id": "X", "name": "X", "value": 1}]))
-    assert status == 2 and out["error"]["field"] == "cards[0] (card X).value"
+    assert status == 2 and out["error"]["field"] == "cards[0].value"
     status, out = replay.run_text('{"game": "royale", "actions": [')
     assert status == 2 and out["error"]["field"] == "file"
 

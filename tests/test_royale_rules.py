@@ -1,4 +1,5 @@
-"""Battle Royale (the dice map): every rule of shared/rulebooks/battle-royale-dice-map.txt."""
+"""Battle Royale (the dice map): every rule of the rulebook *Battle Royale* (the dice map, its
+publisher's text), each test quoting the sentence it checks."""
 
 import pytest
 
@@ -644,6 +645,44 @@ def test_on_the_last_card_defeating_one_player_is_enough_to_attack_it():
     assert {"type": "attack_card"} in royale.legal_actions(s)
     events = royale.apply(s, {"type": "attack_card", "dice": [4, 3, 4]})
     assert of_type(events, "card_won")[0]["card"] == "C9" and s.status == "finished"
+
+
+def test_a_duel_won_before_the_last_card_was_the_last_does_not_open_it():
+    # "When only one card is on the map and multiple players are alive on that card, it is
+    # sufficient to defeat just one player to attack the card": the player defeated must be
+    # one standing on the last card. With 4 actions red beats blue on [1, 0] while two cards
+    # are left, wins the card there, steps onto the last card with the boots' movement and
+    # finds green alive on it: that earlier duel does not open the card.
+    s = position([player("red", (1, 0), ["S7"]), player("blue", (1, 0), ["H4"]),
+                  player("green", (2, 0), ["H5", "D5"])], [((1, 0), "C5"), ((2, 0), "C9")],
+                 filler=False, options={"actions_per_turn": 4})
+    royale.apply(s, {"type": "attack_player", "target": "blue", "dice": [[6, 1]] * 3,
+                     "fall_to": [0, 0]})
+    events = royale.apply(s, {"type": "attack_card", "dice": [6, 6, 5]})
+    assert of_type(events, "last_card") == [{"type": "last_card", "cell": [2, 0]}]
+    assert of_type(royale.apply(s, {"type": "move", "to": [2, 0]}), "moved")[0]["cost"] == \
+        "movement"
+    assert {"type": "attack_card"} not in royale.legal_actions(s)
+    refused(s, {"type": "attack_card", "dice": [6, 6, 6]}, "defeat_a_player_first")
+    # Beating green on the last card opens it (red leads blue and green by 3 cards: no end).
+    royale.apply(s, {"type": "attack_player", "target": "green", "dice": [[6, 1]] * 3,
+                     "fall_to": [1, 0]})
+    assert {"type": "attack_card"} in royale.legal_actions(s)
+
+
+def test_a_failed_attack_on_the_last_card_closes_it_again():
+    # Falling off the card ("the loser must choose one of the adjacent squares to move to and
+    # die there"), the attacker is no longer one of the players on it: back on the card, with
+    # others alive there, they must defeat one again.
+    s = position([player("red", (2, 0), ["H3"]), player("blue", (2, 0), ["H4"]),
+                  player("green", (2, 0), ["H5"])], [((2, 0), "C9")], filler=False,
+                 options={"actions_per_turn": 6})
+    royale.apply(s, {"type": "attack_player", "target": "blue", "dice": [[6, 1]] * 3,
+                     "fall_to": [1, 0]})
+    royale.apply(s, {"type": "attack_card", "dice": [1, 2, 3], "fall_to": [1, 0]})
+    royale.apply(s, {"type": "resurrect"})
+    royale.apply(s, {"type": "move", "to": [2, 0]})
+    refused(s, {"type": "attack_card", "dice": [6, 6, 6]}, "defeat_a_player_first")
 
 
 def test_with_one_card_left_duels_happen_only_on_it():

@@ -357,12 +357,12 @@ def test_a_rejected_action_changes_nothing():
         assert storybook.to_dict(s) == before
 
 
-def test_catalog_errors_name_the_card_and_field():
+def test_catalog_errors_name_the_field_as_a_json_path():
     bad = {"id": "x", "name": "X", "side": "hero", "team": "t", "points": 1, "leader": False,
            "edges": {"top": [1, 1], "right": [1, 1], "bottom": [1, 1], "left": [1, "many"]}}
     with pytest.raises(ScenarioError) as err:
         storybook.new_game({}, 1, None, [bad])
-    assert err.value.field == "card 'x'.edges.left"
+    assert err.value.field == "cards[0].edges.left"
 
 
 def test_catalog_has_the_three_sets_as_the_book_counts_them():
@@ -383,3 +383,106 @@ def test_catalog_has_the_three_sets_as_the_book_counts_them():
     assert cat.twists["pinnacle_of_good_form"]["requires"] == {
         "kind": "opponent_more_cards_in_play"}
     assert cat.twists["come_to_the_end"]["hourglass"] is True
+
+
+# ---------------------------------------------------------------- scenario setups against sides
+
+def setup_error(setup, options=None):
+    """The field a scenario setup is refused for."""
+    with pytest.raises(ScenarioError) as err:
+        storybook.new_game(options or {}, 7, setup)
+    return err.value.field
+
+
+def test_setup_decks_set_the_draw_order():
+    # "Draw the top card from your deck and add it to your hand": a scenario fixes the deck,
+    # the first card listed on top.
+    s = storybook.new_game({}, 7, {"board": [{"card": "alice", "cell": [3, 3]}],
+                                   "decks": {"hero": ["the_dodo", "the_gryphon"]},
+                                   "turn": "hero"})
+    assert s.decks["hero"] == ["the_gryphon", "the_dodo"]  # drawn from the end of the list
+    assert storybook.apply(s, {"type": "draw"})[0]["card"] == "the_dodo"
+    assert storybook.apply(s, {"type": "draw"})[0]["card"] == "the_gryphon"
+    assert code_of(s, {"type": "draw"}) == "deck_empty"
+    # The other seat's deck is still its remaining cards, shuffled by the seed.
+    assert sorted(s.decks["villain"]) == sorted(storybook.load_catalog().deck_for(
+        "team_captain_hook", "ally_tinker_bell", "villain"))
+
+
+def test_the_same_setup_decks_give_the_same_game_whatever_the_seed():
+    setup = {"board": [{"card": "alice", "cell": [3, 3]}], "turn": "hero",
+             "decks": {"hero": ["the_dodo", "the_gryphon", "tweedledum"]}}
+    draws = []
+    for seed in (1, 2):
+        s = storybook.new_game({}, seed, dict(setup))
+        draws.append([storybook.apply(s, {"type": "draw"})[0]["card"] for _ in range(3)])
+    assert draws[0] == draws[1] == ["the_dodo", "the_gryphon", "tweedledum"]
+
+
+def test_setup_decks_are_checked_against_sides_and_places():
+    board = [{"card": "alice", "cell": [3, 3]}]
+    # A Villain card in a Hero deck.
+    assert setup_error({"board": board, "decks": {"hero": ["the_crocodile"]}}) == \
+        "setup.decks.hero[0]"
+    # A card already on the board, in a hand, or twice in the deck.
+    assert setup_error({"board": board, "decks": {"hero": ["alice"]}}) == "setup.decks.hero[0]"
+    assert setup_error({"board": board, "hands": {"hero": ["the_dodo"]},
+                        "decks": {"hero": ["the_gryphon", "the_dodo"]}}) == "setup.decks.hero[1]"
+    assert setup_error({"board": board, "decks": {"hero": ["the_dodo", "the_dodo"]}}) == \
+        "setup.decks.hero[1]"
+    assert setup_error({"board": board, "decks": {"nobody": []}}) == "setup.decks.nobody"
+    assert setup_error({"board": board, "decks": {"hero": "the_dodo"}}) == "setup.decks.hero"
+    assert setup_error({"board": board, "decks": {"hero": [["the_dodo"]]}}) == \
+        "setup.decks.hero[0]"
+    assert setup_error({"board": board, "decks": ["the_dodo"]}) == "setup.decks"
+
+
+def test_setup_decks_in_physical_mode_are_the_unseen_cards():
+    # Physical mode has no draw order (the table reads a card when it is placed): the deck
+    # given is the set of cards the seat may still hold, and a counted hand comes out of it.
+    s = storybook.new_game({"mode": "physical"}, 7, {
+        "board": [{"card": "alice", "cell": [3, 3]}], "hands": {"hero": 1},
+        "decks": {"hero": ["the_gryphon", "the_dodo"]}, "turn": "hero"})
+    assert s.pool["hero"] == ["the_dodo", "the_gryphon"]
+    assert s.hands["hero"] == [None] and s.decks["hero"] == [None]
+    storybook.apply(s, {"type": "play", "card": "the_gryphon", "cell": [3, 4]})
+    assert s.pool["hero"] == ["the_dodo"]
+
+
+def test_a_setup_board_owner_must_be_the_cards_side():
+    # "Villain cards have a black border ... Hero cards have a white border": a card's side
+    # is printed on it; the Villain never controls the White Rabbit.
+    assert setup_error({"board": [{"card": RABBIT, "cell": [3, 3], "owner": "villain"}]}) == \
+        "setup.board[0].owner"
+    s = storybook.new_game({}, 7, {"board": [{"card": RABBIT, "cell": [3, 3],
+                                              "owner": "hero"}]})
+    assert s.board[(3, 3)][1] == "hero"
+
+
+def test_a_setup_hand_holds_only_the_seats_side():
+    assert setup_error({"board": [{"card": "alice", "cell": [3, 3]}],
+                        "hands": {"hero": ["the_dodo", CROC]}}) == "setup.hands.hero[1]"
+    assert setup_error({"board": [{"card": "alice", "cell": [3, 3]}],
+                        "hands": {"villain": [RABBIT]}}) == "setup.hands.villain[0]"
+    assert setup_error({"board": [{"card": "alice", "cell": [3, 3]}],
+                        "hands": {"hero": [{"card": RABBIT}]}}) == "setup.hands.hero[0]"
+
+
+def test_setup_plot_twists_are_among_the_seats_four():
+    # "Take the two Plot Twist cards that match your Team and the two that match your Ally.
+    # Choose one of your four Plot Twist cards": with Alice and the Mad Hatter, the Hero
+    # chooses among Alice's two and the Mad Hatter's two.
+    board = [{"card": "alice", "cell": [3, 3]}]
+    assert setup_error({"board": board, "plot_twists": {"hero": "come_to_the_end"}}) == \
+        "setup.plot_twists.hero"  # a Villain twist
+    assert setup_error({"board": board, "plot_twists": {"hero": "pinnacle_of_good_form"}}) == \
+        "setup.plot_twists.hero"  # Peter Pan's, a team the Hero did not choose
+    assert setup_error({"board": board, "plot_twists": {"hero": ["unbirthday"]}}) == \
+        "setup.plot_twists.hero"
+    assert setup_error({"board": board, "plot_twists": {"villain_a": "walk_the_plank"}}) == \
+        "setup.plot_twists.villain_a"
+    assert setup_error({"board": board, "plot_twists": "unbirthday"}) == "setup.plot_twists"
+    for twist in ("curiouser_and_curiouser", "down_the_rabbit_hole", "change_places",
+                  "unbirthday"):
+        s = storybook.new_game({}, 7, {"board": board, "plot_twists": {"hero": twist}})
+        assert s.twists["hero"] == [twist, False]

@@ -15,7 +15,7 @@ from host.table.royale_game import RoyaleGame
 from host.virtual.hands import RoyaleHands
 from shared_rules.engine import Match
 from table_helpers import until
-from tools.virtual_table import VirtualTable
+from host.virtual import VirtualTable
 
 SETUP = {"players": [{"id": "red", "cell": [0, 0], "active": ["S9"]},
                      {"id": "blue", "cell": [1, 0]}],

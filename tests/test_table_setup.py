@@ -50,7 +50,7 @@ def test_layout_errors_name_the_line(text, line, words):
     with pytest.raises(layout.LayoutError) as err:
         layout.parse(text, "table.toml")
     assert err.value.line == line and words in str(err.value)
-    assert str(err.value).startswith("table.toml, line")
+    assert str(err.value).startswith("table.toml, line %d: " % line if line else "table.toml: ")
 
 
 def test_an_enrolled_tag_resolves_and_a_forged_one_is_refused(tmp_path):

@@ -1,6 +1,8 @@
 """`fairytable run --json` says when the game waits for a tile: a virtual tile's process is
-killed mid-game (a power cut nobody restarts) and a {"waiting_for": ...} line naming the
-tile and its cells comes on stderr, though --json prints no log lines."""
+stopped mid-game (its cable pulled: the process is frozen, so the virtual table's watchdog,
+which restarts tiles that died, leaves it be) and a {"waiting_for": ...} line naming the
+tile and its cells comes on stderr, though --json prints no log lines; once the tile is
+back the game goes on to its end."""
 
 import json
 import os
@@ -48,7 +50,7 @@ def test_json_mode_says_which_tile_the_game_waits_for(tmp_path):
         assert host.poll() is None, "the game ended before a tile could be killed"
         tiles = tile_processes(host.pid)
         assert sorted(tiles) == list(range(7)), tiles
-        os.kill(tiles[6], signal.SIGKILL)       # the top row's tile loses power
+        os.kill(tiles[6], signal.SIGSTOP)       # the top row's tile loses its cable
         waiting = None
         while waiting is None and time.monotonic() < deadline and host.poll() is None:
             time.sleep(0.2)
@@ -61,6 +63,12 @@ def test_json_mode_says_which_tile_the_game_waits_for(tmp_path):
         assert waiting["message"] == ("tile e661410400000007 (cells %s) is offline: the game "
                                       "waits for it" % ", ".join("[%d, 6]" % c
                                                                  for c in range(7)))
+        os.kill(tiles[6], signal.SIGCONT)       # plugged back in: the game goes on
+        out = host.stdout.read()                # stderr stays the reader thread's
+        host.wait(600)
+        summary = json.loads(out)
+        assert summary["status"] == "finished" and summary["waiting_for"] == []
+        assert all(t["online"] for t in summary["tiles"].values())
     finally:
         if host.poll() is None:
             host.send_signal(signal.SIGINT)     # the host stops its virtual table on the way

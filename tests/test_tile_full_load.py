@@ -15,8 +15,8 @@ from vtable_helpers import WAIT_S, wait_for
 
 from host.link import TableLink
 from host.table import tags
+from host.virtual import VirtualTable
 from shared_rules import wire
-from tools.virtual_table import VirtualTable
 
 # What a full tile must keep free: room for the host's LED scenes, a burst of events, the
 # control channel's requests, without a MemoryError (measured with the tags on: ~5 KB).

@@ -1,4 +1,4 @@
-"""The rp2 tile as it is deployed: the tree tools/tile_image.py builds and the board's
+"""The rp2 tile as it is deployed: the tree host/virtual/image.py builds and the board's
 main.py it writes, run under the MicroPython unix port with stand-ins for the Pico's
 `machine`, `neopixel` and `rp2` modules (tests/rp2_stub/: emulated MFRC522 readers
 behind the chip-select pins, a counting watchdog and LED strip).
@@ -18,6 +18,7 @@ import subprocess
 import pytest
 from mpy import REPO, micropython_path, requires_micropython
 
+from host.virtual import image
 from shared_rules import wire
 from tools import tile_image
 
@@ -28,12 +29,12 @@ STUBS = os.path.join(REPO, "tests", "rp2_stub")
 
 
 def boot(tmp_path, cells=2, stdin=b"", held="", feeds=8, variant="cell"):
-    """Power up a Pico holding the rp2 tree, with the main.py tools/tile_image.py writes:
+    """Power up a Pico holding the rp2 tree, with the main.py host/virtual/image.py writes:
     (exit code, stdout bytes, stderr text)."""
-    tree = tile_image.build("rp2")
+    tree = image.build("rp2")
     main_py = tmp_path / "main.py"
     if not main_py.exists():
-        main_py.write_text(tile_image.board_main(variant, cells if variant == "cell" else None))
+        main_py.write_text(image.board_main(variant, cells if variant == "cell" else None))
     env = dict(os.environ, STUB_HELD=held, STUB_FEEDS=str(feeds),
                MICROPYPATH=os.pathsep.join([tree, STUBS, os.path.join(REPO, "firmware", "sim"),
                                             ".frozen"]))
@@ -284,8 +285,10 @@ def test_waiting_for_the_reboot_follows_the_port_away_and_back(tmp_path):
 
 
 def test_enter_maintenance_reboots_a_virtual_tile(tmp_path):
-    from tools.virtual_table import VirtualTable
-    with VirtualTable(tiles=1, cells=2, heapsize="64k", quiet=True) as vt:
+    from host.virtual import VirtualTable
+    # No watchdog restart: a Pico rebooted for maintenance stays at its REPL, and the sim
+    # board's restart would start the tile.
+    with VirtualTable(tiles=1, cells=2, heapsize="64k", quiet=True, auto_restart=False) as vt:
         tile = vt.tiles[0]
         assert tile_image.enter_maintenance(tile.port, timeout=20) == "rebooting"
         tile.proc.wait(timeout=20)

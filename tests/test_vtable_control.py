@@ -8,8 +8,8 @@ from mpy import requires_micropython
 from vtable_helpers import lit_red, red_scene, wait_event, wait_for
 
 from host.link import TableLink
+from host.virtual import ControlError, VirtualTable
 from shared_rules import wire
-from tools.virtual_table import ControlError, VirtualTable
 
 
 @requires_micropython
@@ -138,7 +138,7 @@ def test_tiles_power_off_when_the_table_process_dies():
     import sys
 
     from mpy import REPO
-    script = ("from tools.virtual_table import ControlError, VirtualTable\n"
+    script = ("from host.virtual import ControlError, VirtualTable\n"
               "import time\n"
               "vt = VirtualTable(tiles=2, cells=2).start()\n"
               "print(' '.join(str(t.proc.pid) for t in vt.tiles), flush=True)\n"

@@ -9,7 +9,7 @@ import subprocess
 
 from mpy import REPO, micropython_path
 
-from tools import tile_image
+from host.virtual import image as tile_image
 
 
 # MicroPython source: 8 emulated readers on one SPI bus with a shared RST line, as on a

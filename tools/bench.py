@@ -1,6 +1,9 @@
-"""`fairytable bench latency`: sensor-to-host and host-to-LED latency on the virtual table.
+"""Sensor-to-host and host-to-LED latency on the virtual table (a developer's benchmark).
 
-    fairytable bench latency --cells 49 --events 200 --json
+    python -m tools.bench latency --cells 49 --events 200 --json
+    python -m tools.bench render --cells 8 --seconds 5 --json
+
+Run from the repository root.
 
 Starts the virtual table (tiles of 7 cells, real firmware under MicroPython
 on pseudo-terminals), connects the host link with pyserial, then measures:
@@ -68,12 +71,12 @@ class _LedWatch:
 async def _latency(args):
     from firmware.effects import SOLID, uniform_scene
     from host.link import TableLink
-    from tools.virtual_table import VirtualTable
+    from host.virtual import open_table
 
     tiles = (args.cells + CELLS_PER_TILE - 1) // CELLS_PER_TILE
-    table = VirtualTable(tiles=tiles, cells=CELLS_PER_TILE, heapsize=args.heap)
-    await asyncio.to_thread(table.start)
-    link = TableLink(ports=table.ports())
+    ports, table = await asyncio.to_thread(open_table, (), tiles=tiles, cells=CELLS_PER_TILE,
+                                           heapsize=args.heap, announce=None)
+    link = TableLink(ports=ports)
     await link.start()
     rng = random.Random(args.seed)
     cells = [(t, c) for t in table.tiles for c in range(CELLS_PER_TILE)][:args.cells]
@@ -191,13 +194,13 @@ async def _render(args):
     from firmware.config import TIMINGS
     from firmware.effects import CHASE, PULSE, uniform_scene
     from host.link import TableLink
-    from tools.virtual_table import VirtualTable
+    from host.virtual import open_table
 
-    table = VirtualTable(tiles=1, cells=args.cells, heapsize=args.heap)
-    await asyncio.to_thread(table.start)
+    ports, table = await asyncio.to_thread(open_table, (), tiles=1, cells=args.cells,
+                                           heapsize=args.heap, announce=None)
     tile = table.tiles[0]
     try:
-        async with TableLink(ports=table.ports()) as link:
+        async with TableLink(ports=ports) as link:
             while (await link.next_event(30)).kind != "online":
                 pass
             link.set_scene(tile.uid, [(c, uniform_scene(CHASE if c % 2 else PULSE,
@@ -216,7 +219,7 @@ async def _render(args):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog="fairytable bench", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m tools.bench", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="bench", required=True)
     lat = sub.add_parser("latency", help="tag-to-host and scene-to-LED latency")
     lat.add_argument("--cells", type=int, default=49)

@@ -18,47 +18,48 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from host.link import TableLink  # noqa: E402
 from host.table import tags  # noqa: E402
-from tools.virtual_table import VirtualTable  # noqa: E402
+from host.virtual import open_table  # noqa: E402
 
 PAWNS = ("red", "blue", "green", "yellow", "purple", "orange", "white")
 
 
 async def bench(cells, per_cell):
     registry = tags.Registry(bytes(range(32)))
-    with VirtualTable(tiles=1, cells=cells, heapsize="64k", quiet=True) as vt:
-        tile = vt.tiles[0]
-        link = TableLink(ports=vt.ports())
-        await link.start()
-        try:
-            while tile.uid not in link.tiles or not link.tiles[tile.uid].online:
-                await asyncio.sleep(0.05)
-            await asyncio.sleep(1.0)
+    ports, vt = open_table((), tiles=1, cells=cells, heapsize="64k", announce=None)
+    tile = vt.tiles[0]
+    link = TableLink(ports=ports)
+    await link.start()
+    try:
+        while tile.uid not in link.tiles or not link.tiles[tile.uid].online:
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(1.0)
+        stats = await asyncio.to_thread(tile.stats)
+        print("tile of %d cells, nothing on it: heap_free %d" % (cells, stats["heap_free"]))
+        for slot in range(cells):
+            items = ["royale:S%d" % (slot + 2)] + ["pawn:" + c for c in PAWNS[:per_cell - 1]]
+            uids = []
+            for item in items:
+                uid = tags.virtual_uid("%s@%d" % (item, slot))
+                uids.append(uid.hex())
+                await asyncio.to_thread(tile.request, "place", slot=slot, uid=uid.hex(),
+                                        identity_hex=registry.identity_for(uid, item).hex())
+            deadline = time.monotonic() + 30
+            while sorted(u for u, _ in link.tiles[tile.uid].slots.get(slot, ())) != \
+                    sorted(uids):
+                if time.monotonic() > deadline:
+                    print("cell %d: the host did not see its tags" % slot)
+                    return 1
+                await asyncio.sleep(0.02)
             stats = await asyncio.to_thread(tile.stats)
-            print("tile of %d cells, nothing on it: heap_free %d" % (cells, stats["heap_free"]))
-            for slot in range(cells):
-                items = ["royale:S%d" % (slot + 2)] + ["pawn:" + c for c in PAWNS[:per_cell - 1]]
-                uids = []
-                for item in items:
-                    uid = tags.virtual_uid("%s@%d" % (item, slot))
-                    uids.append(uid.hex())
-                    await asyncio.to_thread(tile.request, "place", slot=slot, uid=uid.hex(),
-                                            identity_hex=registry.identity_for(uid, item).hex())
-                deadline = time.monotonic() + 30
-                while sorted(u for u, _ in link.tiles[tile.uid].slots.get(slot, ())) != \
-                        sorted(uids):
-                    if time.monotonic() > deadline:
-                        print("cell %d: the host did not see its tags" % slot)
-                        return 1
-                    await asyncio.sleep(0.02)
-                stats = await asyncio.to_thread(tile.stats)
-                print("cells 0..%d with %d tags each: heap_free %d" % (slot, per_cell,
-                                                                        stats["heap_free"]))
-            await asyncio.sleep(3.0)
-            stats = await asyncio.to_thread(tile.stats)
-            print("steady, %d tags on the tile: heap_free %d, task failures %d" % (
-                cells * per_cell, stats["heap_free"], stats["failures"]))
-        finally:
-            await link.stop()
+            print("cells 0..%d with %d tags each: heap_free %d" % (slot, per_cell,
+                                                                    stats["heap_free"]))
+        await asyncio.sleep(3.0)
+        stats = await asyncio.to_thread(tile.stats)
+        print("steady, %d tags on the tile: heap_free %d, task failures %d" % (
+            cells * per_cell, stats["heap_free"], stats["failures"]))
+    finally:
+        await link.stop()
+        vt.stop()
     return 0
 
 

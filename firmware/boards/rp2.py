@@ -4,8 +4,8 @@ Pin map in firmware/pins.py and hardware/. The serial stream
 is the USB CDC console in binary (sys.stdin.buffer / sys.stdout.buffer);
 Ctrl-C is disabled on it, so a 0x03 in a frame cannot interrupt the loop,
 and the REPL never sees the game protocol. The board's main.py (written by
-tools/tile_image.py) calls ``main()`` unless the tile boots for maintenance:
-REBOOT mode 1 leaves the flag file ``maintenance`` (tools/tile_image.py
+host/virtual/image.py) calls ``main()`` unless the tile boots for maintenance:
+REBOOT mode 1 leaves the flag file ``maintenance`` (host/virtual/image.py
 ``MAINTENANCE_FLAG``) that main.py looks for (hardware/protocol.md, "Deploying
 a tile"), before the tile acks the REBOOT.
 

@@ -13,9 +13,9 @@
   directory.
 - Control channel: a unix socket the virtual table listens on; one JSON object
   per line each way. Requests carry "op" and an optional "id"; the reply echoes
-  the id. See tools/virtual_table.py for the list of operations. It is the
+  the id. See host/virtual/table.py for the list of operations. It is the
   virtual table's, not the tile's: firmware/sim/control.py, loaded with the
-  emulated chips, outside the firmware's 64 KB (tools/tile_image.py). A placed
+  emulated chips, outside the firmware's 64 KB (host/virtual/image.py). A placed
   tag may be read-only ("read_only": true) or hold given pages 4..7 ("pages",
   hex); "lift" answers with the pages the tag held.
 
@@ -316,7 +316,7 @@ def _main(argv):
     # The tags the virtual table's hands put down (a card and three pawns a reader) are
     # made first, in a whole heap, before the firmware loads: placing one later only
     # loads a spare, so the emulated tags never fight the firmware for a block of its
-    # fragmented 64 KB (tools/tile_image.py counts them with the emulated chips).
+    # fragmented 64 KB (host/virtual/image.py counts them with the emulated chips).
     from firmware.sim.mfrc522_emu import tag_pool
     from shared_rules.wire import MAX_TAGS
     pool = tag_pool(spec["readers"] * MAX_TAGS)

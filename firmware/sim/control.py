@@ -2,9 +2,9 @@
 
 Not part of a tile: a real tile has no such channel. Cards placed and lifted, dice set in
 pockets, pads pressed, LED frames read, faults injected: JSON lines over a unix socket to
-the virtual table (tools/virtual_table.py lists the operations). Like the emulated chips
+the virtual table (host/virtual/table.py lists the operations). Like the emulated chips
 and the tags in their fields (firmware/sim/mfrc522_emu.py), it lives in the tile process
-but not in the 64 KB a tile's firmware has: tools/tile_image.py measures what it takes and
+but not in the 64 KB a tile's firmware has: host/virtual/image.py measures what it takes and
 adds it to the process heap.
 """
 
@@ -29,7 +29,7 @@ class ControlChannel:
 
     def __init__(self, path):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        if path is not None:    # None: its objects only (tools/tile_image.py measures them)
+        if path is not None:    # None: its objects only (host/virtual/image.py measures them)
             sock_connect(self.sock, path)
         self.sock.setblocking(False)
         self.poll = select.poll()

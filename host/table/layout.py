@@ -1,4 +1,4 @@
-"""Table layouts: which tile slot is which cell, read from TOML in hardware/layouts/.
+"""Table layouts: which tile slot is which cell, read from TOML (built in: host/layouts/).
 
 A layout file:
 
@@ -15,7 +15,12 @@ A layout file:
     pockets = 3                   # the dice tray: slot i is die pocket i
 
 Cells are [column, row] for Storybook and [x, y] with |x|+|y| <= 3 for the
-Battle Royale diamond. Errors name the file, the line, and what is wrong.
+Battle Royale diamond. A layout covers exactly the game's board: every cell of
+it on one tile's slot, no cell beside it (Storybook: the 7 x 7 grid; Battle
+Royale: the 25-cell diamond and the dice tray). Errors name the file, the line
+and the field, and what is wrong. Everything is bounded before it is used: the
+file's size, the number of tiles (at most one per cell, and the tray), the
+cells (the board's, so nothing is ever sized by a number in the file).
 """
 
 import re
@@ -23,11 +28,34 @@ import tomllib
 
 GAMES = ("storybook", "royale")
 MAX_SLOTS = {"cell": 8, "dice": 3}
+# The shipped layouts are about 1.5 kB; a layout of one tile per cell is under 10 kB.
+MAX_LAYOUT_BYTES = 64 * 1024
+MAX_NAME_CHARS = 200
+MAX_UID_HEX = 32            # a tile's unique id: 8 bytes on the RP2040, 16 at most elsewhere
+
+
+_boards = {}
+
+
+def board_cells(game):
+    """The cells of a game's board on the table, as the rules engine has them."""
+    if game not in _boards:
+        if game == "storybook":
+            from shared_rules import storybook
+            cols, rows = storybook.new_game({}, 0).grid
+            _boards[game] = frozenset((c, r) for c in range(cols) for r in range(rows))
+        else:
+            from shared_rules import royale
+            _boards[game] = frozenset(tuple(cell) for cell in royale.CELLS)
+    return _boards[game]
 
 
 class LayoutError(ValueError):
     def __init__(self, path, line, message):
-        super().__init__("%s, line %s: %s" % (path, line if line else "?", message))
+        if line:
+            super().__init__("%s, line %s: %s" % (path, line, message))
+        else:
+            super().__init__("%s: %s" % (path, message))
         self.path = path
         self.line = line
         self.message = message
@@ -122,40 +150,68 @@ def _top_line(text, key):
 
 
 def parse(text, path="<layout>"):
+    if len(text) > MAX_LAYOUT_BYTES:
+        raise LayoutError(path, None, "a layout is at most %d kB; this one is %d kB"
+                          % (MAX_LAYOUT_BYTES // 1024, len(text) // 1024))
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         found = re.search(r"line (\d+)", str(e))
         lineno = int(found.group(1)) if found else None
         raise LayoutError(path, lineno, "not valid TOML (%s)" % e) from None
+    except RecursionError:
+        raise LayoutError(path, None, "not a layout: arrays or tables nested too deeply") \
+            from None
+    except ValueError as e:    # e.g. an integer of thousands of digits
+        raise LayoutError(path, None, "not a layout: %s" % str(e).split(";")[0]) from None
     for key in sorted(doc):
         if key not in ("game", "name", "tile"):
             raise LayoutError(path, _top_line(text, key), "unknown key %r (game, name, [[tile]])"
-                              % key)
+                              % key[:40])
     game = doc.get("game")
+    if game is None:
+        raise LayoutError(path, None, 'game is missing: a layout starts with game = '
+                          '"storybook" or game = "royale"')
     if game not in GAMES:
-        raise LayoutError(path, _top_line(text, "game"), "game must be one of %s, not %r"
-                          % (", ".join(GAMES), game))
+        raise LayoutError(path, _top_line(text, "game"), "game must be one of %s, not %s"
+                          % (", ".join(GAMES), _shown(game)))
+    name = doc.get("name", game)
+    if not isinstance(name, str) or len(name) > MAX_NAME_CHARS:
+        raise LayoutError(path, _top_line(text, "name"), "name must be a text of at most %d "
+                          "characters" % MAX_NAME_CHARS)
+    board = board_cells(game)
     raw_tiles = doc.get("tile")
     if not isinstance(raw_tiles, list) or not raw_tiles:
         raise LayoutError(path, None, "a layout needs at least one [[tile]]")
+    # One cell per tile at the most, and the dice tray: checked before any tile is read.
+    most = len(board) + 1
+    if len(raw_tiles) > most:
+        raise LayoutError(path, _line_of(text, most), "tile: a %s layout has at most %d "
+                          "tiles (one per cell of its %d, and the dice tray); this one lists %d"
+                          % (game, most, len(board), len(raw_tiles)))
     tiles = []
     seen_cells = {}
     seen_uids = {}
+    dice_tile = None
     for i, raw in enumerate(raw_tiles):
         def fail(key, message, i=i):
-            raise LayoutError(path, _line_of(text, i, key), "tile %d: %s" % (i + 1, message))
+            raise LayoutError(path, _line_of(text, i, key), "tile %d, %s: %s"
+                              % (i + 1, key, message))
+        if not isinstance(raw, dict):
+            raise LayoutError(path, None, "tile %d: each tile is a [[tile]] table, not %s"
+                              % (i + 1, _shown(raw)))
         for key in sorted(raw):
             if key not in ("uid", "variant", "cells", "pockets"):
-                fail(key, "unknown key %r (uid, variant, cells, pockets)" % key)
+                fail(key[:40], "unknown key (a tile has uid, variant, cells, pockets)")
         variant = raw.get("variant", "cell")
-        if variant not in MAX_SLOTS:
-            fail("variant", 'variant must be "cell" or "dice", not %r' % (variant,))
+        if not isinstance(variant, str) or variant not in MAX_SLOTS:
+            fail("variant", 'variant must be "cell" or "dice", not %s' % _shown(variant))
         uid = raw.get("uid")
         if uid is not None:
-            if not isinstance(uid, str) or len(uid) < 8 or any(
+            if not isinstance(uid, str) or not 8 <= len(uid) <= MAX_UID_HEX or any(
                     c not in "0123456789abcdef" for c in uid.lower()):
-                fail("uid", "uid must be the tile's unique id in hex, not %r" % (uid,))
+                fail("uid", "uid must be the tile's unique id in hex (8 to %d digits), not %s"
+                     % (MAX_UID_HEX, _shown(uid)))
             uid = uid.lower()
             if uid in seen_uids:
                 fail("uid", "uid %s is already tile %d" % (uid, seen_uids[uid] + 1))
@@ -163,6 +219,8 @@ def parse(text, path="<layout>"):
         cells = []
         pockets = 0
         if variant == "cell":
+            if "pockets" in raw:
+                fail("pockets", "a cell tile has cells, not pockets")
             raw_cells = raw.get("cells")
             if not isinstance(raw_cells, list) or not raw_cells:
                 fail("cells", "a cell tile needs cells = [[column, row], ...]")
@@ -172,61 +230,74 @@ def parse(text, path="<layout>"):
             for cell in raw_cells:
                 if not (isinstance(cell, list) and len(cell) == 2
                         and all(isinstance(v, int) and not isinstance(v, bool) for v in cell)):
-                    fail("cells", "each cell is [column, row] in whole numbers, not %r" % (cell,))
+                    fail("cells", "each cell is [column, row] in whole numbers, not %s"
+                         % _shown(cell))
                 c = (cell[0], cell[1])
+                if c not in board:
+                    fail("cells", "cell %s is off the %s" % (_shown(cell), _board_words(game)))
                 if c in seen_cells:
                     fail("cells", "cell %r is already slot %d of tile %d"
                          % (list(c), seen_cells[c][1], seen_cells[c][0] + 1))
                 seen_cells[c] = (i, len(cells))
                 cells.append(c)
         else:
+            if dice_tile is not None:
+                fail("variant", "tile %d is already the dice tray; a table has one"
+                     % (dice_tile + 1))
+            dice_tile = i
             pockets = raw.get("pockets", 3)
-            if pockets != 3:
-                fail("pockets", "the dice tray has 3 pockets (one die each), not %r" % (pockets,))
+            if pockets != 3 or isinstance(pockets, bool):
+                fail("pockets", "the dice tray has 3 pockets (one die each), not %s"
+                     % _shown(pockets))
             if "cells" in raw:
                 fail("cells", "a dice tile has pockets, not cells")
         tiles.append(TileSlots(i, uid, variant, cells, pockets))
-    layout = Layout(game, doc.get("name", game), tiles, path)
-    _check_game_shape(layout, text, path)
+    missing = sorted(board - set(seen_cells))
+    if missing:
+        raise LayoutError(path, None, "tile, cells: a layout covers the full grid of the %s, "
+                          "every cell on a tile; missing %s%s" % (
+                              _board_words(game), [list(m) for m in missing[:5]],
+                              " and %d more" % (len(missing) - 5) if len(missing) > 5 else ""))
+    layout = Layout(game, name, tiles, path)
+    if game == "royale" and layout.dice_tile is None:
+        raise LayoutError(path, None, "tile, variant: Battle Royale needs a dice tile "
+                          '([[tile]] variant = "dice")')
     return layout
 
 
-def _check_game_shape(layout, text, path):
-    cells = set(layout.slot_of)
-    if layout.game == "storybook":
-        cols = max(c for c, _ in cells) + 1
-        rows = max(r for _, r in cells) + 1
-        want = set((c, r) for c in range(cols) for r in range(rows))
-        if min(c for c, _ in cells) < 0 or min(r for _, r in cells) < 0 or cells != want:
-            missing = sorted(want - cells)
-            raise LayoutError(path, None, "a Storybook layout covers a full grid from [0, 0]; "
-                              "missing %s" % ([list(m) for m in missing[:5]],))
-    else:
-        diamond = set((x, y) for x in range(-3, 4) for y in range(-3, 4) if abs(x) + abs(y) <= 3)
-        extra = sorted(cells - diamond)
-        if extra:
-            line = _line_of(text, layout.slot_of[extra[0]][0], "cells")
-            raise LayoutError(path, line, "cell %r is off the Battle Royale diamond "
-                              "(|x| + |y| <= 3)" % (list(extra[0]),))
-        missing = sorted(diamond - cells)
-        if missing:
-            raise LayoutError(path, None, "the diamond's 25 cells are all needed; missing %s"
-                              % ([list(m) for m in missing[:5]],))
-        if layout.dice_tile is None:
-            raise LayoutError(path, None, "Battle Royale needs a dice tile "
-                              '([[tile]] variant = "dice")')
+def _board_words(game):
+    if game == "storybook":
+        cols, rows = max(board_cells(game))
+        return "Storybook board (%d x %d cells, [0, 0] to [%d, %d])" % (cols + 1, rows + 1,
+                                                                        cols, rows)
+    return "Battle Royale diamond (|x| + |y| <= 3)"
+
+
+def _shown(value):
+    """A value from the file, shortened: a hostile file must not make a huge message."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def load(path):
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            data = f.read(MAX_LAYOUT_BYTES + 1)
     except OSError as e:
         raise LayoutError(path, None, "cannot read the layout (%s)" % e.strerror) from None
+    if len(data) > MAX_LAYOUT_BYTES:
+        raise LayoutError(path, None, "a layout is at most %d kB; this file is larger"
+                          % (MAX_LAYOUT_BYTES // 1024))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise LayoutError(path, line, "not UTF-8 text (byte %d)" % e.start) from None
     return parse(text, path)
 
 
 def builtin_path(game):
+    """The layout that comes with the product for ``game`` (package data of host)."""
     import os
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    return os.path.join(root, "hardware", "layouts", "%s.toml" % game)
+    host = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.join(host, "layouts", "%s.toml" % game)

@@ -1,1 +1,54 @@
-"""The virtual table: tile firmware under MicroPython, and the players' hands on it."""
+"""The virtual table, part of the product: with no table configured the host plays on it.
+
+- ``table``: the tiles, each the real firmware in a process on a pseudo-terminal
+  (``VirtualTable``, ``VirtualTile``), with a watchdog that restarts a tile that died;
+- ``image``: the firmware compiled into the image the tiles run (and a Pico gets);
+- ``hands``: the players' hands that carry moves out on it (bots, typed and web controls);
+- ``dice``: the dice those hands throw into the tray.
+
+``open_table`` is the one way run, doctor, enroll and the benchmarks get the serial
+ports of a table: the ports they were given, or those of a virtual table it starts.
+"""
+
+import sys
+
+from host.virtual.table import ControlError, TileDied, VirtualTable, VirtualTile
+
+__all__ = ["ControlError", "TileDied", "VirtualTable", "VirtualTile", "open_table"]
+
+NO_TABLE = "no table configured: starting the virtual table (%d tiles, firmware under %s)"
+
+
+def _say_no_table(vtable):
+    print(NO_TABLE % (len(vtable.tiles), vtable.interpreter), file=sys.stderr, flush=True)
+
+
+def open_table(ports=(), layout=None, tiles=7, cells=7, variants=None, interpreter="auto",
+               heapsize="64k", announce=_say_no_table):
+    """The serial ports of the table, and the VirtualTable behind them or None.
+
+    With ``ports``, those are the table (real tiles): returns ``(list(ports), None)``.
+    Without, no table is configured: a virtual table starts, shaped as ``layout`` (as many
+    tiles, their variants, as many cells as its largest tile has) or else as ``tiles``
+    tiles of ``cells`` cells (``variants``: one per tile), its firmware under
+    ``interpreter`` ("auto": MicroPython where it is installed) with ``heapsize`` for
+    each tile's firmware. ``announce(vtable)`` says so before it starts (default: the
+    "no table configured" line on stderr; None: nothing). The caller stops the virtual
+    table (``vtable.stop()``) when it is done with the ports.
+    """
+    if ports:
+        return list(ports), None
+    if layout is not None:
+        tiles = len(layout.tiles)
+        cells = max(len(t.cells) for t in layout.tiles)
+        variants = [t.variant for t in layout.tiles]
+    vtable = VirtualTable(tiles=tiles, cells=cells, variants=variants, heapsize=heapsize,
+                          interpreter=interpreter, quiet=True)
+    if announce is not None:
+        announce(vtable)
+    try:
+        vtable.start()
+    except BaseException:
+        vtable.stop()
+        raise
+    return vtable.ports(), vtable

@@ -42,11 +42,13 @@ class VirtualHands:
         try:
             return await asyncio.to_thread(fn, *args)
         except (OSError, RuntimeError) as e:
-            # A tile that died (a crash, a pulled cable): staff power-cycle it; the move
-            # is asked again by the session once the tile is back.
-            for tile in self.vtable.tiles:
-                if not tile.alive():
-                    await asyncio.to_thread(tile.restart)
+            # A tile that died (a crash, a pulled cable): the virtual table's watchdog
+            # restarts it, or else staff power-cycle it; the move is asked again by the
+            # session once the tile is back.
+            if not self.vtable.watching():
+                for tile in self.vtable.tiles:
+                    if not tile.alive():
+                        await asyncio.to_thread(tile.restart)
             raise HandsSlipped(str(e)) from None
 
     async def perform(self, state, action, at):
@@ -71,8 +73,9 @@ class VirtualHands:
         tile, slot = self._tile_slot(cell)
         uid = tags.virtual_uid(item)
         identity = self.registry.identity_for(uid, item)
-        await self._call(lambda: tile.request("place", slot=slot, uid=uid.hex(),
-                                              identity_hex=identity.hex()))
+        # Through place (not a bare request): the tile keeps the card, and puts it back
+        # when its watchdog restarts it.
+        await self._call(lambda: tile.place(slot, uid.hex(), identity_hex=identity.hex()))
         self.cards_on[cell] = item
 
     async def lift(self, cell, item=None):
@@ -96,8 +99,7 @@ class VirtualHands:
             return
         uid = tags.virtual_uid(item)
         identity = self.registry.identity_for(uid, item)
-        await self._call(lambda: tray.request("die", pocket=pocket, uid=uid.hex(),
-                                              identity_hex=identity.hex()))
+        await self._call(lambda: tray.set_die(pocket, uid.hex(), identity_hex=identity.hex()))
 
 
 class StorybookHands(VirtualHands):

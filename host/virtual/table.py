@@ -1,0 +1,662 @@
+"""The virtual table: real tile firmware in processes on pseudo-terminals.
+
+Each tile is a process running the real firmware (firmware/main.py) with
+the sim board backend (firmware/boards/sim.py): under ``micropython`` with
+a 64 KB heap for the firmware, running the mpy-cross compiled tile image
+from a ROMFS mount as a Pico does; the process heap adds the image bytes
+and the emulated reader chips on top of the 64 KB (host/virtual/image.py,
+``heapsize_for``). Or, where no ``micropython`` is installed (a Raspberry
+Pi), under CPython from the sources, which the table says when it starts.
+
+Serial: each tile gets its own pseudo-terminal. The tile process has the
+pty's master side as its stdin/stdout; the slave side is the tile's
+"serial port" (``tile.port``, e.g. /dev/pts/7), which the host opens with
+pyserial exactly as it opens /dev/ttyACM0. (Only the slave side of a pty
+has a path, so it is the host's end.) The table keeps both ends open, so a
+killed tile looks to the host like a board that went quiet, and a
+restarted one like a board that rebooted.
+
+Watchdog: a tile process that ends while the tile has power (a crash, a
+``kill -9``, a REBOOT the host asked for, the sim board's software watchdog)
+is started again after ``restart_delay_s``, as a Pico's watchdog resets it;
+the tags lying on it are put back first, as they never left the table.
+``kill()`` is different: it cuts the tile's power, and the tile stays off
+until ``restart()``. ``VirtualTable(auto_restart=False)`` leaves a dead
+process dead too (tests of a tile that stays silent). While a tile is being
+restarted, ``place``, ``lift``, ``clear`` and the gestures wait for it.
+
+Control: each tile connects back to a unix socket of the table; JSON lines.
+``VirtualTile`` wraps the operations:
+
+    place(slot, uid_hex, identity=None, identity_hex=None, pages=None, read_only=False)
+    lift(slot, uid_hex) -> the 16 bytes of pages 4..7 the tag held   clear(slot)
+    tap(slot)  double(slot)  hold(slot)   press(slot, down)
+    set_die(pocket, uid_hex=None, identity=None, identity_hex=None)
+    leds() -> bytes (GRB)  watch_leds(callback(frame_no, grb_bytes, t))
+    fault(slot, kind, **args)   garbage(raw_bytes)   deaf(ms)   stats() -> dict
+    reported() -> per slot the uids the tile has reported
+    crash()  kill()   restart()   unplug()   replug() -> new port path   wait_ready()
+
+The one way the host opens a table (the ports given, or this one) is
+``host.virtual.open_table``. ``python -m tools.virtual_table --tiles 7``
+starts a table for a developer and prints its ports.
+"""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tty
+
+from host.virtual import image
+
+# A tile process that died is started again after this long: the reset a Pico's watchdog
+# gives a tile that crashed (a hung one it resets after its timeout, and so does the sim
+# board's software watchdog, which ends the process).
+RESTART_DELAY_S = 0.5
+# The image as the tiles open it, in the table's folder (their working directory): the
+# path is source code in the tile's heap, so it is short and the same wherever the cache is.
+ROMFS_LINK = "tile.romfs"
+# How often the table looks for a tile process that died.
+WATCH_INTERVAL_S = 0.05
+
+
+def find_micropython():
+    here = os.path.join(os.path.dirname(sys.executable), "micropython")
+    if os.path.exists(here):
+        return here
+    return shutil.which("micropython")
+
+
+def _parse_size(text):
+    text = str(text).lower()
+    if text.endswith("k"):
+        return int(text[:-1]) * 1024
+    if text.endswith("m"):
+        return int(text[:-1]) * 1024 * 1024
+    return int(text)
+
+
+class ControlError(RuntimeError):
+    """A control request the tile refused or did not answer."""
+
+
+class TileDied(ControlError):
+    """The tile process ended before it answered a control request."""
+
+
+def _tag_fields(identity, identity_hex, pages, read_only):
+    """The fields of a place request that describe the tag itself (firmware/boards/sim.py)."""
+    given = [x for x in (identity, identity_hex, pages) if x is not None]
+    if len(given) > 1:
+        raise ValueError("give a tag's identity, identity_hex or pages, not several")
+    fields = {"identity": identity}
+    if identity_hex is not None:
+        fields["identity_hex"] = identity_hex
+    if pages is not None:
+        if len(pages) != 16:
+            raise ValueError("a tag's pages 4..7 are 16 bytes, not %d" % len(pages))
+        fields["pages"] = bytes(pages).hex()
+    if read_only:
+        fields["read_only"] = True
+    return fields
+
+
+class VirtualTile:
+    """One tile process, its pty and its control connection."""
+
+    def __init__(self, table, index, uid_hex, variant, cells):
+        self.table = table
+        self.index = index
+        self.uid = uid_hex
+        self.variant = variant
+        self.cells = cells
+        self.master, self.slave = os.openpty()
+        # Raw line discipline: the slave is a byte pipe, no echo, no CR/LF games.
+        tty.setraw(self.slave)
+        tty.setraw(self.master)
+        self.port = os.ttyname(self.slave)
+        self.proc = None
+        self.conn = None
+        self.lock = threading.Lock()
+        # The tile's life (power, process, the cards put back): one owner at a time, the
+        # table's watchdog or a caller of kill/restart; place/lift/clear take it too, so a
+        # card is never put down twice by a restart and its hand.
+        self.life = threading.RLock()
+        self.powered = False        # has power: a process that ends is restarted
+        self.restarting = False     # the watchdog is restarting it
+        self.watchdog_restarts = 0
+        self.replies = {}
+        self.reply_cv = threading.Condition()
+        self.next_id = 0
+        self.ready = threading.Event()
+        self.ready_info = None
+        self.frame = b""
+        self.frame_no = 0
+        self.led_callbacks = []
+        self.stderr_path = os.path.join(table.workdir, "tile%d.log" % index)
+        # What lies on the tile: it stays there while the tile is off, like real cards.
+        # (A tag the tile's reader wrote keeps what it was placed with here: lift it and
+        # place it again with the pages lift returns to carry the write across a restart.)
+        self.cards = {}         # slot -> {uid hex: the place request's tag fields}
+        self.starts = 0
+
+    # ------------------------------------------------------------ process
+
+    def start(self):
+        with self.life:
+            self._start()
+
+    def _start(self):
+        self.ready.clear()
+        self.conn = None
+        self.starts += 1
+        self.powered = True
+        args = [self.uid, self.table.control_path, self.variant, str(self.cells),
+                str(self.index)]
+        code = "from firmware.boards import sim\nsim.main()\n"
+        env = dict(os.environ)
+        # In the environment, not argv: the unix port would make each argument a qstr, in
+        # the tile's 64 KB heap (a real tile has no arguments), and spill its qstr pool.
+        env["FAIRYTABLE_TILE"] = " ".join(args)
+        if self.table.micropython:
+            readers = 3 if self.variant == "dice" else self.cells
+            heap = image.heapsize_for(self.table.romfs, self.table.heap_bytes, readers)
+            cmd = [self.table.micropython, "-X", "heapsize=%d" % heap,
+                   "-c", image.launcher(ROMFS_LINK, code)]
+            env["MICROPYPATH"] = ".frozen"
+        else:
+            cmd = [sys.executable, "-c", code]
+            roots = []
+            for package in ("firmware", "shared_rules"):
+                root = image.package_root(package)
+                if root not in roots:
+                    roots.append(root)
+            env["PYTHONPATH"] = os.pathsep.join(roots)
+        with open(self.stderr_path, "ab") as err:
+            self.proc = subprocess.Popen(cmd, stdin=self.master, stdout=self.master,
+                                         stderr=err, cwd=self.table.workdir, env=env,
+                                         start_new_session=True)
+
+    def wait_ready(self, timeout=60.0):
+        deadline = time.monotonic() + timeout
+        while not self.ready.wait(0.05):
+            if time.monotonic() > deadline or (self.proc is not None
+                                               and self.proc.poll() is not None):
+                break
+        if not self.ready.is_set():
+            raise ControlError("tile %d did not start (%s); its log:\n%s"
+                               % (self.index, "exited" if not self.alive() else "timeout",
+                                  self.log_tail()))
+        return self.ready_info
+
+    def log_tail(self, n=2000):
+        try:
+            with open(self.stderr_path, "rb") as f:
+                return f.read()[-n:].decode(errors="replace")
+        except OSError:
+            return ""
+
+    def _log(self, line):
+        with open(self.stderr_path, "a") as f:
+            f.write("virtual table: %s\n" % line)
+
+    def kill(self):
+        """Cut the tile's power: the process dies, its pty stays, and it stays off (the
+        watchdog does not restart it) until ``restart()``."""
+        with self.life:
+            self.powered = False
+            self._end_process()
+
+    def crash(self):
+        """The tile's firmware dies while it has power (SIGKILL, as a hard fault stops a
+        Pico): the table's watchdog restarts it, unless the table's ``auto_restart`` is
+        off."""
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+
+    def _end_process(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.conn = None
+        self.ready.clear()
+
+    def restart(self, wait=True):
+        """Power-cycle the tile; the cards on it are still there when it is back."""
+        with self.life:
+            self._end_process()
+            self._start()
+            if wait:
+                self.wait_ready()
+                self.power_on()
+
+    def power_on(self):
+        """Put back the cards lying on the tile, then let its firmware start."""
+        with self.life:
+            self._replace_cards()
+            self.request("start")
+
+    def _replace_cards(self):
+        for slot in sorted(self.cards):
+            for uid, fields in sorted(self.cards[slot].items()):
+                if self.variant == "dice":
+                    self.request("die", pocket=slot, uid=uid, **fields)
+                else:
+                    self.request("place", slot=slot, uid=uid, **fields)
+
+    def _watchdog_restart(self):
+        """Start the process again if it ended while the tile has power (the table's
+        watchdog thread calls this)."""
+        with self.life:
+            if not self.powered or self.alive() or self.table.stopping:
+                return
+            self.restarting = True
+            try:
+                status = self.proc.poll() if self.proc is not None else None
+                self._log("the tile process ended (status %s): the watchdog restarts it"
+                          % status)
+                time.sleep(self.table.restart_delay_s)
+                if self.table.stopping or not self.powered:
+                    return
+                self._start()
+                self.wait_ready()
+                self.power_on()
+                self.watchdog_restarts += 1
+            except (ControlError, OSError) as e:
+                # Tried again on the watchdog's next look, as a Pico that crashes at boot
+                # is reset again and again.
+                self._log("the restart failed: %s" % e)
+            finally:
+                self.restarting = False
+
+    def _wait_while_restarting(self, timeout=60.0):
+        """Return once the tile runs, or is off for good (no power, no watchdog); while
+        its process is dead and the watchdog will restart it, wait, as a player waits for
+        a tile that reboots."""
+        deadline = time.monotonic() + timeout
+        # A process killed but not yet reaped still looks alive: its control connection,
+        # gone with it, says it is down.
+        while self.restarting or (self.powered and self.table.watching()
+                                  and (not self.alive() or self.conn is None)):
+            if time.monotonic() > deadline:
+                raise ControlError("tile %d was not back %d s after its process ended; its "
+                                   "log:\n%s" % (self.index, timeout, self.log_tail()))
+            time.sleep(0.02)
+
+    def unplug(self):
+        """Pull the USB cable: the tile loses power and its serial port disappears."""
+        self.kill()
+        for fd in (self.master, self.slave):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.master = self.slave = None
+
+    def replug(self, wait=True):
+        """Plug it back in: a serial port appears (the name may differ) and the tile boots."""
+        if self.master is not None:
+            raise ControlError("tile %d is plugged in" % self.index)
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        tty.setraw(self.master)
+        self.port = os.ttyname(self.slave)
+        self.restart(wait)
+        return self.port
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    # ------------------------------------------------------------ control channel
+
+    def _attach(self, conn, hello):
+        self.conn = conn
+        self.ready_info = hello
+        self.ready.set()
+
+    def _detach(self, conn):
+        """The tile's control connection ended (its process ended): requests waiting on it
+        fail at once instead of at their timeout."""
+        with self.reply_cv:
+            if self.conn is conn:
+                self.conn = None
+            self.reply_cv.notify_all()
+
+    def _on_line(self, obj):
+        if "ev" in obj:
+            if obj["ev"] == "leds":
+                frame = bytes.fromhex(obj["hex"])
+                t = time.perf_counter()
+                self.frame = frame
+                self.frame_no = obj["frame"]
+                for cb in list(self.led_callbacks):
+                    cb(obj["frame"], frame, t)
+            return
+        with self.reply_cv:
+            self.replies[obj.get("id")] = obj
+            self.reply_cv.notify_all()
+
+    def request(self, op, timeout=30.0, **fields):
+        """Send one control request and wait for its reply (a dict).
+
+        A tile whose 64 KB heap is momentarily too fragmented for the request
+        answers MemoryError; the request is tried again a few times.
+        """
+        for attempt in range(5):
+            try:
+                return self._request(op, timeout, dict(fields))
+            except ControlError as e:
+                if "MemoryError" not in str(e) or attempt == 4:
+                    raise
+                time.sleep(0.05)
+
+    def _request(self, op, timeout, fields):
+        with self.lock:
+            self.next_id += 1
+            rid = self.next_id
+        fields["op"] = op
+        fields["id"] = rid
+        conn = self.conn
+        if conn is None:
+            if self.powered and self.alive():
+                # Killed but not yet reaped: its control connection is gone already.
+                raise TileDied("tile %d ended before it got %r" % (self.index, op))
+            raise ControlError("tile %d is not running" % self.index)
+        data = (json.dumps(fields) + "\n").encode()
+        try:
+            with self.lock:
+                conn.sendall(data)
+        except OSError:
+            raise TileDied("tile %d ended before it got %r" % (self.index, op))
+        deadline = time.monotonic() + timeout
+        with self.reply_cv:
+            while rid not in self.replies:
+                if self.conn is not conn:
+                    raise TileDied("tile %d ended before it answered %r" % (self.index, op))
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise ControlError("tile %d did not answer %r" % (self.index, op))
+                self.reply_cv.wait(left)
+            reply = self.replies.pop(rid)
+        if not reply.get("ok"):
+            raise ControlError("tile %d refused %r: %s" % (self.index, op, reply.get("error")))
+        return reply
+
+    def send_nowait(self, op, **fields):
+        """Send a control request without waiting for the reply (for benchmarks)."""
+        fields["op"] = op
+        with self.lock:
+            self.conn.sendall((json.dumps(fields) + "\n").encode())
+
+    # ------------------------------------------------------------ operations
+
+    def place(self, slot, uid_hex, identity=None, identity_hex=None, pages=None,
+              read_only=False):
+        """Put a tag on a slot. Its memory (pages 4..7) holds the identity record of
+        ``identity`` (text) or ``identity_hex``, or exactly ``pages`` (16 bytes, e.g. what
+        ``lift`` returned), or nothing; a ``read_only`` tag refuses every write. On a tile
+        that is off the tag lies there until it is back."""
+        fields = _tag_fields(identity, identity_hex, pages, read_only)
+        return self._put(slot, uid_hex, fields, "place", {"slot": slot})
+
+    def set_die(self, pocket, uid_hex=None, identity=None, identity_hex=None):
+        """Put a die in a pocket of the dice tray, ``uid_hex`` facing the reader (None:
+        the pocket is empty)."""
+        fields = _tag_fields(identity, identity_hex, None, False)
+        self._wait_while_restarting()
+        with self.life:
+            self.cards[pocket] = {uid_hex: fields} if uid_hex else {}
+            if self.alive():
+                try:
+                    return self.request("die", pocket=pocket, uid=uid_hex, **fields)
+                except TileDied:
+                    pass    # the watchdog's restart puts the die back
+        self._wait_while_restarting()
+        return None
+
+    def _put(self, slot, uid_hex, fields, op, where):
+        self._wait_while_restarting()
+        with self.life:
+            self.cards.setdefault(slot, {})[uid_hex] = fields
+            if self.alive():
+                try:
+                    return self.request(op, uid=uid_hex, **where, **fields)
+                except TileDied:
+                    pass    # the watchdog's restart puts it down with the other cards
+        self._wait_while_restarting()
+        return None
+
+    def lift(self, slot, uid_hex):
+        """Take a tag off a slot; returns the 16 bytes of pages 4..7 it held (None if it
+        was not there), so it can be put down elsewhere as it is."""
+        self._wait_while_restarting()
+        with self.life:
+            fields = self.cards.get(slot, {}).pop(uid_hex, None)
+            if self.alive():
+                try:
+                    held = self.request("lift", slot=slot, uid=uid_hex).get("pages")
+                    return bytes.fromhex(held) if held else None
+                except TileDied:
+                    pass    # off the tile now: the restart does not put it back
+        self._wait_while_restarting()
+        if fields is not None and fields.get("pages"):
+            return bytes.fromhex(fields["pages"])
+        return None
+
+    def clear(self, slot):
+        self._wait_while_restarting()
+        with self.life:
+            self.cards.pop(slot, None)
+            if self.alive():
+                try:
+                    return self.request("clear", slot=slot)
+                except TileDied:
+                    pass
+        self._wait_while_restarting()
+        return None
+
+    def tap(self, slot):
+        self._wait_while_restarting()
+        return self.request("tap", slot=slot)
+
+    def double(self, slot):
+        self._wait_while_restarting()
+        return self.request("double", slot=slot)
+
+    def hold(self, slot):
+        self._wait_while_restarting()
+        return self.request("hold", slot=slot)
+
+    def press(self, slot, down):
+        self._wait_while_restarting()
+        return self.request("press", slot=slot, down=bool(down))
+
+    def leds(self):
+        """The tile's LED buffer now (GRB bytes, 3 per LED, cell after cell)."""
+        self.request("leds")
+        return self.frame
+
+    def watch_leds(self, callback=None, on=True):
+        if callback is not None:
+            self.led_callbacks.append(callback)
+        self.request("watch", on=on)
+        return self.frame
+
+    def fault(self, slot, kind, **args):
+        return self.request("fault", slot=slot, kind=kind, args=args)
+
+    def garbage(self, data):
+        return self.request("garbage", hex=bytes(data).hex())
+
+    def deaf(self, ms):
+        """The tile drops everything the host sends for ``ms`` (a noisy line)."""
+        return self.request("deaf", ms=ms)
+
+    def stats(self):
+        """heap_free, loop_max_ms, render_max_ms, frames, idle, failures of the tile."""
+        return self.request("stats")
+
+    def reported(self):
+        """What the tile has reported per slot: a list of uid hex lists."""
+        return self.request("reported")["reported"]
+
+    def cell_pixels(self, cell, frame=None):
+        """The GRB bytes of one cell's LEDs in a frame (default: the latest)."""
+        n = self.ready_info["leds_per_cell"] * 3
+        frame = self.frame if frame is None else frame
+        return frame[cell * n:(cell + 1) * n]
+
+
+class VirtualTable:
+    """N virtual tiles; use as a context manager or call start()/stop().
+
+    ``auto_restart``: the table's watchdog starts a tile process that ended while the
+    tile has power again after ``restart_delay_s`` (see the module docstring).
+    """
+
+    def __init__(self, tiles=7, cells=7, variant="cell", heapsize="64k", interpreter="auto",
+                 uid_base=0xE661410400000000, quiet=False, variants=None, auto_restart=True,
+                 restart_delay_s=RESTART_DELAY_S):
+        self.n = tiles
+        self.cells = cells
+        self.variant = variant
+        self.heapsize = heapsize
+        self.quiet = quiet
+        self.auto_restart = auto_restart
+        self.restart_delay_s = restart_delay_s
+        self.workdir = tempfile.mkdtemp(prefix="fairytable-vtable-")
+        self.control_path = os.path.join(self.workdir, "control.sock")
+        if interpreter == "auto":
+            self.micropython = find_micropython()
+        elif interpreter == "micropython":
+            self.micropython = find_micropython()
+            if self.micropython is None:
+                raise RuntimeError("micropython is not installed")
+        else:
+            self.micropython = None
+        self.romfs = None
+        self.heap_bytes = _parse_size(heapsize)
+        # variants: one per tile (a table of cell tiles and a dice tray); else all `variant`.
+        if variants is not None and len(variants) != tiles:
+            raise ValueError("variants lists %d tiles, not %d" % (len(variants), tiles))
+        self.tiles = [VirtualTile(self, i, "%016x" % (uid_base + i + 1),
+                                  variants[i] if variants else variant, cells)
+                      for i in range(tiles)]
+        self.server = None
+        self.threads = []
+        self.stopping = False
+        self.started = False
+
+    @property
+    def interpreter(self):
+        return "micropython" if self.micropython else "cpython"
+
+    def watching(self):
+        """True while the watchdog restarts tile processes that end."""
+        return self.auto_restart and self.started and not self.stopping
+
+    def start(self, wait=True):
+        if self.micropython:
+            self.romfs = image.build_romfs("sim")
+            os.symlink(self.romfs, os.path.join(self.workdir, ROMFS_LINK))
+        elif not self.quiet:
+            print("virtual table: micropython is not installed; running the tile firmware "
+                  "under CPython (%s) with the sim backend" % sys.version.split()[0])
+        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.server.bind(self.control_path)
+        self.server.listen(64)
+        self._thread(self._accept)
+        for tile in self.tiles:
+            tile.start()
+        if wait:
+            for tile in self.tiles:
+                tile.wait_ready()
+                tile.power_on()
+        self.started = True
+        if self.auto_restart:
+            self._thread(self._watchdog)
+        return self
+
+    def _thread(self, target):
+        t = threading.Thread(target=target, daemon=True)
+        t.start()
+        self.threads.append(t)
+
+    def _watchdog(self):
+        while not self.stopping:
+            for tile in self.tiles:
+                if tile.powered and not tile.alive() and not self.stopping:
+                    tile._watchdog_restart()
+            time.sleep(WATCH_INTERVAL_S)
+
+    def _accept(self):
+        while not self.stopping:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            t = threading.Thread(target=self._serve, args=(conn,), daemon=True)
+            t.start()
+
+    def _serve(self, conn):
+        buf = b""
+        tile = None
+        try:
+            while not self.stopping:
+                data = conn.recv(65536)
+                if not data:
+                    return
+                buf += data
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    try:
+                        obj = json.loads(line)
+                    except ValueError:
+                        continue
+                    if tile is None:
+                        if obj.get("ev") == "ready":
+                            tile = self.tiles[obj["index"]]
+                            tile._attach(conn, obj)
+                        continue
+                    tile._on_line(obj)
+        except OSError:
+            return
+        finally:
+            if tile is not None:
+                tile._detach(conn)
+            try:
+                conn.close()
+            except OSError:
+                pass
+
+    def stop(self):
+        self.stopping = True
+        for tile in self.tiles:
+            tile.kill()
+        if self.server is not None:
+            self.server.close()
+        for tile in self.tiles:
+            for fd in (tile.master, tile.slave):
+                try:
+                    if fd is not None:
+                        os.close(fd)
+                except OSError:
+                    pass
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def ports(self):
+        return [t.port for t in self.tiles]
