@@ -5,7 +5,7 @@
   const $ = s => document.querySelector(s);
   let pin = sessionStorage.getItem("fairytable-pin") || "";
   const web = new URLSearchParams(location.hash.slice(1)).get("web");
-  let replay = null, timer = null;
+  let replay = null, timer = null, tilesShape = "", gamesHtml = "";
 
   function headers() {
     const h = {"X-Staff-Pin": pin, "Content-Type": "application/json"};
@@ -57,15 +57,29 @@
         '<button data-off="' + esc(t.uid) + '">off</button><button data-on="' + esc(t.uid) +
         '">on</button></div></td></tr>';
     }
-    $("#tiles").innerHTML = h;
+    // Rebuilt only when the tiles change; the numbers are updated in place (a button being
+    // pressed is never swapped out under the finger).
+    const shape = st.tiles.map(t => t.uid + (t.online ? "+" : "-") + t.readers.map(r => r.ok)).join();
+    if (shape === tilesShape) {
+      for (const t of st.tiles) {
+        const row = document.querySelector('#tiles tr[data-tile="' + t.uid + '"]');
+        if (!row) continue;
+        cols.forEach((c, i) => { row.children[i].textContent = t[c] === null ||
+          t[c] === undefined ? "?" : t[c]; });
+      }
+    } else {
+      tilesShape = shape;
+      $("#tiles").innerHTML = h;
+    }
     for (const b of document.querySelectorAll("[data-led]")) b.onclick = () => op("led_test", {tile: b.dataset.led});
     for (const b of document.querySelectorAll("[data-off]")) b.onclick = () => op("tile_off", {tile: b.dataset.off});
     for (const b of document.querySelectorAll("[data-on]")) b.onclick = () => op("tile_on", {tile: b.dataset.on});
-    $("#games").innerHTML = "<tr><th>game</th><th>kind</th><th>actions</th><th></th><th></th></tr>" +
+    const games = "<tr><th>game</th><th>kind</th><th>actions</th><th></th><th></th></tr>" +
       st.games.map(g => "<tr><td>" + g.id + "</td><td>" + esc(g.game) + "</td><td>" + g.actions +
         "</td><td>" + (g.current ? "playing" : g.finished ? "finished" : "unfinished") +
         '</td><td><button data-replay="' + g.id + '" data-steps="' + g.actions +
         '">step through</button></td></tr>').join("");
+    if (games !== gamesHtml) { gamesHtml = games; $("#games").innerHTML = games; }
     for (const b of document.querySelectorAll("[data-replay]")) b.onclick = () =>
       step(parseInt(b.dataset.replay), 0);
   }
@@ -121,7 +135,7 @@
     b.style.height = ((maxR - Math.min(...rs) + 1) * S) + "px";
     b.innerHTML = r.cells.map(c => {
       const seg = c.leds.find(s => s[0] !== "off");
-      const border = seg ? FxLeds.css(FxLeds.segment(seg, 0, 6, 0)[5] || [0, 0, 0]) : "#333";
+      const border = seg ? FxLeds.css(FxLeds.segment(seg, 0, 6, 0)[0] || [0, 0, 0]) : "#333";
       const text = c.items.map(i => i.kind === "pawn" ? "●" + i.player :
         (i.face_up ? "" : "▒") + (i.name || i.id || "")).join(" ");
       return '<div class="rcell" data-cell="' + c.cell[0] + "," + c.cell[1] + '" style="left:' +
