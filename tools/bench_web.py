@@ -3,8 +3,9 @@ with many spectators connected.
 
     python tools/bench_web.py [--game storybook] [--seconds 30] [--spectators 50]
 
-1. Latency. A headless game (bots in every seat, pace 0, the real virtual tiles) with the web
-   table on; one Chromium page (Playwright, Debian's chromium) watches as a spectator. The
+1. Latency. A game of bots in every seat (the real virtual tiles, the virtual hands, bots at a
+   300 ms pace, stopped after 60 actions) with the web table on; one Chromium page
+   (Playwright, Debian's chromium) watches as a spectator. The
    journal stamps each accepted action (time.time() when it is recorded, before it is lit);
    the page notes the wall time it drew each new action count (window.fairytable.shown). The
    latency of an action is the time from its journal stamp to the page drawing it: a view
@@ -38,9 +39,14 @@ def free_port():
         return s.getsockname()[1]
 
 
+PACE_MS = 300
+
+
 def start_host(folder, game, port, extra=()):
     journal = os.path.join(folder, "journal.db")
-    cmd = [FAIRYTABLE, "run", "--headless", "--json", "--new", "--pace", "0", "--seed", "5",
+    # Bots in every seat, played through the virtual hands at a brisk pace (each action
+    # its own change on the page); the game stops after --max-actions.
+    cmd = [FAIRYTABLE, "run", "--new", "--pace", str(PACE_MS), "--seed", "5",
            "--web", "127.0.0.1:%d" % port, "--journal", journal,
            "--staff-pin-file", os.path.join(folder, "staff.pin")]
     if game == "royale":
@@ -49,7 +55,7 @@ def start_host(folder, game, port, extra=()):
         cmd += ["--bots", "2"]
     out = open(os.path.join(folder, "host-%d.log" % port), "w+")
     proc = subprocess.Popen(cmd + list(extra), stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
-                            start_new_session=True)
+                            stdin=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         out.flush()
@@ -87,11 +93,14 @@ def percentile(values, p):
     return values[k]
 
 
+ACTIONS = 60
+
+
 def latency(game, folder):
     from playwright.sync_api import sync_playwright
     chromium = os.environ.get("FAIRYTABLE_CHROMIUM") or "/usr/bin/chromium"
     port = free_port()
-    proc, journal = start_host(folder, game, port)
+    proc, journal = start_host(folder, game, port, ["--max-actions", str(ACTIONS)])
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
@@ -142,7 +151,7 @@ async def spectate(port, n, seconds):
 def cpu(game, folder, spectators, seconds):
     port = free_port()
     # A long game: bots play on for the whole measurement (it is stopped at the end).
-    proc, _ = start_host(folder, game, port)
+    proc, _ = start_host(folder, game, port, ["--max-actions", "10000"])
     try:
         time.sleep(2)
         before, t0 = cpu_s(proc.pid), time.monotonic()
