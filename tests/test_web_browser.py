@@ -3,7 +3,6 @@ the virtual table: what the page draws, mismatches, tiles going offline and back
 after the host is killed, the staff page. Screenshots land in tests/artifacts/ (git-ignored)."""
 
 import os
-import time
 
 import pytest
 

@@ -10,7 +10,6 @@ may appear in the message, by id or by name; every face-down item carries no id.
 
 import asyncio
 import json
-import time
 
 import aiohttp
 import pytest

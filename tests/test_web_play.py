@@ -4,7 +4,6 @@ firmware to the session, as a real hand's would. The "person" here is a simple p
 reads only what the page shows that seat (window.fairytable.view) and clicks controls."""
 
 import json
-import os
 import time
 
 import pytest

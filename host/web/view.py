@@ -396,7 +396,7 @@ class WebTable:
         """
         s = self.session
         if not isinstance(msg, dict):
-            raise Refused(400, "a control is a JSON object like {\"op\": \"tap\", \"cell\": [3, 3]}.")
+            raise Refused(400, 'a control is a JSON object like {"op": "tap", "cell": [3, 3]}.')
         op = msg.get("op")
         if op not in CONTROL_OPS:
             raise Refused(400, "unknown control %r: one of %s." % (op, ", ".join(CONTROL_OPS)))
