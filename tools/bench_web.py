@@ -118,7 +118,8 @@ def latency(game, folder):
                   db.execute("SELECT game_id, seq, at FROM actions"))
     db.close()
     ms = []
-    for entry in shown:
+    # The first view is the page connecting, not an action being shown: left out.
+    for entry in shown[1:]:
         at = stamps.get((entry["game_id"], entry["actions"] - 1))
         if at is not None:
             ms.append(entry["at"] - at * 1000.0)

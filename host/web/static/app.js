@@ -248,7 +248,11 @@
     $("#progress").innerHTML = words ? '<div class="pg">' + esc(words) + "</div>" : "";
     const acted = v.log.filter(l => l.indexOf("mismatch: ") !== 0);
     const last = acted.length ? acted[acted.length - 1] : "";
-    $("#last").innerHTML = "<b>Last:</b> " + esc(last || "nothing yet");
+    // The last action and what it did (bested, overwhelmed, captured, duels, dice...).
+    const said = (v.last || []).map(e => e.type + Object.keys(e).filter(k => k !== "type" &&
+      typeof e[k] !== "object").map(k => " " + k + "=" + e[k]).join("")).slice(0, 6);
+    $("#last").innerHTML = "<b>Last:</b> " + esc(last || "nothing yet") +
+      (said.length ? '<div class="events">' + said.map(esc).join("<br>") + "</div>" : "");
     $("#tiles").innerHTML = v.tiles.map(t => '<span class="tile ' + (t.online ? "on" : "off") +
       '" data-tile="' + esc(t.id) + '" data-online="' + (t.online ? 1 : 0) +
       '"><span class="dot"></span>' + esc(t.id) + (t.online ? "" : " offline") + "</span>").join("");
