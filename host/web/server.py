@@ -147,14 +147,28 @@ class WebServer:
 
     # ------------------------------------------------------------ life
 
+    @web.middleware
+    async def _host_check(self, request, handler):
+        """On loopback, answer only requests addressed to this machine by a loopback name:
+        a page elsewhere whose DNS name was re-pointed at 127.0.0.1 (DNS rebinding) gets
+        nothing, not even the spectator view."""
+        if is_loopback(self.host):
+            name = request.host.rsplit(":", 1)[0] if not request.host.endswith("]") else \
+                request.host
+            if name.strip("[]") not in ("127.0.0.1", "localhost", "::1") and \
+                    not is_loopback(name.strip("[]")):
+                return web.json_response({"error": "this table answers only as 127.0.0.1 or "
+                                          "localhost."}, status=403)
+        return await handler(request)
+
     def _make_app(self):
-        app = web.Application(client_max_size=64 * 1024)
+        app = web.Application(client_max_size=64 * 1024, middlewares=[self._host_check])
         r = app.router
         r.add_get("/", self._page)
         r.add_get("/tv", self._page)
         r.add_get("/kiosk", self._page)
         r.add_get("/staff", self._staff_page)
-        r.add_get("/favicon.ico", lambda request: web.Response(status=204))
+        r.add_get("/favicon.ico", self._no_icon)
         r.add_static("/static", STATIC)
         r.add_get("/api/table", self._api_table)
         r.add_post("/api/control", self._api_control)
@@ -358,6 +372,9 @@ class WebServer:
             raise Refused(403, "this page (%s) may not open the table's WebSocket." % origin)
 
     # ------------------------------------------------------------ pages and API
+
+    async def _no_icon(self, request):
+        return web.Response(status=204)
 
     async def _page(self, request):
         return web.FileResponse(os.path.join(STATIC, "index.html"))
