@@ -13,23 +13,26 @@ Timings are in milliseconds; hardware/protocol.md explains each.
 
 FIRMWARE_VERSION = (0, 1, 0)
 
-TIMINGS = {
-    "frame_ms": 33,           # LED frame period (30 fps)
-    "poll_gap_ms": 2,         # pause when no reader can be polled (all failed)
-    "idle_poll_gap_ms": 100,  # the same while the host is silent
-    "arrive_polls": 1,        # consistent polls before a tag counts as arrived
-    #                           (a UID that passed BCC and CRC_A is not a misread;
-    #                           the common error is a missed read: see gone_polls)
-    "gone_polls": 3,          # consistent polls before a tag counts as gone
-    "field_settle_us": 5100,  # field on -> first WUPA (ISO/IEC 14443-3: at least 5.1 ms)
-    "heartbeat_ms": 1000,     # tile -> host heartbeat period
-    "host_timeout_ms": 3000,  # host silent this long: idle animation, stop resending
-    "resend_ms": 100,         # resend an unacknowledged event after this long
-    "health_period_ms": 5000,  # HEALTH report period and reader VersionReg check
-    "button_ms": 10,          # touch pad sampling period
-    "link_ms": 3,             # serial input polling period (a USB frame is 1 ms)
-    "watchdog_ms": 2000,      # hardware watchdog timeout
-}
+
+def timings():
+    """A fresh dict of the default timings: each tile keeps (and changes) its own."""
+    return {
+        "frame_ms": 33,           # LED frame period (30 fps)
+        "poll_gap_ms": 2,         # pause when no reader can be polled (all failed)
+        "idle_poll_gap_ms": 100,  # the same while the host is silent
+        "arrive_polls": 1,        # consistent polls before a tag counts as arrived
+        #                           (a UID that passed BCC and CRC_A is not a misread;
+        #                           the common error is a missed read: see gone_polls)
+        "gone_polls": 3,          # consistent polls before a tag counts as gone
+        "field_settle_us": 5100,  # field on -> first WUPA (ISO/IEC 14443-3: at least 5.1 ms)
+        "heartbeat_ms": 1000,     # tile -> host heartbeat period
+        "host_timeout_ms": 3000,  # host silent this long: idle animation, stop resending
+        "resend_ms": 100,         # resend an unacknowledged event after this long
+        "health_period_ms": 5000,  # HEALTH report period and reader VersionReg check
+        "button_ms": 10,          # touch pad sampling period
+        "link_ms": 3,             # serial input polling period (a USB frame is 1 ms)
+        "watchdog_ms": 2000,      # hardware watchdog timeout
+    }
 
 
 # Readers closer than this many slots never have their fields on together. A

@@ -7,29 +7,8 @@ Segments are chained cell after cell on one data pin:
 
     buffer offset of LED i of edge e of cell c = ((c * 4 + e) * leds_per_segment + i) * 3
 
-Scene (what the host sends, and what `set_cell` takes): 24 bytes per cell,
-6 bytes per segment in the order N, E, S, W:
-
-    byte 0  effect id       OFF=0 SOLID=1 BLINK=2 PULSE=3 CHASE=4 VALUE=5 RAINBOW=6
-    byte 1  red   0..255
-    byte 2  green 0..255
-    byte 3  blue  0..255
-    byte 4  a     first parameter   (meaning per effect, below)
-    byte 5  b     second parameter
-
-    OFF      dark.
-    SOLID    the colour.
-    BLINK    a = period in 20 ms units (0: 1000 ms); b = percent of the period lit (0: 50).
-    PULSE    a = period in 20 ms units (0: 2000 ms); b = lowest level 0..255 (breathes
-             between b and full).
-    CHASE    a = period of one lap in 20 ms units (0: 1000 ms); b bits 0..3 = tail length
-             in LEDs (0: 1), bit 6 = run around the whole cell (the four edges as one
-             ring) instead of along this edge, bit 7 = run backwards.
-    VALUE    a = a count (swords, shields...): that many LEDs lit in the colour from the
-             segment start; a count above the segment length lights them all and shows
-             the excess as white LEDs from the start; b = level 0..255 of the unlit LEDs
-             (0: dark), so the edge stays visible at zero.
-    RAINBOW  colour ignored; a = period in 20 ms units (0: 4000 ms); b = level (0: full).
+A cell's scene (what the host sends, and what `set_cell` takes) is 24 bytes,
+6 per segment: shared_rules/led_scene.py defines the format and each effect.
 
 An unknown effect id renders dark (an older tile ignores newer effects).
 Effects depend only on the time passed to `render`, so cells blinking the
@@ -52,50 +31,11 @@ except ImportError:  # CPython
     def ticks_diff(a, b):
         return a - b
 
-EDGE_N = 0
-EDGE_E = 1
-EDGE_S = 2
-EDGE_W = 3
-EDGES = 4
-
-OFF = 0
-SOLID = 1
-BLINK = 2
-PULSE = 3
-CHASE = 4
-VALUE = 5
-RAINBOW = 6
-EFFECT_NAMES = ("off", "solid", "blink", "pulse", "chase", "value", "rainbow")
-
-SEGMENT_BYTES = 6
-CELL_SCENE_BYTES = EDGES * SEGMENT_BYTES
-
-CHASE_RING = 0x40
-CHASE_REVERSE = 0x80
+from shared_rules.led_scene import (BLINK, CELL_SCENE_BYTES, CHASE, CHASE_RING,
+                                    CHASE_REVERSE, EDGES, PULSE, RAINBOW, SEGMENT_BYTES,
+                                    SOLID, VALUE)
 
 _DEFAULT_PERIOD_MS = (0, 0, 1000, 2000, 1000, 0, 4000)
-
-
-def segment(effect, rgb=(0, 0, 0), a=0, b=0):
-    """The 6 scene bytes of one segment, e.g. segment(VALUE, (255, 0, 0), 3)."""
-    return bytes((effect, rgb[0], rgb[1], rgb[2], a, b))
-
-
-def cell_scene(n=None, e=None, s=None, w=None):
-    """The 24 scene bytes of a cell from its four segments (None: off)."""
-    out = bytearray(CELL_SCENE_BYTES)
-    for i, seg in enumerate((n, e, s, w)):
-        if seg is not None:
-            if len(seg) != SEGMENT_BYTES:
-                raise ValueError("a segment is %d bytes, not %d" % (SEGMENT_BYTES, len(seg)))
-            out[i * SEGMENT_BYTES:(i + 1) * SEGMENT_BYTES] = seg
-    return bytes(out)
-
-
-def uniform_scene(effect, rgb=(0, 0, 0), a=0, b=0):
-    """The same segment on all four edges (a whole cell blinking, pulsing...)."""
-    seg = segment(effect, rgb, a, b)
-    return seg + seg + seg + seg
 
 
 class EffectsEngine:
@@ -160,6 +100,15 @@ class EffectsEngine:
                 self.scenes[i] = 0
         else:
             self.set_cell(cell, bytes(CELL_SCENE_BYTES))
+
+    def animated(self):
+        """Whether any segment's effect changes with time (a still scene is rendered once)."""
+        s = self.scenes
+        for k in range(0, len(s), SEGMENT_BYTES):
+            e = s[k]
+            if e == BLINK or e == PULSE or e == CHASE or e == RAINBOW:
+                return True
+        return False
 
     # -- frame timing ------------------------------------------------------------------
 

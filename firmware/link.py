@@ -31,6 +31,8 @@ from shared_rules import wire
 _MAX_PENDING = const(12)  # unacked events kept for resend; oldest dropped beyond this
 _SEEN = const(16)         # host seqs acted on lately, to drop resent duplicates
 _QUIET_TX_BYTES = const(256)  # the rp2 USB CDC transmit buffer: what a host not reading holds
+_TX_PAYLOAD = const(160)  # the biggest payload the tile encodes in place: a TAG is under 100
+#                           bytes, a SNAPSHOT 128 (main.py); a longer LOG is encoded apart
 
 
 class TileLink:
@@ -42,6 +44,9 @@ class TileLink:
         self.ticks_ms = ticks_ms
         self.ticks_diff = ticks_diff
         self.decoder = wire.Decoder()
+        # Every frame is encoded here, made at start-up while the heap is whole: a frame
+        # built piece by piece needs blocks of its size, which a fragmented heap may lack.
+        self.tx = memoryview(bytearray(wire.frame_room(_TX_PAYLOAD)))
         self.seq = 0
         # seq -> [frame bytes, last sent ms, key]; key lets a newer state of the
         # same slot replace the older unacked one (TAG and DICE carry full state).
@@ -56,6 +61,7 @@ class TileLink:
         self.tx_failed = 0
         self.tx_unheard = 0     # bytes written since the host was last heard
         self.rejected = 0       # host frames that failed to parse and get no ACK
+        self.unkept = 0         # acked frames sent once but not kept (no heap): see send
 
     def host_silent(self, now):
         # Latched: a ticks_diff is only right for half the ticks period (6.2 days of ms on
@@ -66,11 +72,21 @@ class TileLink:
         return not self.host_heard
 
     def send(self, msg_type, payload, key=None):
-        """Send one message; acked types are kept and resent until the host acks them."""
+        """Send one message; acked types are kept and resent until the host acks them.
+
+        Returns its seq, or None if it was sent once but could not be kept for resends:
+        the copy needs a block of the frame's size, which a fragmented heap may lack
+        for a while (the caller sends its news again later; see SlotTags.report_slot)."""
         self.seq = (self.seq + 1) & 0xFFFF
-        frame = wire.encode_frame(msg_type, self.seq, payload)
+        frame = self._encode(msg_type, self.seq, payload)
         now = self.ticks_ms()
         if msg_type in wire.ACKED:
+            try:
+                frame = bytes(frame)    # kept for resends
+            except MemoryError:
+                self.unkept += 1
+                self._write(frame, now)
+                return None
             if key is not None:
                 for s in list(self.pending):
                     if self.pending[s][2] == key:
@@ -86,6 +102,12 @@ class TileLink:
             self.pending[self.seq] = [frame, now, key]
         self._write(frame, now)
         return self.seq
+
+    def _encode(self, msg_type, seq, payload):
+        """The frame, encoded in the link's buffer (valid until the next frame)."""
+        if len(payload) > _TX_PAYLOAD:
+            return wire.encode_frame(msg_type, seq, payload)
+        return self.tx[:wire.encode_frame_into(self.tx, msg_type, seq, payload)]
 
     def _write(self, frame, now, resend=False):
         if (resend or self.host_silent(now)) \
@@ -160,7 +182,7 @@ class TileLink:
                 if len(seen) > _SEEN:
                     seen.pop(0)
         # An ACK's own seq is 0 (hardware/protocol.md): it is never acked or deduplicated.
-        self._write(wire.encode_frame(wire.ACK, 0, wire.ack(seq, status)), self.ticks_ms())
+        self._write(self._encode(wire.ACK, 0, wire.ack(seq, status)), self.ticks_ms())
 
     def forget_pending(self):
         """The host asked for HELLO: it resyncs by snapshot, old events are moot."""
@@ -182,5 +204,5 @@ class TileLink:
             # buffer is full): not one frame encoded per pass.
             self.last_tx = now
             self.seq = (self.seq + 1) & 0xFFFF
-            self._write(wire.encode_frame(wire.HEARTBEAT, self.seq, wire.heartbeat(
+            self._write(self._encode(wire.HEARTBEAT, self.seq, wire.heartbeat(
                 tile.uptime(now) if tile else 0)), now)

@@ -1,19 +1,12 @@
-"""The tile's main loop: poll readers, sense pads, render LEDs, talk to the host.
+"""The tile: its tasks, and its answers to the host's commands.
 
 One asyncio task per job, none blocking longer than one reader poll:
 
-- readers: round robin over the readers; a slot's tag set counts as changed
-  after ``arrive_polls`` (tags added) or ``gone_polls`` (a tag missing)
-  consistent polls, then a TAG (cell tile) or DICE (dice tray) event goes
-  to the host, acked and resent by the link until acknowledged. A new tag
-  is reported with its identity, read while it is selected; a failed read is
-  tried again at the next poll, and after ``_UNREADABLE`` polls without a
-  good read the tag is reported without one, and read again every 8th poll
-  of its slot while it stays (``_REREAD``; a TAG follows a good read). A
-  slot holds at most ``wire.MAX_TAGS``: a newcomer on a full slot waits until
-  a missing tag is gone. A reader whose poll fails (the driver raises
-  OSError) reports nothing, so no tag counts as gone, and is revived at once;
-  one that fails again before a good poll is revived ever less often;
+- readers: the readers polled phase by phase (firmware/readers.py); a slot's
+  tag set counts as changed after ``arrive_polls`` (tags added) or
+  ``gone_polls`` (a tag missing) consistent polls (firmware/presence.py),
+  then a TAG (cell tile) or DICE (dice tray) event goes to the host, acked
+  and resent by the link until acknowledged;
 - pads: touch pad samples -> tap, double tap, hold (firmware/gestures.py);
 - render: the LED scene at a fixed frame rate (firmware/effects.py), the idle
   animation while the host is silent;
@@ -22,12 +15,12 @@ One asyncio task per job, none blocking longer than one reader poll:
   board chores (the sim control channel);
 - watchdog: fed only while every other task still completes its iterations (a
   task that keeps failing gets the tile reset; see ``guarded``);
-- health: a HEALTH report, and a check of one reader per tick (VersionReg and
-  its timer set-up; a hung chip is revived with soft reset, then the shared
-  RST line, waiting out each reset without blocking; a reader that stays dead
-  is tried less and less often: see ``reader_down``).
+- health: a HEALTH report, and a check of one reader per tick
+  (``ReaderSchedule.check_reader``).
 
-The board backend (firmware/boards/rp2.py or sim.py) supplies the hardware.
+Each tile has its own timings: a copy of the defaults (firmware/config.py) that the
+host's SET_CONFIG changes. The board backend (firmware/boards/rp2.py or sim.py)
+supplies the hardware.
 """
 
 import asyncio
@@ -39,64 +32,18 @@ except ImportError:  # CPython
         return x
 
 from firmware import config
-from firmware.drivers.mfrc522 import parse_identity
-from firmware.effects import BLINK, CHASE, PULSE, RAINBOW, SEGMENT_BYTES, EffectsEngine
+from firmware.effects import EffectsEngine
 from firmware.gestures import CellPads
 from firmware.link import TileLink
+from firmware.presence import SlotTags
+from firmware.readers import ReaderSchedule
 from shared_rules import wire
 
 _TASKS = ("readers", "pads", "render", "link", "health")
-_UNREADABLE = const(3)   # polls that saw a new tag but could not read its identity
-_REREAD = const(7)       # a reported tag whose identity was never read: read again when
-#                          a slot's poll count has none of these bits (every 8th poll)
-_RST_TRIES = const(2)    # a revival may pulse the shared RST line while the reader's
-#                          failures since its last good poll are fewer than this
-_BACKOFF_MAX_MS = const(60000)   # a dead reader is checked at most this far apart
 _CHECK_TICK_MS = const(20)       # the health task's pace: one reader checked per tick
-_ANIMATED = (BLINK, PULSE, CHASE, RAINBOW)
-_SEGMENT_BYTES = SEGMENT_BYTES
 
 
-def _identity(raw):
-    """A reported tag's identity from its pages: None if they were never read (read again
-    now and then), b"" if they hold no record (an unenrolled tag), else its identity."""
-    if raw is None:
-        return None
-    return parse_identity(raw) or b""
-
-
-def row_neighbours(n, spacing):
-    """Per slot, the bit mask of the slots closer than `spacing`: the neighbours of a row
-    of cells (the tile's default until the host says where its cells lie)."""
-    near = []
-    for i in range(n):
-        mask = 0
-        for j in range(n):
-            if j != i and -spacing < j - i < spacing:
-                mask |= 1 << j
-        near.append(mask)
-    return near
-
-
-def field_phases(near, most):
-    """The readers' phases: in slot order, each reader joins the first phase that holds
-    none of its neighbours (`near`: per slot, their bit mask) and fewer than `most`
-    readers ([[0, 2, 4, 6], [1, 3, 5]] for a row of 7 with 4 fields at most)."""
-    phases = []
-    members = []                # per phase, the bit mask of its readers
-    for i in range(len(near)):
-        for k in range(len(phases)):
-            if not members[k] & near[i] and len(phases[k]) < most:
-                phases[k].append(i)
-                members[k] |= 1 << i
-                break
-        else:
-            phases.append([i])
-            members.append(1 << i)
-    return phases
-
-
-class Tile:
+class Tile(ReaderSchedule, SlotTags):
     """One tile: its readers, pads and LEDs, and its link to the host."""
 
     up_ms = 0       # uptime: ms counted, and the ticks_ms it was counted to (class
@@ -105,49 +52,19 @@ class Tile:
     def __init__(self, board, spec, timings=None):
         self.board = board
         self.spec = spec
-        # The tile's one copy of its timings (SET_CONFIG changes them in place).
-        t = config.TIMINGS
+        # The tile's own timings: a fresh copy of the defaults with the board's changes,
+        # changed further by the host's SET_CONFIG.
+        t = config.timings()
         if timings:
             t.update(timings)
         self.timings = t
         self.ticks_ms = board.ticks_ms
         self.ticks_diff = board.ticks_diff
         self.boot_ms = self.up_at = board.ticks_ms()
+        self.up_ms = 0
         self.boot_id = board.boot_id()
-        n = spec["readers"]
-        self.readers = board.readers(n)
-        for r in self.readers:
-            r.field_settle_us = t["field_settle_us"]
-        self.reader_ok = [False] * n
-        self.checked = [self.boot_ms] * n        # per reader: ticks_ms of its last check, or
-        #                                          None: check it at once (a poll failed)
-        self.fails = [0] * n                     # per reader: failures since its last good
-        #                                          poll (see reader_down)
-        # Per slot: the reported uids, sorted (reported); uid -> the identity pages the
-        # driver read, replaced by _identity() once the tag is reported (one object
-        # per tag and no pair: a full cell tile holds 32 tags, and every object per tag
-        # costs the 64 KB heap) (identities); see take_poll (doubt). Loops, not list
-        # comprehensions: each comprehension is a function of its own, whose code object
-        # a tile keeps in its heap for good.
-        self.reported = []
-        self.identities = []
-        self.doubt = []
-        for _ in range(n):
-            self.reported.append([])
-            self.identities.append({})
-            self.doubt.append({})
-        # Field scheduling (see readers_task and field_phases): readers closer than
-        # spec["field_spacing"] slots never have their fields on at the same time.
-        self.on_at = [None] * n                  # per slot: ticks_us its field went on, or None
-        self.polls = [0] * n                     # per slot: polls done (round counter)
-        self.rounds = 0                          # full rounds done (min of polls)
-        # Per slot, the bit mask of its neighbours: a row by default, the host's
-        # FIELD_NEIGHBOURS once it says where the cells lie (set_neighbours).
-        self.near = row_neighbours(n, spec.get("field_spacing") or n)
-        self.max_fields = spec.get("max_fields") or 1      # fields on at once (power)
-        self.phases = field_phases(self.near, self.max_fields)
-        self.phase = len(self.phases) - 1        # the phase being polled (0 comes first)
-        self.todo = []                           # its readers still to poll this round
+        self.init_readers(board, spec, t["field_settle_us"])
+        self.init_slots(spec["readers"])
         self.link = TileLink(board.port, t, board.ticks_ms, board.ticks_diff)
         cells = spec["cells"]
         self.effects = EffectsEngine(cells, spec["leds_per_segment"],
@@ -163,6 +80,9 @@ class Tile:
         self.running = True
         self.failures = 0
         self.snapshot_wanted = False
+        # Every attribute is made above: the attribute table holds 37 (up_ms included),
+        # and one more would grow it into a block of 752 bytes, which a tile's fragmented
+        # heap may not have once it runs.
 
     # ------------------------------------------------------------ helpers
 
@@ -215,17 +135,12 @@ class Tile:
                 room -= size
             else:
                 rest.append(i)
-        self.link.send(wire.SNAPSHOT, wire.snapshot(self.uptime(), slots, pockets))
         for i in rest:
-            self.link.send(wire.TAG, wire.tag(i, self.tags(i)), i)
-
-    def tags(self, i):
-        """Slot i's reported tags as (uid, identity) pairs, for a message."""
-        ids = self.identities[i]
-        out = []
-        for uid in self.reported[i]:
-            out.append((uid, ids.get(uid)))
-        return out
+            self.unsent |= 1 << i       # sent below, else at their next poll
+        self.link.send(wire.SNAPSHOT, wire.snapshot(self.uptime(), slots, pockets))
+        self.snapshot_wanted = False
+        for i in rest:
+            self.report_slot(i)
 
     def health(self):
         """HEALTH: a reader is ok while it polls (one that failed, and was revived but has
@@ -238,396 +153,11 @@ class Tile:
         return wire.health(self.uptime(), readers, d.crc_errors, d.garbage_bytes,
                            self.link.resends, self.board.heap_free(), self.loop_max_ms)
 
-    # ------------------------------------------------------------ readers
-
-    def start_readers(self):
-        """Reset every reader (the shared RST line, if there is one: a reader may have hung
-        before the Pico restarted), wait once, and configure each."""
-        rs = self.readers
-        if not rs:
-            return
-        if not rs[0].hard_reset(False):
-            for r in rs:
-                r.soft_reset()
-        self.board.sleep_us(rs[0].reset_ms * 1000)
-        for i in range(len(rs)):
-            try:
-                rs[i].configure()
-                self.reader_ok[i] = True
-            except OSError as e:
-                self.reader_ok[i] = False
-                self.fails[i] = _RST_TRIES      # it had its RST pulse: soft resets from now
-                self.link.send(wire.LOG, wire.log(3, "reader %d %s" % (i, e)))
-
-    def poll_reader(self, i):
-        """One inventory of reader ``i`` (which switches its field off): the uids seen, or
-        None if the reader failed. The identities of new tags land in identities[i]; so
-        do, every 8th poll, those of reported tags never read (take_poll passes them on)."""
-        r = self.readers[i]
-        if not self.reader_ok[i]:
-            try:
-                r.antenna(False)        # it failed while its field was on
-            except OSError:
-                pass
-            return None
-        # The tags of the last polls: the reported ones, and those seen but not reported
-        # yet (their identity read failed): the driver wakes each and selects it by UID.
-        known = self.reported[i]
-        doubt = self.doubt[i]
-        ids = self.identities[i]
-        if not self.polls[i] & _REREAD:
-            for uid in known:
-                if uid in ids and ids[uid] is None:
-                    del ids[uid]        # the driver reads the tags it has no entry for
-        if doubt:
-            known = known[:]
-            for uid in doubt:
-                if uid not in known:
-                    known.append(uid)
-        seen = None
-        try:
-            seen = r.inventory(wire.MAX_TAGS, ids, known)
-        except OSError:
-            self.reader_down(i)         # a hung chip: revive it now, not at the next check
-        finally:
-            if seen is None:
-                # It raised: no pages it read may stay for a tag neither reported nor in
-                # doubt (they would be taken whenever the tag came back), and a reported
-                # tag whose pages were to be read again keeps its mark (None).
-                known = self.reported[i]
-                while True:             # no list to delete from: the heap is tight
-                    for uid in ids:
-                        if uid not in known and uid not in doubt:
-                            break
-                    else:
-                        break
-                    del ids[uid]
-                for uid in known:
-                    if uid not in ids:
-                        ids[uid] = None
-        return seen
-
-    def take_poll(self, i, seen):
-        """Debounce slot ``i``'s tags against a poll that saw ``seen``; report the slot
-        when a tag came or went for good.
-
-        Each tag is debounced on its own: one not yet reported counts as
-        arrived after ``arrive_polls`` consecutive polls that see it and read
-        its identity (or ``_UNREADABLE`` polls that could not), a reported one
-        as gone after ``gone_polls`` consecutive polls that do not see it. So a
-        card swapped for another is reported at once (both for a moment), and
-        its predecessor leaves after the gone polls; on a slot that already
-        reports ``wire.MAX_TAGS`` tags the newcomer waits for that (a message
-        carries no more). A reported tag whose identity was never read gets it
-        when a later poll reads it (poll_reader), and the slot is reported again.
-        """
-        ids = self.identities[i]
-        reported = self.reported[i]
-        doubt = self.doubt[i]       # uid -> consecutive polls contradicting the report
-        changed = False
-        k = len(reported)
-        while k:                    # reported tags not seen: gone after gone_polls
-            k -= 1
-            uid = reported[k]
-            raw = ids.get(uid)
-            if raw is None:
-                ids[uid] = None     # never read: poll_reader has it read now and then
-            elif len(raw) == 16:    # its pages, read just now (an identity is 12 at most)
-                raw = _identity(raw)
-                ids[uid] = raw
-                if raw:
-                    changed = True
-            if uid in seen:
-                doubt.pop(uid, None)
-                continue
-            n = doubt.get(uid, 0) + 1
-            if n >= self.timings["gone_polls"]:
-                doubt.pop(uid, None)
-                ids.pop(uid, None)      # read its identity again when it comes back
-                del reported[k]
-                changed = True
-            else:
-                doubt[uid] = n
-        for uid in seen:            # new tags: arrived after arrive_polls
-            if uid in reported:
-                continue
-            n = doubt.get(uid, 0) + 1
-            # Every poll that saw it without its identity tried to read it (the driver
-            # keeps only good reads): after _UNREADABLE failed reads it goes without.
-            if n >= self.timings["arrive_polls"] and (uid in ids or n >= _UNREADABLE) \
-                    and len(reported) < wire.MAX_TAGS:
-                doubt.pop(uid, None)
-                ids[uid] = _identity(ids.get(uid))  # the raw pages go: one copy kept
-                reported.append(uid)
-                changed = True
-            else:
-                doubt[uid] = n
-        if doubt:                   # an unreported tag seen, then not again
-            for uid in list(doubt):
-                if uid not in seen and uid not in reported:
-                    del doubt[uid]
-                    ids.pop(uid, None)
-        if not changed:
-            return
-        reported.sort()
-        if self.spec["dice_pockets"]:
-            uid = reported[0] if reported else None
-            self.link.send(wire.DICE, wire.dice(i, (uid, ids.get(uid)) if uid else None), i)
-        else:
-            self.link.send(wire.TAG, wire.tag(i, self.tags(i)), i)
-
-    def reader_down(self, i, failed=True):
-        """Take reader ``i`` out of the polls (field off) until the health task revives it.
-
-        ``failed``: it failed (a poll, its check, an identity write, its field), which
-        counts in ``fails`` until its next good poll (readers_task). The first failure is
-        said in a LOG and revived at once; one more before a good poll (a reader that
-        configures fine but fails each poll, say a brown-out when its field goes on) is
-        quiet and revived after a wait that doubles with each (health_task). Its slot
-        keeps what it last reported meanwhile: a failed reader invents no lift, and
-        HEALTH says it is not ok. (Not ``failed``: the shared RST line reset it.)"""
-        if failed:
-            if not self.fails[i]:
-                self.link.send(wire.LOG, wire.log(3, "reader %d %s" % (i, "failed")))
-            self.fails[i] += 1
-            self.checked[i] = None if self.fails[i] < 2 else self.ticks_ms()
-        self.reader_ok[i] = False
-        if self.on_at[i] is not None:
-            self.on_at[i] = None
-            try:
-                self.readers[i].antenna(False)
-            except OSError:
-                pass
-        if i in self.todo:
-            self.todo.remove(i)         # its turn is over
-            self.polls[i] += 1
-
-    async def revive(self, i):
-        """Revive reader ``i``, which failed its check or a poll.
-
-        A soft reset first; then, if that did not help and it has not failed too often,
-        the RST line, which resets every reader on the tile: each is configured again,
-        so none polls with its reset defaults. Each reset's wait (``reset_ms``) is an
-        asyncio sleep: the LEDs, the pads and the other readers go on meanwhile.
-        """
-        rs = self.readers
-        r = rs[i]
-        self.reader_down(i, self.reader_ok[i])     # its check failed; else counted already
-        r.errors += 1
-        r.reinits += 1
-        group = (i,)
-        for hard in (False, True):
-            if not hard:
-                try:
-                    r.soft_reset()
-                except OSError:
-                    pass
-            elif self.fails[i] < _RST_TRIES and r.hard_reset(False):
-                # Every chip on the line is reset now, its field off: none may poll
-                # before it is configured again.
-                # (Their reinits do not count it: HEALTH's reinits say which chip hung.)
-                group = range(len(rs))
-                for j in group:
-                    self.reader_down(j, False)
-            else:
-                break
-            await self.board.sleep_ms(r.reset_ms)
-            for j in group:
-                try:
-                    rs[j].configure()
-                except OSError:
-                    if j != i and not self.fails[j]:
-                        self.reader_down(j)     # it worked until the RST pulse
-                    continue
-                self.reader_ok[j] = True
-                self.checked[j] = self.ticks_ms()
-            if self.reader_ok[i]:
-                return      # back in the polls; "back" once one of them is good
-        self.fails[i] += 1
-        self.checked[i] = self.ticks_ms()
-
-    async def readers_task(self):
-        """Poll every reader, phase by phase, each with its own field on and settled.
-
-        A card needs `field_settle_us` of field before it must answer (ISO/IEC
-        14443-3: 5 ms), neighbouring readers never have their fields on
-        together, and at most `max_fields` are on at once (the readers' power
-        budget, hardware/tile.md). So the readers are split into fixed phases
-        of readers that are no neighbours (every other cell of a row: 0 2 4 6,
-        then 1 3 5), polled phase after phase. A field goes on as soon as no
-        neighbour's field is on and the budget allows: the next phase's fields
-        go on while the current phase is still being read, so they settle
-        while the loop polls, serves the host and renders the LEDs. A round of
-        a row of 7 cells takes about two settle times, where one field at a
-        time would take seven. The fixed phases bound every reader's wait:
-        between two polls of a reader each other reader is polled once,
-        whatever a slow poll (a new card's identity read) does to the timing.
-        hardware/protocol.md ("Tile timings") has the numbers.
-
-        The task starts (and, after an exception, starts over) with every field off and
-        a fresh round: a round cut short may have left fields on, of readers that no
-        longer wait their turn, and their neighbours could never go on.
-        """
-        sleep_ms = self.board.sleep_ms
-        ticks_us = self.board.ticks_us
-        diff = self.ticks_diff
-        on_at = self.on_at
-        phases = self.phases
-        todo = self.todo                # the current phase's readers still to poll
-        lit = False                     # a field went on this round
-        self._fields_off()
-        while self.running:
-            if not todo:
-                # The phase is over: on to the next.
-                self.phase = (self.phase + 1) % len(phases)
-                if self.phase == 0:
-                    self._round_done()
-                    if self.idle or not lit:
-                        # With no host listening, poll at a walk: a round, then a pause
-                        # with every field off (less RF, less power, less CPU). With no
-                        # reader working, do not spin.
-                        self.beat("readers", self.ticks_ms())
-                        await sleep_ms(self.timings["idle_poll_gap_ms" if self.idle
-                                                     else "poll_gap_ms"])
-                    lit = False
-                for i in phases[self.phase]:
-                    if self.reader_ok[i]:
-                        todo.append(i)
-                    else:
-                        self.polls[i] += 1  # its turn passes; the health check revives it
-                continue
-            if self._fields_on(ticks_us()):
-                lit = True
-            # The reader to poll: the current phase's whose field has been on longest.
-            best = -1
-            for i in todo:
-                if on_at[i] is not None and (best < 0 or diff(on_at[best], on_at[i]) > 0):
-                    best = i
-            if best < 0:
-                # None could go on (a reader failing to switch): do not spin.
-                await sleep_ms(self.timings["poll_gap_ms"])
-                continue
-            wait = self.timings["field_settle_us"] - diff(ticks_us(), on_at[best])
-            if wait > 1000:
-                # The loop's sleeps count whole milliseconds: sleep what surely ends
-                # before the settle time does, and the last fraction of it below.
-                await sleep_ms(wait // 1000)
-                continue
-            if wait > 0:
-                self.board.sleep_us(wait)
-            start = ticks_us()
-            todo.remove(best)
-            self.polls[best] += 1
-            seen = False
-            try:
-                seen = self.poll_reader(best)       # switches the field off again
-            finally:
-                on_at[best] = None
-                if seen is False:
-                    # It raised (a MemoryError, say): its field may be on still.
-                    try:
-                        self.readers[best].antenna(False)
-                    except OSError:
-                        pass
-            # A board whose readers are quicker than real chips (the sim's emulators)
-            # takes the rest of the poll's chip time here.
-            self.board.chip_wait(best, start)
-            if seen is not None:
-                if self.fails[best]:
-                    self.fails[best] = 0
-                    self.link.send(wire.LOG, wire.log(2, "reader %d %s" % (best, "back")))
-                self.take_poll(best, seen)
-            self.beat("readers", self.ticks_ms())
-            await sleep_ms(0)
-
-    def _fields_on(self, now_us):
-        """Switch on the fields that may go on: first the current phase's readers still to
-        poll, then the next phase's. A field goes on when no neighbour's field is on and
-        fewer than `max_fields` are on. With the host silent, the next round's fields wait
-        until this round is over (it ends with every field off). True if any went on."""
-        on_at = self.on_at
-        fields = 0
-        for i in range(len(on_at)):
-            if on_at[i] is not None:
-                fields += 1
-        went_on = False
-        nxt = (self.phase + 1) % len(self.phases)
-        for group in (self.todo, None if self.idle and nxt == 0 else self.phases[nxt]):
-            if group is None:
-                break
-            for i in group:
-                if fields >= self.max_fields or on_at[i] is not None \
-                        or not self.reader_ok[i] or self._neighbour_on(i):
-                    continue
-                try:
-                    self.readers[i].antenna(True)
-                    on_at[i] = now_us
-                    fields += 1
-                    went_on = True
-                except OSError:
-                    self.readers[i].errors += 1
-                    self.reader_down(i)         # the health check revives it
-        return went_on
-
-    def _neighbour_on(self, i):
-        on_at = self.on_at
-        near = self.near[i]
-        for j in range(len(on_at)):
-            if near >> j & 1 and on_at[j] is not None:
-                return True
-        return False
-
-    def set_neighbours(self, masks):
-        """FIELD_NEIGHBOURS: the host says which readers are neighbours on the table (its
-        cells need not lie in a row). An ACK status: unsupported, and nothing changes,
-        unless there is a mask per reader, none names a slot the tile lacks or the reader
-        itself, and each neighbour names the other back. Every field goes off and the
-        next round polls in the new phases."""
-        n = len(self.readers)
-        if len(masks) != n:
-            return wire.ACK_UNSUPPORTED
-        for i in range(n):
-            if masks[i] >> n or masks[i] >> i & 1:
-                return wire.ACK_UNSUPPORTED
-            for j in range(n):
-                if (masks[i] >> j & 1) != (masks[j] >> i & 1):
-                    return wire.ACK_UNSUPPORTED
-        self.near = masks
-        # In place: the readers task holds these lists. Readers left to poll this round
-        # wait for the next one.
-        self.phases[:] = field_phases(masks, self.max_fields)
-        self._fields_off()
-        return wire.ACK_OK
-
-    def _fields_off(self):
-        """Every field off; the next round starts from the first phase."""
-        on_at = self.on_at
-        for i in range(len(on_at)):
-            if on_at[i] is not None:
-                on_at[i] = None
-                try:
-                    self.readers[i].antenna(False)
-                except OSError:
-                    self.readers[i].errors += 1
-        del self.todo[:]
-        self.phase = len(self.phases) - 1
-
-    def _round_done(self):
-        """Count rounds (every reader polled once more); True when one just ended."""
-        low = self.polls[0]
-        for p in self.polls:
-            if p < low:
-                low = p
-        if low <= self.rounds:
-            return False
-        self.rounds = low
-        if low == 1:                    # the first round: the tile knows what lies on it
-            if self.snapshot_wanted:
-                self.snapshot_wanted = False
-                self.snapshot()
-        return True
-
-    # ------------------------------------------------------------ pads
+    def round_done(self):
+        """Every reader has been polled once more: the tile knows what lies on it, and
+        sends the snapshot the host asked for before then (or that could not be sent)."""
+        if self.snapshot_wanted:
+            self.snapshot()
 
     async def pads_task(self):
         sleep_ms = self.board.sleep_ms
@@ -657,12 +187,7 @@ class Tile:
     def scene_moved(self):
         """Note a new scene, and whether any segment of it changes with time."""
         self.scene_changed = True
-        scenes = self.effects.scenes
-        animated = False
-        for k in range(0, len(scenes), _SEGMENT_BYTES):
-            if scenes[k] in _ANIMATED:
-                animated = True
-        self.animated = animated
+        self.animated = self.effects.animated()
 
     def render_now(self):
         """Show a new scene at once instead of at the next frame (the host just spoke)."""
@@ -707,11 +232,11 @@ class Tile:
             self.link.forget_pending()
             self.link.send(wire.HELLO, self.hello())
         elif t == "snapshot_request":
-            # Before the first round of polls the tile does not know what lies on it yet.
+            # Before the first round of polls the tile does not know what lies on it yet;
+            # a snapshot that could not be sent (MemoryError) goes after the next round.
+            self.snapshot_wanted = True
             if self.rounds:
                 self.snapshot()
-            else:
-                self.snapshot_wanted = True
         elif t == "led_scene":
             status = self.set_scene(msg["cells"])
             self.render_now()
@@ -781,18 +306,7 @@ class Tile:
             # The driver's words go to the host as they are; it phrases them for people
             # (every string here costs the tile heap).
         if raw is not None:
-            ids = self.identities[i]
-            if uid in self.reported[i]:
-                # A reported tag keeps its parsed identity; a new one goes to the host.
-                new = _identity(raw)
-                if ids.get(uid) != new:
-                    ids[uid] = new
-                    if self.spec["dice_pockets"]:
-                        self.link.send(wire.DICE, wire.dice(i, (uid, new)), i)
-                    else:
-                        self.link.send(wire.TAG, wire.tag(i, self.tags(i)), i)
-            else:
-                ids[uid] = raw      # pages, parsed when the tag is reported
+            self.identity_written(i, uid, raw)
         self.link.send(wire.WRITE_RESULT, wire.write_result(msg["seq"], i, ok, uid, why))
 
     async def link_task(self):
@@ -819,29 +333,9 @@ class Tile:
         """Check one reader per tick (the one due first), and send HEALTH every period."""
         sleep_ms = self.board.sleep_ms
         reported = self.ticks_ms()
-        checked = self.checked
-        fails = self.fails
         while self.running:
             now = self.ticks_ms()
-            # One reader a tick, the first that is due: a failed one at once, a healthy
-            # one every health period (VersionReg and the timer set-up, 3 SPI
-            # transactions), a dead one ever less often.
-            period = self.timings["health_period_ms"]
-            for i in range(len(checked)):
-                wait = period << (fails[i] if fails[i] < 5 else 5)
-                if checked[i] is None or self.ticks_diff(now, checked[i]) >= (
-                        wait if wait < _BACKOFF_MAX_MS else _BACKOFF_MAX_MS):
-                    ok = False
-                    if self.reader_ok[i]:
-                        try:
-                            ok = self.readers[i].check()
-                        except OSError:
-                            pass
-                    if ok:
-                        checked[i] = now
-                    else:
-                        await self.revive(i)
-                    break
+            await self.check_reader(now)
             if self.ticks_diff(now, reported) >= self.timings["health_period_ms"]:
                 reported = now
                 self.link.send(wire.HEALTH, self.health())
@@ -902,9 +396,17 @@ class Tile:
             self.beat(name, now)
         self.board.start_watchdog(self.timings["watchdog_ms"])
         g = self.guarded
-        await asyncio.gather(g("readers", self.readers_task), g("pads", self.pads_task),
-                             g("render", self.render_task), g("link", self.link_task),
-                             g("health", self.health_task), g("watchdog", self.watchdog_task))
+        # The tasks run for good, side by side, the watchdog's in this coroutine:
+        # asyncio.gather would load a module of its own (about 900 bytes of the 64 KB
+        # heap) to wait for tasks that never end. The list keeps them referenced (CPython's
+        # loop does not), and lives as long as this coroutine: for good.
+        tasks = [asyncio.create_task(g("readers", self.readers_task)),
+                 asyncio.create_task(g("pads", self.pads_task)),
+                 asyncio.create_task(g("render", self.render_task)),
+                 asyncio.create_task(g("link", self.link_task)),
+                 asyncio.create_task(g("health", self.health_task))]
+        await g("watchdog", self.watchdog_task)
+        return tasks
 
 
 def run(board, spec, timings=None):

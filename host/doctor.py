@@ -21,11 +21,10 @@ import asyncio
 import json
 import sys
 
-from firmware import effects
-from shared_rules import wire
+from shared_rules import led_scene, wire
 
-CHECK_SCENE = effects.cell_scene(*[effects.segment(effects.CHASE, (255, 255, 255), 25, 0x42)
-                                   for _ in range(4)])
+CHECK_SCENE = led_scene.cell_scene(*[led_scene.segment(led_scene.CHASE, (255, 255, 255), 25,
+                                                       0x42) for _ in range(4)])
 
 # The counters a tile's report shows, in order (TileState.health has what each means).
 _LINK_NUMBERS = ("crc_errors", "garbage_bytes", "resends", "tile_resends", "tile_rx_crc_errors",

@@ -25,10 +25,11 @@ import asyncio
 import sys
 import time
 
-from firmware.drivers.mfrc522 import IDENTITY_FIRST_PAGE, identity_record
 from host import installation
 from host.table import tags
 from shared_rules import wire
+from shared_rules.tag_identity import FIRST_PAGE as IDENTITY_FIRST_PAGE
+from shared_rules.tag_identity import record as identity_record
 
 VIRTUAL_SLOT = 0        # where the virtual table's hands hold each tag
 

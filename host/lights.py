@@ -2,11 +2,11 @@
 
 A scene is four edge segments (N, E, S, W); a segment is
 (effect, (r, g, b), a, b) with the effect names and parameters of
-firmware/effects.py (the tiles render them). Scenes are computed from data
+shared_rules/led_scene.py (the tiles render them). Scenes are computed from data
 only, so the same state always lights the same way, after a restart too.
 """
 
-from firmware import effects
+from shared_rules import led_scene
 
 OFF = ("off", (0, 0, 0), 0, 0)
 DARK_CELL = (OFF, OFF, OFF, OFF)
@@ -26,10 +26,10 @@ PAWN_COLOURS = {"red": (255, 0, 0), "blue": (0, 60, 255), "green": (0, 200, 30),
 
 
 def encode(scene):
-    """The 24 bytes the tiles take for a cell (firmware/effects.py's scene format)."""
-    return effects.cell_scene(*[effects.segment(effects.EFFECT_NAMES.index(seg[0]), seg[1],
-                                                min(255, seg[2]), min(255, seg[3]))
-                                for seg in scene])
+    """The 24 bytes the tiles take for a cell (shared_rules/led_scene.py's format)."""
+    return led_scene.cell_scene(*[led_scene.segment(led_scene.effect_id(seg[0]),
+                                                    seg[1], min(255, seg[2]), min(255, seg[3]))
+                                  for seg in scene])
 
 
 def solid(rgb):

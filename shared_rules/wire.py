@@ -96,8 +96,9 @@ DOUBLE_TAP = 2
 HOLD = 3
 GESTURE_NAMES = {TAP: "tap", DOUBLE_TAP: "double", HOLD: "hold"}
 
-# LED scene of one cell: 4 segments (N, E, S, W) x 6 bytes (effect, r, g, b, a, b),
-# as firmware/effects.py defines and renders it. The codec carries it opaque.
+# LED scene of one cell: 4 segments (N, E, S, W) x 6 bytes (effect, r, g, b, a, b), as
+# shared_rules/led_scene.py defines it (firmware/effects.py renders it). The codec carries
+# it opaque.
 SCENE_BYTES = 24
 MAX_SCENE_CELLS = 8
 
@@ -128,7 +129,7 @@ REBOOT_BOOTLOADER = 2     # the UF2 bootloader (machine.bootloader())
 MAX_TAGS = 4      # tags reported per slot (a card and pawns)
 _MAX_UID = const(10)       # ISO 14443-3A triple-size UID
 _MAX_IDENTITY = const(16)
-_RECORD_LEN = const(16)    # an identity record: NTAG pages 4..7 (firmware/drivers/mfrc522.py)
+_RECORD_LEN = const(16)    # an identity record: NTAG pages 4..7 (shared_rules/tag_identity.py)
 _MAX_REASON = const(64)
 _MAX_SLOTS = const(8)      # readers of a tile
 
@@ -200,12 +201,67 @@ def _u32(v):
 
 def encode_frame(msg_type, seq, payload=b"", version=PROTOCOL_VERSION):
     """Build the bytes of one frame, delimiter included."""
-    if len(payload) > MAX_PAYLOAD:
-        raise WireError("payload of %d bytes exceeds the %d-byte limit"
-                        % (len(payload), MAX_PAYLOAD))
-    body = bytes((version & 0xFF, msg_type & 0xFF)) + _u16(seq & 0xFFFF) + bytes(payload)
-    body += _u32(binascii.crc32(body))
-    return cobs_encode(body) + b"\x00"
+    buf = bytearray(frame_room(len(payload)))
+    n = encode_frame_into(buf, msg_type, seq, payload, version)
+    return bytes(memoryview(buf)[:n])
+
+
+def frame_room(payload_len):
+    """The bytes ``encode_frame_into`` needs for a payload of ``payload_len`` bytes."""
+    body = _HEADER_LEN + payload_len + _CRC_LEN
+    return body + 2 + body // 254
+
+
+def encode_frame_into(buf, msg_type, seq, payload=b"", version=PROTOCOL_VERSION):
+    """Write one frame, delimiter included, into ``buf`` (a bytearray of at least
+    ``frame_room(len(payload))`` bytes); returns its length.
+
+    Nothing as big as the frame is allocated: a tile, whose fragmented heap may have no
+    such block, encodes every frame in one buffer it made at start-up. The body (header,
+    payload, CRC) is written to the end of the room, then byte-stuffed forward in place:
+    the COBS output never overtakes the body it reads.
+    """
+    n = len(payload)
+    if n > MAX_PAYLOAD:
+        raise WireError("payload of %d bytes exceeds the %d-byte limit" % (n, MAX_PAYLOAD))
+    body = _HEADER_LEN + n + _CRC_LEN
+    at = 2 + body // 254
+    if len(buf) < at + body:
+        raise WireError("a buffer of %d bytes cannot hold a frame of %d" % (len(buf), body))
+    buf[at] = version & 0xFF
+    buf[at + 1] = msg_type & 0xFF
+    buf[at + 2] = (seq >> 8) & 0xFF
+    buf[at + 3] = seq & 0xFF
+    buf[at + _HEADER_LEN:at + _HEADER_LEN + n] = payload
+    crc = binascii.crc32(memoryview(buf)[at:at + _HEADER_LEN + n]) & 0xFFFFFFFF
+    k = at + _HEADER_LEN + n
+    buf[k] = crc >> 24
+    buf[k + 1] = (crc >> 16) & 0xFF
+    buf[k + 2] = (crc >> 8) & 0xFF
+    buf[k + 3] = crc & 0xFF
+    # COBS, as cobs_encode does it.
+    code_at = 0
+    o = 1
+    code = 1
+    for i in range(at, at + body):
+        b = buf[i]
+        if b == 0:
+            buf[code_at] = code
+            code_at = o
+            o += 1
+            code = 1
+        else:
+            buf[o] = b
+            o += 1
+            code += 1
+            if code == 0xFF:
+                buf[code_at] = code
+                code_at = o
+                o += 1
+                code = 1
+    buf[code_at] = code
+    buf[o] = 0
+    return o + 1
 
 
 class Frame:

@@ -6,10 +6,10 @@ Plain functions without fixtures: the same module runs under MicroPython
 
 import pytest
 
-from firmware.effects import (
+from firmware.effects import EffectsEngine
+from shared_rules.led_scene import (
     BLINK, CHASE, CHASE_RING, CHASE_REVERSE, EDGE_E, EDGE_N, EDGE_S, EDGE_W, OFF, PULSE,
-    RAINBOW, SOLID, VALUE, CELL_SCENE_BYTES, EffectsEngine, cell_scene, segment,
-    uniform_scene,
+    RAINBOW, SOLID, VALUE, CELL_SCENE_BYTES, cell_scene, segment, uniform_scene,
 )
 
 RED = (255, 0, 0)
@@ -292,3 +292,16 @@ def test_due_skips_ahead_after_a_long_stall():
     assert e.due(500)               # late: render now ...
     assert not e.due(510)
     assert e.due(540)               # ... and keep the period from there
+
+
+def test_a_scene_is_animated_when_any_edge_changes_with_time():
+    e = EffectsEngine(2)
+    assert not e.animated()                         # every cell off
+    e.set_cell(0, uniform_scene(SOLID, RED))
+    e.set_segment(1, EDGE_W, VALUE, RED, 3)
+    assert not e.animated()                         # still: rendered once
+    for effect in (BLINK, PULSE, CHASE, RAINBOW):
+        e.set_segment(1, EDGE_S, effect, RED, 10)
+        assert e.animated(), effect
+        e.set_segment(1, EDGE_S, OFF)
+    assert not e.animated()

@@ -2,7 +2,7 @@
 
 import pytest
 
-from firmware.drivers.mfrc522 import IDENTITY_FIRST_PAGE
+from shared_rules.tag_identity import FIRST_PAGE as IDENTITY_FIRST_PAGE
 from host import enroll
 from host.table import tags
 

@@ -7,7 +7,7 @@ import time
 import pytest
 from mpy import requires_micropython
 
-from firmware.drivers.mfrc522 import identity_record, parse_identity
+from shared_rules.tag_identity import parse as parse_identity, record as identity_record
 from host import enroll
 from host.table import tags
 from host.virtual import VirtualTable

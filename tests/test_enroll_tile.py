@@ -11,7 +11,7 @@ from mpy import requires_micropython
 from test_firmware_loop_micropython import Host
 from vtable_helpers import wait_event
 
-from firmware.drivers.mfrc522 import identity_record
+from shared_rules.tag_identity import record as identity_record
 from host.link import LinkError, TableLink
 from host.table import tags
 from host.virtual import VirtualTable

@@ -12,8 +12,8 @@ import pytest
 import serial
 from mpy import requires_micropython
 
-from firmware.effects import CHASE, PULSE, SOLID, uniform_scene
 from host.virtual import image as tile_image
+from shared_rules.led_scene import CHASE, PULSE, SOLID, uniform_scene
 from shared_rules import wire
 from host.virtual import VirtualTable
 

@@ -13,7 +13,7 @@ import logging
 import pytest
 from vtable_helpers import FakeTile, drain, red_scene, wait_event, wait_for
 
-from firmware.effects import SOLID, uniform_scene
+from shared_rules.led_scene import SOLID, uniform_scene
 from host.link import LinkTimings, TableLink
 from shared_rules import wire
 

@@ -11,7 +11,7 @@ import pytest
 from mpy import requires_micropython
 from vtable_helpers import Cable, dark, drain, lit_red, red_scene, wait_event, wait_for
 
-from firmware.main import field_phases
+from firmware.readers import field_phases
 from host.link import TableLink
 from host.virtual import VirtualTable
 from shared_rules import wire

@@ -11,7 +11,8 @@ comes back by itself.
 
 import pytest
 
-from firmware.drivers.mfrc522 import MFRC522, identity_record, parse_identity
+from firmware.drivers.mfrc522 import MFRC522
+from shared_rules.tag_identity import parse as parse_identity, record as identity_record
 from firmware.sim.mfrc522_emu import (
     Mfrc522Emulator, NtagCard, SimPin, SimSPI, crc_a, ACTIVE, HALT, IDLE,
 )

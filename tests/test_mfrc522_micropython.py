@@ -60,13 +60,15 @@ def test_portable_tests_pass_under_micropython(module):
 # The tile scenario is compiled too, so the heap holds only what a tile holds at run time.
 TILE = """
 import gc
-from firmware.drivers.mfrc522 import MFRC522, identity_record, parse_identity
+from firmware.drivers.mfrc522 import MFRC522
+from shared_rules.tag_identity import parse as parse_identity, record as identity_record
 from firmware.sim.mfrc522_emu import SimSPI, SimPin, Mfrc522Emulator, NtagCard
 # A tile allocates its big long-lived buffers first, before polling makes garbage
 # (a 64 KB heap that is fragmented has no room for a 576-byte LED buffer later).
 lights = None
 if WITH_LIGHTS:
-    from firmware.effects import EffectsEngine, uniform_scene, PULSE
+    from firmware.effects import EffectsEngine
+    from shared_rules.led_scene import uniform_scene, PULSE
     lights = EffectsEngine(8, leds_per_segment=6)
     for c in range(8):
         lights.set_cell(c, uniform_scene(PULSE, (255, 255, 255), 50))
@@ -179,8 +181,9 @@ def test_eight_emulated_readers_and_the_driver_fit_in_64k_with_bytecode_in_the_h
 
 NO_ALLOCATION = """
 import micropython
-from firmware.effects import (EffectsEngine, cell_scene, segment, SOLID, BLINK, PULSE, CHASE,
-                              VALUE, RAINBOW, CHASE_RING)
+from firmware.effects import EffectsEngine
+from shared_rules.led_scene import (cell_scene, segment, SOLID, BLINK, PULSE, CHASE, VALUE,
+                                    RAINBOW, CHASE_RING)
 from firmware.gestures import PadGestures
 effects = (SOLID, BLINK, PULSE, CHASE, VALUE, RAINBOW)
 

@@ -11,7 +11,8 @@ or a misread READ that a retry cures, and a card that ACKs but does not store.
 
 import pytest
 
-from firmware.drivers.mfrc522 import MFRC522, identity_record, parse_identity
+from firmware.drivers.mfrc522 import MFRC522
+from shared_rules.tag_identity import parse as parse_identity, record as identity_record
 from firmware.sim.mfrc522_emu import NtagCard
 from test_mfrc522_driver import CARD, OLD_TAG, PAWN_RED, TEN, ready
 

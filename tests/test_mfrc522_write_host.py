@@ -7,7 +7,7 @@ to the item; the same identity on another tag, or a torn write, does not.
 
 import pytest
 
-from firmware.drivers.mfrc522 import identity_record, parse_identity
+from shared_rules.tag_identity import parse as parse_identity, record as identity_record
 from firmware.sim.mfrc522_emu import NtagCard
 from host.table.tags import Registry, TagRefused, known_items
 from test_mfrc522_driver import CARD, OLD_TAG, PAWN_BLUE, ready

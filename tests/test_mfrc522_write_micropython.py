@@ -26,7 +26,8 @@ def test_portable_write_tests_pass_under_micropython(module):
 
 ENROLL = """
 import gc
-from firmware.drivers.mfrc522 import MFRC522, identity_record, parse_identity
+from firmware.drivers.mfrc522 import MFRC522
+from shared_rules.tag_identity import parse as parse_identity, record as identity_record
 from firmware.sim.mfrc522_emu import SimSPI, SimPin, Mfrc522Emulator, NtagCard
 gc.collect()
 """ + EIGHT_READERS + """

@@ -13,7 +13,7 @@ import pytest
 from mpy import REPO, requires_micropython, run_micropython, run_micropython_code
 
 # Rule-test modules that are written to run under MicroPython too (see tests/mpy_run_tests.py).
-PORTABLE_TEST_MODULES = ["test_storybook_rules"]
+PORTABLE_TEST_MODULES = ["test_storybook_rules", "test_shared_formats"]
 SHIM = os.path.join(REPO, "tests", "mpy_shim")
 
 

@@ -4,7 +4,7 @@ and nothing is applied until the table matches again."""
 
 import asyncio
 
-from firmware.main import field_phases
+from firmware.readers import field_phases
 
 from host.clock import ManualClock
 from host.link import TableLink

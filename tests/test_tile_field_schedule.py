@@ -15,7 +15,8 @@ import random
 import pytest
 
 from firmware import config
-from firmware.main import Tile, field_phases, row_neighbours
+from firmware.main import Tile
+from firmware.readers import field_phases, row_neighbours
 from shared_rules import wire
 
 
@@ -299,7 +300,7 @@ def test_with_the_host_silent_each_round_ends_with_every_field_off_and_a_pause()
             on.add(i)
         elif what == "off":
             on.discard(i)
-        if t_next - t >= config.TIMINGS["idle_poll_gap_ms"] * 1000:
+        if t_next - t >= config.timings()["idle_poll_gap_ms"] * 1000:
             assert not on, "fields %r on during the idle pause" % sorted(on)
             pauses += 1
     assert pauses >= 3

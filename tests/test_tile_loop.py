@@ -15,12 +15,13 @@ when the ticks wrap.
 import asyncio
 
 import pytest
-from tile_harness import GaveUp, Rebooted, make_tile, tags_sent
+from tile_harness import Board, GaveUp, Rebooted, make_tile, tags_sent
 
+from firmware import config
 from firmware.drivers import mfrc522 as driver
-from firmware.drivers.mfrc522 import identity_record
 from firmware.sim.mfrc522_emu import NtagCard
 from shared_rules import wire
+from shared_rules.tag_identity import record as identity_record
 
 CARD = bytes.fromhex("04112233445566")
 PAWN = bytes.fromhex("04A1B2C3D4E5F6")
@@ -308,22 +309,31 @@ def test_a_sim_tile_whose_task_keeps_failing_ends_with_a_message(capsys):
 
 def test_arrive_and_gone_polls_set_by_the_host_are_the_polls_a_tag_needs():
     tile, board = make_tile(4)
-    before = dict(tile.timings)     # a tile's timings are config.TIMINGS, changed in place
-    try:
-        for key, value in (("arrive_polls", 3), ("gone_polls", 2)):
-            tile.handle({"type": "set_config", "seq": 1, "key": key, "value": value})
-        board.emus[1].place(NtagCard(CARD))
-        run(board, tile, ("readers", "health"), polls_of(tile, 1, 2))
-        assert tags_sent(board, 1) == []                    # seen twice: not arrived yet
-        run(board, tile, ("readers", "health"), polls_of(tile, 1, 1))
-        assert tags_sent(board, 1) == [[(CARD, None)]]      # the third consistent poll
-        board.emus[1].lift(CARD)
-        run(board, tile, ("readers", "health"), polls_of(tile, 1, 1))
-        assert tags_sent(board, 1) == [[(CARD, None)]]      # missed once: still there
-        run(board, tile, ("readers", "health"), polls_of(tile, 1, 1))
-        assert tags_sent(board, 1) == [[(CARD, None)], []]  # gone after the second
-    finally:
-        tile.timings.update(before)
+    for key, value in (("arrive_polls", 3), ("gone_polls", 2)):
+        tile.handle({"type": "set_config", "seq": 1, "key": key, "value": value})
+    board.emus[1].place(NtagCard(CARD))
+    run(board, tile, ("readers", "health"), polls_of(tile, 1, 2))
+    assert tags_sent(board, 1) == []                    # seen twice: not arrived yet
+    run(board, tile, ("readers", "health"), polls_of(tile, 1, 1))
+    assert tags_sent(board, 1) == [[(CARD, None)]]      # the third consistent poll
+    board.emus[1].lift(CARD)
+    run(board, tile, ("readers", "health"), polls_of(tile, 1, 1))
+    assert tags_sent(board, 1) == [[(CARD, None)]]      # missed once: still there
+    run(board, tile, ("readers", "health"), polls_of(tile, 1, 1))
+    assert tags_sent(board, 1) == [[(CARD, None)], []]  # gone after the second
+
+
+def test_a_tile_keeps_its_timings_to_itself():
+    # The host configures each tile; a tile's SET_CONFIG changes no other tile's timings
+    # (several sim tiles could share a process) and not the defaults.
+    from firmware.main import Tile
+    first = Tile(Board(), config.variant("cell", 2), {"gone_polls": 4})
+    second = Tile(Board(), config.variant("cell", 2))
+    first.handle({"type": "set_config", "seq": 1, "key": "arrive_polls", "value": 2})
+    assert (first.timings["arrive_polls"], first.timings["gone_polls"]) == (2, 4)
+    assert (second.timings["arrive_polls"], second.timings["gone_polls"]) == (1, 3)
+    assert config.timings() == second.timings
+    assert first.link.timings is first.timings      # the link resends at the tile's pace
 
 
 # -- a reader that fails in other ways ------------------------------------------------------
@@ -482,7 +492,7 @@ def test_identity_pages_read_in_a_poll_that_failed_are_not_kept():
 # -- the host's commands, once more -----------------------------------------------------------
 
 def scene_frame(seq, cell, level):
-    from firmware.effects import SOLID, uniform_scene
+    from shared_rules.led_scene import SOLID, uniform_scene
     return host_frame(wire.LED_SCENE, seq, wire.led_scene([(cell, uniform_scene(
         SOLID, (level, 0, 0)))]))
 

@@ -215,11 +215,11 @@ class Board:
 def make_tile(cells=4, timings=None, **board_args):
     """A cell tile of ``cells`` readers on a fresh Board, its readers started."""
     board = Board(**board_args)
-    t = dict(config.TIMINGS)
+    t = config.timings()
     t.update({"field_settle_us": 5100, "health_period_ms": 60000})
     t.update(timings or {})
     tile = Tile(board, config.variant("cell", cells), {})
-    tile.timings = t            # this tile's own copy: config.TIMINGS stays as it is
+    tile.timings = t            # this tile's own timings, as the harness sets them
     tile.link.timings = t
     for r in tile.readers:
         r.field_settle_us = 0   # the loop waits the settle time on the virtual clock

@@ -7,7 +7,7 @@ import threading
 import time
 import tty
 
-from firmware.effects import SOLID, uniform_scene
+from shared_rules.led_scene import SOLID, uniform_scene
 from shared_rules import wire
 
 # Generous: these bound a hung test, they are not latency assertions.

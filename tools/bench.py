@@ -69,7 +69,7 @@ class _LedWatch:
 
 
 async def _latency(args):
-    from firmware.effects import SOLID, uniform_scene
+    from shared_rules.led_scene import SOLID, uniform_scene
     from host.link import TableLink
     from host.virtual import open_table
 
@@ -191,8 +191,8 @@ async def _latency(args):
 
 async def _render(args):
     """One tile of 8 cells with an animated scene on every cell: render time per frame."""
-    from firmware.config import TIMINGS
-    from firmware.effects import CHASE, PULSE, uniform_scene
+    from firmware.config import timings
+    from shared_rules.led_scene import CHASE, PULSE, uniform_scene
     from host.link import TableLink
     from host.virtual import open_table
 
@@ -212,7 +212,7 @@ async def _render(args):
     finally:
         await asyncio.to_thread(table.stop)
     frames = after["frames"] - before["frames"]
-    return {"cells": args.cells, "seconds": args.seconds, "frame_ms": TIMINGS["frame_ms"],
+    return {"cells": args.cells, "seconds": args.seconds, "frame_ms": timings()["frame_ms"],
             "frames": frames, "fps": round(frames / args.seconds, 1),
             "render_max_ms": after["render_max_ms"], "interpreter": table.interpreter,
             "firmware_heap": args.heap, "tile_heap_free": after["heap_free"]}

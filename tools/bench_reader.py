@@ -24,7 +24,8 @@ try:
 except NameError:
     pass
 
-from firmware.drivers.mfrc522 import MFRC522, identity_record  # noqa: E402
+from firmware.drivers.mfrc522 import MFRC522  # noqa: E402
+from shared_rules.tag_identity import record as identity_record  # noqa: E402
 from firmware.sim.mfrc522_emu import Mfrc522Emulator, NtagCard, SimPin, SimSPI  # noqa: E402
 
 try:

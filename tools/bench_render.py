@@ -22,9 +22,9 @@ try:
 except NameError:
     pass
 
-from firmware.effects import (  # noqa: E402
-    BLINK, CHASE, CHASE_RING, PULSE, RAINBOW, SOLID, VALUE, EffectsEngine, cell_scene,
-    segment, uniform_scene,
+from firmware.effects import EffectsEngine  # noqa: E402
+from shared_rules.led_scene import (  # noqa: E402
+    BLINK, CHASE, CHASE_RING, PULSE, RAINBOW, SOLID, VALUE, cell_scene, segment, uniform_scene,
 )
 
 try:

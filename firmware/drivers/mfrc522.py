@@ -11,8 +11,7 @@ firmware/sim/mfrc522_emu.py:
     uids = rdr.inventory(4)         # [b'\\x04\\x11...', ...], antenna off afterwards;
                                     # OSError if the chip stopped working
     raw = rdr.read_identity(uids[0])   # 16 bytes of pages 4..7, or None
-    card = parse_identity(raw)      # the enrolled card id, or None
-    ok, why = rdr.write_identity(uids[0], identity_record(b"..."))  # enrollment
+    ok, why = rdr.write_identity(uids[0], record)   # enrollment: 16 bytes
     rdr.health()                    # now and then: False if the chip cannot be revived
 
 Timeouts use the chip's timer (TAuto: it starts when transmission ends and
@@ -35,16 +34,10 @@ which always ends with the field off so neighbouring readers never
 cross-talk. `inventory(4, identities)` also reads the identity pages of new
 cards while each one is selected, saving the separate `read_identity`.
 
-Card identity (written by enrollment): NTAG21x user memory pages 4..7
-(16 bytes, one READ command), laid out as
-
-    byte 0..1  b"FT"  magic
-    byte 2     record version (1)
-    byte 3     identity length n (0..12)
-    byte 4..   identity, n bytes (e.g. the catalog card id, ASCII)
-
-`read_identity` returns the raw 16 bytes (so an unenrolled card is seen as
-such, not as a read failure); `parse_identity` extracts the identity.
+Card identity (written by enrollment): the 16-byte record of NTAG21x user
+memory pages 4..7 that shared_rules/tag_identity.py defines. `read_identity`
+returns those raw 16 bytes (so an unenrolled card is seen as such, not as a
+read failure); the caller parses them.
 
 `write_identity(uid, record)` writes such a record with NTAG WRITE (A2h, one
 page per command, answered by a 4-bit ACK Ah or NAK) and reads it back. Page
@@ -71,6 +64,8 @@ except ImportError:  # CPython
 
     def sleep_ms(ms):
         _sleep(ms / 1000)
+
+from shared_rules.tag_identity import FIRST_PAGE
 
 # Registers (data sheet section 9.2). Address byte on SPI: bit 7 = read, bits 6..1 = address.
 _CommandReg = const(0x01)
@@ -195,33 +190,6 @@ def air_us(bits):
     """Microseconds a frame of ``bits`` data bits takes on the air at 106 kbit/s: start
     of frame, the bits with a parity bit per whole byte, end of frame."""
     return (bits + (bits >> 3) + 2) * _BIT_NS // 1000
-
-
-IDENTITY_FIRST_PAGE = 4     # enrollment writes the card identity record at pages 4..7
-IDENTITY_MAGIC = b"FT"
-IDENTITY_VERSION = 1
-
-
-def parse_identity(raw):
-    """The identity bytes of an enrollment record (pages 4..7), or None if there is none."""
-    if raw is None or len(raw) < 4 or raw[0:2] != IDENTITY_MAGIC or raw[2] != IDENTITY_VERSION:
-        return None
-    n = raw[3]
-    if n > len(raw) - 4:
-        return None
-    return bytes(raw[4:4 + n])
-
-
-def identity_record(identity):
-    """The 16 bytes enrollment writes to pages 4..7 for `identity` (bytes, at most 12)."""
-    if len(identity) > 12:
-        raise ValueError("card identity is %d bytes; pages 4..7 hold at most 12" % len(identity))
-    rec = bytearray(16)
-    rec[0:2] = IDENTITY_MAGIC
-    rec[2] = IDENTITY_VERSION
-    rec[3] = len(identity)
-    rec[4:4 + len(identity)] = identity
-    return bytes(rec)
 
 
 class MFRC522:
@@ -878,12 +846,12 @@ class MFRC522:
     def _identity(self, tag, identities):
         """Read the identity pages of the selected card `tag` into identities, once."""
         if identities is not None and tag not in identities:
-            raw = self._read_pages(IDENTITY_FIRST_PAGE)
+            raw = self._read_pages(FIRST_PAGE)
             if raw is not None:
                 identities[tag] = raw
 
     def write_identity(self, uid, record):
-        """Write the 16-byte identity `record` (identity_record()) into pages 4..7 of card
+        """Write the 16-byte identity `record` (tag_identity.record()) into pages 4..7 of card
         `uid`; returns (ok, reason), reason in words:
 
             (True, "written")
@@ -903,7 +871,7 @@ class MFRC522:
             # Page 4 blank, pages 5, 6, 7, then page 4 with the magic: a torn write leaves
             # no record rather than the old header over new identity bytes.
             for k in range(5):
-                page = IDENTITY_FIRST_PAGE + (k & 3)
+                page = FIRST_PAGE + (k & 3)
                 data = record if k else None
                 ans = self._write_page(page, data, (k & 3) << 2)
                 if ans != _NTAG_ACK:
@@ -917,11 +885,11 @@ class MFRC522:
                         return False, "no answer"
                     if ans != _NTAG_ACK:
                         return False, "NAK on page %d (locked or read-only tag?)" % page
-            data = self._read_pages(IDENTITY_FIRST_PAGE)
+            data = self._read_pages(FIRST_PAGE)
             if data is None:
                 self._halt()
                 if self._select_known(uid):
-                    data = self._read_pages(IDENTITY_FIRST_PAGE)
+                    data = self._read_pages(FIRST_PAGE)
             if data is None:
                 return False, "no answer"
             if data != record:
@@ -942,7 +910,7 @@ class MFRC522:
         try:
             if not self._select_known(uid):
                 return None
-            data = self._read_pages(IDENTITY_FIRST_PAGE)
+            data = self._read_pages(FIRST_PAGE)
             self._halt()
             return data
         finally:

@@ -16,7 +16,7 @@ import sys
 
 from firmware.boards.sim import (_ready, gc_collect, heap_free, sock_connect, sock_readinto,
                                  sock_write, ticks_add, ticks_ms, wall_ns)
-from firmware.drivers.mfrc522 import identity_record
+from shared_rules.tag_identity import record as identity_record
 from firmware.sim.mfrc522_emu import NtagCard, free_card
 
 

@@ -18,10 +18,10 @@ Usage by the table layer (asyncio)::
             print(ev.tile, ev.kind, ev.detail)
         elif ev.kind == "problem":            # a sentence for the operator: what to do
             print(ev.code, ev.port, ev.detail)
-    from firmware.effects import SOLID, uniform_scene
+    from shared_rules.led_scene import SOLID, uniform_scene
     link.set_scene(tile_uid, [(cell, uniform_scene(SOLID, (255, 0, 0)))])
     # enrollment through a tile's reader (hardware/protocol.md): a WriteResult
-    result = await link.write_identity(tile_uid, slot, uid_bytes, identity_record(identity))
+    result = await link.write_identity(tile_uid, slot, uid_bytes, tag_identity.record(identity))
     await link.stop()
 
 - Tiles are named by their unique id (hex of ``machine.unique_id()``),

@@ -284,9 +284,9 @@ class TableLink:
     def set_scene(self, tile_uid, cells):
         """Light cells of a tile: ``cells`` is a list of (cell, scene) pairs.
 
-        A scene is the 24 bytes firmware/effects.py defines (4 edge segments
+        A scene is the 24 bytes shared_rules/led_scene.py defines (4 edge segments
         N, E, S, W of 6 bytes: effect, r, g, b, a, b); build it with
-        ``firmware.effects.cell_scene``/``segment``/``uniform_scene``. The
+        ``led_scene.cell_scene``/``segment``/``uniform_scene``. The
         scene is remembered: sent now if the tile is online, resent until
         acknowledged while it is, and sent again each time it comes online (a
         reconnect, with or without a reboot). Returns
@@ -370,8 +370,8 @@ class TableLink:
     async def write_identity(self, tile_uid, slot, uid, record, timeout=5.0):
         """Write an identity record into tag ``uid`` (bytes) on reader ``slot`` of a tile.
 
-        ``record`` is the 16 bytes of NTAG pages 4..7 (``identity_record()`` in
-        firmware/drivers/mfrc522.py). Returns a WriteResult once the tile has written
+        ``record`` is the 16 bytes of NTAG pages 4..7 (``record()`` in
+        shared_rules/tag_identity.py). Returns a WriteResult once the tile has written
         and read back the pages, or says why it could not (``ok`` False). Raises
         ValueError, before sending anything, for an unknown tile, a slot the tile does
         not have or a malformed uid or record; LinkError if the tile is offline, cannot

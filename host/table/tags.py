@@ -1,7 +1,8 @@
 """Tags: what each RFID tag on the table is (a card, a pawn, a die face), and enrollment.
 
 Enrollment writes a 12-byte identity into the tag's user memory (NTAG21x
-pages 4..7, framed by the firmware's identity record):
+pages 4..7, in the record of shared_rules/tag_identity.py; shared_rules/tag_mac.py
+defines the identity's layout and MAC):
 
     byte 0      kind: "C" card, "P" pawn, "D" die face
     bytes 1-3   item code: CRC-32 of the item name ("storybook:the_crocodile"), low 24 bits
@@ -15,7 +16,6 @@ written (read-only) are enrolled in the UID registry (SQLite) instead.
 
 import binascii
 import hashlib
-import hmac
 import os
 import shlex
 import shutil
@@ -23,9 +23,9 @@ import sqlite3
 import tempfile
 
 from host import installation
-from shared_rules import catalog
+from shared_rules import catalog, tag_identity, tag_mac
+from shared_rules.tag_mac import KINDS
 
-KINDS = {"card": b"C", "pawn": b"P", "die": b"D"}
 PAWN_COLOURS = ("red", "blue", "green", "yellow", "purple", "orange", "white", "black")
 DICE = 3
 
@@ -244,27 +244,24 @@ class Registry:
             raise RegistryError("the tag registry %s cannot be used (%s)"
                                 % (db_path, getattr(e, "strerror", None) or e)) from None
 
-    def _mac(self, uid, body):
-        return hmac.new(self.key, b"FT1" + bytes(uid) + body, hashlib.sha256).digest()[:8]
-
     def identity_for(self, uid, name):
         """The 12 identity bytes to write into tag `uid` (bytes) for item `name`."""
         if item_code(name) not in self.by_code or self.by_code[item_code(name)] != name:
             raise TagRefused("unknown_item", "%r is not an item of this installation" % name)
-        body = KINDS[kind_of(name)] + item_code(name)
-        return body + self._mac(uid, body)
+        return tag_mac.sign(self.key, uid, KINDS[kind_of(name)] + item_code(name))
 
     def resolve(self, uid, identity):
         """The item name of a tag, or TagRefused saying why not, in words."""
         uid = bytes(uid)
         if identity:
             identity = bytes(identity)
-            if identity[:3] == b"FT\x01" and len(identity) == 16:  # a raw record
-                identity = identity[4:4 + identity[3]]
-            if len(identity) != 12 or identity[:1] not in KINDS.values():
+            if len(identity) == tag_identity.RECORD_BYTES:      # a raw record
+                identity = tag_identity.parse(identity) or identity
+            trust = tag_mac.check(self.key, uid, identity)
+            if trust == "not_identity":
                 raise TagRefused("forged", "tag %s holds data that is not a Fairytable "
                                  "identity: remove it or enroll it again" % uid.hex())
-            if not hmac.compare_digest(self._mac(uid, identity[:4]), identity[4:]):
+            if trust == "forged":
                 raise TagRefused("forged", "tag %s has an identity this installation did not "
                                  "write (edited, copied or from another installation): "
                                  "remove it" % uid.hex())

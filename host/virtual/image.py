@@ -1,6 +1,7 @@
 """The files a tile runs, compiled with mpy-cross into a tree and a ROMFS image.
 
-A tile holds `shared_rules/wire.mpy` and the `firmware/` package as .mpy:
+A tile holds the formats it shares with the host (`shared_rules/wire.mpy`,
+`led_scene.mpy`, `tag_identity.mpy`) and the `firmware/` package as .mpy:
 precompiled bytecode needs no compiler RAM at import. The sources are the
 installed `firmware` and `shared_rules` packages (package data of the product:
 the virtual table needs them wherever the host is installed). On a stock Pico
@@ -62,7 +63,7 @@ def source_path(rel):
 
 def tile_sources(board="sim"):
     """Package-relative paths of the .py files deployed to a tile of ``board``."""
-    paths = ["shared_rules/wire.py"]
+    paths = ["shared_rules/led_scene.py", "shared_rules/tag_identity.py", "shared_rules/wire.py"]
     root = package_root("firmware")
     for here, _dirs, files in os.walk(os.path.join(root, "firmware")):
         if "__pycache__" in here:
@@ -218,7 +219,7 @@ import gc, micropython
 # as on a running tile; then what is not the tile's: the emulator module, the control
 # module, the chips and the tags in their fields.
 import asyncio, json, select, socket
-from shared_rules import wire
+from shared_rules import led_scene, tag_identity, wire
 from firmware import config, effects, gestures, link, main
 from firmware.drivers import mfrc522
 from firmware.boards import sim
@@ -239,7 +240,7 @@ for i in range(readers):
     emu.attach_rst(rst)
     for k in range(wire.MAX_TAGS):   # a card and its pawns, each with an identity record
         card = pool[i * wire.MAX_TAGS + k]
-        card.load(bytes((4, i, k, 2, 3, 4, 5)), mfrc522.identity_record(bytes(12)))
+        card.load(bytes((4, i, k, 2, 3, 4, 5)), tag_identity.record(bytes(12)))
         emu.place(card)
     chips.append((cs, emu))
 channel = control.ControlChannel(None)
@@ -262,7 +263,7 @@ def _qstr_pools(text):
 def hardware_bytes(romfs_path, readers):
     """Heap bytes the emulated readers of a sim tile take (cached next to the image)."""
     import json
-    cache = romfs_path + ".hardware-v7.json"   # v7: the spare tags made at start-up
+    cache = romfs_path + ".hardware-v8.json"   # v8: the shared formats imported first
     known = {}
     if os.path.exists(cache):
         with open(cache) as f:

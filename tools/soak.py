@@ -1,0 +1,166 @@
+"""Soak: whole headless games of both games, one after another, on one virtual table each.
+
+For each game kind the virtual table starts once (the real firmware under MicroPython,
+64 KB of heap per tile) and the host keeps one link to it; then GAMES games are played
+through it, all bots, one after the other, as a table left running at a fair plays them.
+At the start and at the end of every game it records the host's resident memory (RSS,
+from /proc) and every tile's free heap (the tile's own count after a garbage collection,
+the figure its HEALTH reports), so a leak on either end shows as a trend. It prints one
+JSON line per game and a summary: first, last and worst figures of each.
+
+    python tools/soak.py [--games 10] [--game storybook --game royale] [--seed 1]
+
+Exit status 1 if a game did not finish, or a tile logged a MemoryError or restarted.
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from host.journal import Journal  # noqa: E402
+from host.link import TableLink  # noqa: E402
+from host.run import new_game_setup, seats_of, wait_for_tiles  # noqa: E402
+from host.session import SessionLog, TableSession  # noqa: E402
+from host.table import layout as layouts  # noqa: E402
+from host.table import tags  # noqa: E402
+from host.table.games import table_game  # noqa: E402
+from shared_rules.engine import Match  # noqa: E402
+from host.virtual import VirtualTable  # noqa: E402
+
+
+def host_rss_kb():
+    """The host process's resident memory in KB (Linux /proc), or None elsewhere."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+async def tile_heaps(vtable):
+    """Every tile's free heap, in tile order (None for a tile that does not answer)."""
+    out = []
+    for tile in vtable.tiles:
+        try:
+            out.append((await asyncio.to_thread(tile.stats))["heap_free"])
+        except Exception:  # a dead tile is reported as such, not a crash of the soak
+            out.append(None)
+    return out
+
+
+async def soak_game_kind(kind, games, seed, workdir, say):
+    """Play ``games`` games of ``kind`` on one virtual table; the per-game records."""
+    game = table_game(kind)
+    layout = layouts.load(layouts.builtin_path(kind))
+    registry = tags.Registry(tags.load_key(os.path.join(workdir, "installation.key")),
+                             os.path.join(workdir, "tags.db"))
+    journal = Journal(os.path.join(workdir, "%s.db" % kind))
+    vtable = VirtualTable(tiles=len(layout.tiles), cells=max(len(t.cells) for t in layout.tiles),
+                          quiet=True, variants=[t.variant for t in layout.tiles],
+                          heapsize=getattr(game, "virtual_heap", "64k"))
+    vtable.start()
+    records = []
+    link = TableLink(ports=vtable.ports())
+    try:
+        await link.start()
+        uids = await wait_for_tiles(link, len(layout.tiles), [t.uid for t in vtable.tiles])
+        hands = game.hands(vtable, layout, registry)
+        for k in range(games):
+            # All bots; a game whose player count is free gets three players.
+            args = argparse.Namespace(setup=None, players=None, headless=True, bots=3)
+            options, setup = new_game_setup(args, game.options,
+                                            getattr(game, "players_from_bots", False))
+            seats = seats_of(kind, options, setup)
+            bots = {seat: "greedy" for seat in seats}
+            game_seed = seed + k
+            match = Match(kind, options, game_seed, setup)
+            game_id = journal.start_game(match, {"bots": bots, "seed": game_seed,
+                                                 "layout": layout.path})
+            # The last game's cards, pawns and dice come off the table first, as people
+            # clear it (the new game's session has not seen them: its tidy would pile the
+            # new cards on top of them).
+            for tile, spec in zip(vtable.tiles, layout.tiles, strict=True):
+                for slot in range(len(spec.cells) if spec.variant == "cell" else spec.pockets):
+                    await asyncio.to_thread(tile.clear, slot)
+            await asyncio.sleep(1.0)    # the tiles' gone polls, then the host has seen it
+            start = {"rss_kb": host_rss_kb(), "tile_heap_free": await tile_heaps(vtable)}
+            session = TableSession(match, layout, link, registry, uids, journal, game_id,
+                                   bots, game_seed, hands, SessionLog(None),
+                                   hide_window_ms=900)
+            await hands.tidy(match.state, session.table)
+            summary = await session.run()
+            end = {"rss_kb": host_rss_kb(), "tile_heap_free": await tile_heaps(vtable)}
+            logs = [tile.log_tail() for tile in vtable.tiles]
+            record = {"game": kind, "n": k + 1, "seed": game_seed,
+                      "status": summary.get("status"), "actions": summary.get("actions"),
+                      "start": start, "end": end,
+                      "memory_errors": sum(log.count("MemoryError") for log in logs),
+                      "tile_restarts": sum(getattr(t, "starts", 1) - 1 for t in vtable.tiles)}
+            records.append(record)
+            for tile, log in zip(vtable.tiles, logs, strict=True):
+                if "MemoryError" in log:     # what the tile said, for whoever reads the soak
+                    print("tile %s log:\n%s" % (tile.uid, log[-1500:]), file=sys.stderr)
+            say(json.dumps(record, sort_keys=True))
+    finally:
+        await link.stop()
+        vtable.stop()
+        journal.close()
+    return records
+
+
+def summarise(records):
+    """First, last and worst (largest RSS, smallest tile heap) of the soak's figures."""
+    out = {}
+    for kind in sorted({r["game"] for r in records}):
+        rs = [r for r in records if r["game"] == kind]
+        heaps = [h for r in rs for h in r["end"]["tile_heap_free"] + r["start"]["tile_heap_free"]
+                 if h is not None]
+        out[kind] = {"games": len(rs),
+                     "finished": sum(1 for r in rs if r["status"] == "finished"),
+                     "rss_kb_first": rs[0]["start"]["rss_kb"],
+                     "rss_kb_last": rs[-1]["end"]["rss_kb"],
+                     "rss_kb_max": max(r["end"]["rss_kb"] or 0 for r in rs),
+                     "tile_heap_free_first": rs[0]["start"]["tile_heap_free"],
+                     "tile_heap_free_last": rs[-1]["end"]["tile_heap_free"],
+                     "tile_heap_free_min": min(heaps) if heaps else None,
+                     "memory_errors": sum(r["memory_errors"] for r in rs)}
+    return out
+
+
+async def soak(kinds, games, seed, say):
+    records = []
+    with tempfile.TemporaryDirectory(prefix="fairytable-soak-") as workdir:
+        for kind in kinds:
+            records += await soak_game_kind(kind, games, seed, workdir, say)
+    return records
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--games", type=int, default=10, help="games of each game kind")
+    p.add_argument("--game", action="append", choices=("storybook", "royale"),
+                   help="a game kind to play (default: both)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the first game of each kind")
+    args = p.parse_args(argv)
+    if args.games < 1:
+        print("soak: --games must be at least 1", file=sys.stderr)
+        return 2
+    records = asyncio.run(soak(args.game or ["storybook", "royale"], args.games, args.seed,
+                               lambda line: print(line, flush=True)))
+    summary = summarise(records)
+    print(json.dumps({"summary": summary}, sort_keys=True))
+    bad = any(r["status"] != "finished" or r["memory_errors"] or r["tile_restarts"]
+              for r in records)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
