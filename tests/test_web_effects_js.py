@@ -5,6 +5,7 @@ colour, so the page shows a cell as the tile lights it."""
 import os
 
 from firmware import effects
+from shared_rules import led_scene
 from test_web_browser import browser  # noqa: F401 (fixture)
 
 JS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -26,8 +27,8 @@ SCENES = [
 
 def tile_leds(scene, now, n=6):
     engine = effects.EffectsEngine(1, leds_per_segment=n, budget_ma=10 ** 6)
-    engine.set_cell(0, effects.cell_scene(*[
-        effects.segment(effects.EFFECT_NAMES.index(s[0]), s[1], s[2], s[3]) for s in scene]))
+    engine.set_cell(0, led_scene.cell_scene(*[
+        led_scene.segment(led_scene.effect_id(s[0]), s[1], s[2], s[3]) for s in scene]))
     buf = engine.render(now)
     out = []
     for e in range(4):
