@@ -33,6 +33,9 @@ _SEEN = const(16)         # host seqs acted on lately, to drop resent duplicates
 _QUIET_TX_BYTES = const(256)  # the rp2 USB CDC transmit buffer: what a host not reading holds
 _TX_PAYLOAD = const(160)  # the biggest payload the tile encodes in place: a TAG is under 100
 #                           bytes, a SNAPSHOT 128 (main.py); a longer LOG is encoded apart
+_NOISY_MS = const(5000)   # a damaged frame from the host makes the line noisy this long ...
+_NOISY_RESEND = const(4)  # ... and resends go this many times as often (a lost frame is
+                          # random damage, not a crowded line: trying sooner is what helps)
 
 
 class TileLink:
@@ -62,6 +65,9 @@ class TileLink:
         self.tx_unheard = 0     # bytes written since the host was last heard
         self.rejected = 0       # host frames that failed to parse and get no ACK
         self.unkept = 0         # acked frames sent once but not kept (no heap): see send
+        self.damaged = 0        # damaged host frames the decoder dropped (seen so far)
+        self.noisy = False      # a damaged frame came within _NOISY_MS of noisy_at
+        self.noisy_at = now
 
     def host_silent(self, now):
         # Latched: a ticks_diff is only right for half the ticks period (6.2 days of ms on
@@ -135,7 +141,14 @@ class TileLink:
         if not data:
             return ()
         out = []
-        for frame in self.decoder.feed(data):
+        frames = self.decoder.feed(data)
+        d = self.decoder
+        damaged = d.crc_errors + d.cobs_errors + d.short_frames + d.oversize + d.decoder_errors
+        if damaged != self.damaged:
+            self.damaged = damaged
+            self.noisy = True
+            self.noisy_at = self.ticks_ms()
+        for frame in frames:
             now = self.ticks_ms()
             if self.host_silent(now):
                 del self.seen[:]    # heard again after a silence: maybe a new host session
@@ -193,6 +206,11 @@ class TileLink:
         asked only then: 0 without a tile)."""
         if not self.host_silent(now):
             resend_ms = self.timings["resend_ms"]
+            if self.noisy:
+                if self.ticks_diff(now, self.noisy_at) < _NOISY_MS:
+                    resend_ms //= _NOISY_RESEND
+                else:
+                    self.noisy = False
             for s in self.pending:
                 entry = self.pending[s]
                 if self.ticks_diff(now, entry[1]) >= resend_ms:

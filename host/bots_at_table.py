@@ -99,7 +99,9 @@ class BotsAtTable:
             return
         # A change the table moves along (a duel read round by round) keeps the bot waiting.
         last_seen = max(self.request_at, session.table.progress_at)
-        if self.request is not None and now - last_seen > self.patience_ms:
+        # On a noisy line the tiles' events come late: wait for them as much longer.
+        patience = self.patience_ms + int(10000 * session.link.delivery_s())
+        if self.request is not None and now - last_seen > patience:
             session.log.say("the table did not show the bot's move; asking again")
             self.ask(None)
             await self._tidy(now)

@@ -30,6 +30,7 @@ import sys
 from host import installation
 from host import journal as journals
 from host.journal import Journal, JournalError
+from host.link import noisy_line
 from host.session import SessionLog, TableSession
 from host.table import layout as layouts
 from host.table import tags
@@ -58,7 +59,8 @@ def parse_args(argv):
     p.add_argument("--registry", default=None,
                    help="the registry of tags enrolled by UID (default: tags.db in the data "
                         "folder)")
-    p.add_argument("--layout", default=None, help="table layout TOML (default: the game's, in host/layouts)")
+    p.add_argument("--layout", default=None,
+                   help="table layout TOML (default: the game's, in host/layouts)")
     p.add_argument("--port", action="append", default=[], help="a tile's serial port")
     p.add_argument("--headless", action="store_true")
     p.add_argument("--json", action="store_true")
@@ -73,6 +75,10 @@ def parse_args(argv):
     p.add_argument("--offline-grace", type=float, default=5.0, metavar="SECONDS",
                    help="a tile offline this long stops the game until it is back, "
                    "said as a mismatch (default 5)")
+    p.add_argument("--line-faults", default=None, metavar="CORRUPT,DROP[,SEED]",
+                   type=_line_faults,
+                   help="virtual table only, for reliability tests: corrupt and drop these "
+                        "percentages of the bytes on every tile's line (host/link/noisy_line.py)")
     p.add_argument("--gpio", action="store_true",
                    help="on a Raspberry Pi: seat buttons, staff controls and the status strip")
     from host.web.server import add_arguments as add_web_arguments
@@ -83,6 +89,13 @@ def parse_args(argv):
     except ValueError as e:
         p.error(str(e))
     return args
+
+
+def _line_faults(text):
+    try:
+        return noisy_line.parse_rates(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def check_args(args):
@@ -115,6 +128,9 @@ def check_args(args):
     if args.port and args.headless:
         raise ValueError("--headless plays through the virtual table's hands: leave out "
                          "--port, or leave out --headless to play on the tiles")
+    if args.line_faults and args.port:
+        raise ValueError("--line-faults puts a noisy line on the virtual table's tiles; it "
+                         "cannot be used with --port")
     if args.port and args.interpreter is not None:
         raise ValueError("--interpreter chooses what runs the virtual tiles: leave it out "
                          "with --port")
@@ -252,6 +268,12 @@ async def run(args):
     from host.virtual import open_table
     ports, vtable = open_table(args.port, layout, interpreter=args.interpreter,
                                heapsize=game.virtual_heap)
+    lines = []
+    if vtable is not None and args.line_faults:
+        corrupt, drop, fault_seed = args.line_faults
+        lines = [noisy_line.NoisyLine(p, corrupt, drop, fault_seed * 1000 + i)
+                 for i, p in enumerate(ports)]
+        ports = [line.port for line in lines]
     from host.link import TableLink
     link = TableLink(ports=ports)
     web = None
@@ -294,6 +316,8 @@ async def run(args):
         if web is not None:
             await web.stop()
         await link.stop()
+        for line in lines:
+            line.close()
         if vtable is not None:
             vtable.stop()
         journal.close()
@@ -383,13 +407,15 @@ async def typed_hands(hands, op, args):
         print("could not %s: %s" % (op, e), flush=True)
 
 
-async def wait_for_tiles(link, count, order=None, timeout_s=30.0):
-    """Wait until `count` tiles said hello; their uids in layout order."""
+async def wait_for_tiles(link, count, order=None, timeout_s=30.0, noisy_s=300.0):
+    """Wait until `count` tiles said hello; their uids in layout order. Past `timeout_s`,
+    wait on (up to `noisy_s` in all) while bytes still come from a port with no tile
+    online: a noisy line, where a HELLO gets through in the end."""
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
+    started = loop.time()
     while sum(1 for t in link.tiles.values() if t.online) < count:
-        left = deadline - loop.time()
-        if left <= 0:
+        waited = loop.time() - started
+        if waited > timeout_s and (waited > noisy_s or not link.noisy_ports()):
             raise ValueError("only %d of %d tiles answered; run `fairytable doctor`"
                              % (sum(1 for t in link.tiles.values() if t.online), count))
         await asyncio.sleep(0.05)  # events stay queued for the session (snapshots of tags)

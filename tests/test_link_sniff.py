@@ -187,7 +187,7 @@ def pty():
 def test_a_port_the_host_holds_is_not_sniffed(pty, capsys):
     import serial
     _master, name = pty
-    with serial.Serial(name, exclusive=True):     # as host/link/session.py opens it
+    with serial.Serial(name, exclusive=True):     # as host/link/transport.py opens it
         # (--seconds: a sniff that did open the port would end and fail, not hang)
         assert sniff.main(["--seconds", "1", name]) == 1
     assert capsys.readouterr().err == (

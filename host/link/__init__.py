@@ -35,22 +35,45 @@ Usage by the table layer (asyncio)::
   readers' neighbours (``set_field_neighbours``), then asks for a
   snapshot and emits ``tags``/``dice`` events only for what changed.
 - ``set_scene`` returns at once; while the tile is online the command is
-  resent every 100 ms until the tile acknowledges it; while it is offline
-  the scene waits for it to come back.
+  resent (after the measured round trip) until the tile acknowledges it;
+  while it is offline the scene waits for it to come back.
+- A noisy line slows the link down, it does not stop it: the link measures
+  each line's damaged bytes and resends, beats, asks and splits LED scenes
+  to match, and takes a tile for gone only after a silence it could not
+  have by chance (hardware/protocol.md, "A noisy line").
 - A tile that sends garbage, reboots, or vanishes never raises into the
-  caller: the session counts it, logs it, and reconnects with backoff.
+  caller: the link counts it, logs it, and reconnects with backoff.
 - A tile that cannot be used is said once as a "problem" event and asked
   again only rarely: a second port answering with the unique id of a tile
   online elsewhere (``link.conflicts``), a tile of another protocol version
   (``link.incompatible``), a discovered port with no tile (``link.silent_ports``).
   A tile flooding the link with events is limited (see TableLink).
 
-Modules: ``session`` (one port's conversation), ``tiles`` (TableLink,
-TileState, TileEvent), ``sniff`` (the ``fairytable sniff`` command).
+- The link runs on the clock it is given (``TableLink(clock=...)``, monotonic
+  seconds; the real clock by default). ``start()`` keeps it moving on the
+  running asyncio loop; a test may instead advance a clock by hand and call
+  ``link.poll()``, with a fake device (``open_device``) in place of the ports.
+
+Layers, each with one owner (lowest first):
+
+- ``transport`` (PortTransport, SerialDevice): one port's bytes and life: open,
+  read, write, close, hang up, reopen with backoff.
+- ``protocol`` (PortSession, LineCounters): frames, sequence numbers, acks,
+  resends, heartbeats, HELLO and snapshot requests, the line's counters.
+- ``tiles`` (TableLink, TileState, TileEvent): tiles by unique id: HELLO
+  binding, online/offline, events to the table layer, scenes and field
+  neighbours restored on reconnect. It implements the calls a PortSession
+  makes (``tile_hello``, ``tile_message``, ``tile_offline``, ...).
+- ``timings`` (LinkTimings, the default clock); ``sniff`` (the ``fairytable
+  sniff`` command); ``noisy_line`` (a relay that damages bytes, for
+  reliability tests: ``fairytable run --line-faults``, tools/line_faults.py).
 """
 
-from .session import LinkError, LinkTimings, PortSession, describe_frame
+from .protocol import LineCounters, LinkError, PortSession, describe_frame
 from .tiles import PICO_MICROPYTHON_PID, PICO_VID, TableLink, TileEvent, TileState, WriteResult
+from .timings import LinkTimings
+from .transport import PortTransport, SerialDevice
 
-__all__ = ["LinkError", "LinkTimings", "PortSession", "PICO_MICROPYTHON_PID", "PICO_VID",
-           "TableLink", "TileEvent", "TileState", "WriteResult", "describe_frame"]
+__all__ = ["LineCounters", "LinkError", "LinkTimings", "PortSession", "PortTransport",
+           "PICO_MICROPYTHON_PID", "PICO_VID", "SerialDevice", "TableLink", "TileEvent",
+           "TileState", "WriteResult", "describe_frame"]

@@ -1,16 +1,23 @@
-"""The set of tiles the host talks to: ports, tile identities, events and LED scenes.
+"""The link's top layer: tiles by unique id, their events and what the host set on them.
 
-See the package docstring (host/link/__init__.py) for how the table layer uses it.
+TableLink binds each HELLO to a TileState (a new tile, a reboot, a reconnect,
+a clone refused), tells the table layer what its tiles report (TileEvent),
+and keeps what the host set on a tile (LED scenes, field neighbours) to send
+it again each time the tile comes online. It owns one PortSession
+(protocol.py) and one PortTransport (transport.py) per port, and drives them
+on its clock. See the package docstring (host/link/__init__.py) for how the
+table layer uses it.
 """
 
 import asyncio
 import binascii
 import logging
-import time
 
 from shared_rules import wire
 
-from .session import Budget, LinkError, LinkTimings, PortSession
+from .protocol import Budget, LineCounters, LinkError, PortSession
+from .timings import LinkTimings, real_clock
+from .transport import PortTransport, SerialDevice
 
 log = logging.getLogger("fairytable.link")
 
@@ -41,7 +48,7 @@ class TileEvent:
                  "port", "at")
 
     def __init__(self, kind, tile, slot=None, tags=None, gesture=None, pocket=None, die=None,
-                 detail=None, code=None, port=None):
+                 detail=None, code=None, port=None, at=None):
         self.kind = kind
         self.tile = tile
         self.slot = slot
@@ -52,7 +59,7 @@ class TileEvent:
         self.detail = detail
         self.code = code
         self.port = port
-        self.at = time.monotonic()
+        self.at = at            # the link's clock when the event was queued
 
     def __repr__(self):
         fields = [self.kind, self.tile]
@@ -106,39 +113,49 @@ class WriteResult:
 class TileState:
     """What the host knows about one tile, kept across reconnects and reboots.
 
-    ``health``: firmware, uptime_ms, readers (the tile's HEALTH: ok, errors,
+    ``health`` (a dict, read only) joins three sets of figures, each written by
+    one owner. What the tile said of itself (``reported``, kept by the table
+    link): firmware, uptime_ms, readers (the tile's HEALTH: ok, errors,
     reinits per reader), heap_free, loop_max_ms, tile_rx_crc_errors,
-    tile_resends (the tile's counts), and the host's counts for this tile over
-    all its ports: crc_errors and garbage_bytes (damaged frames from it),
-    resends (commands the host sent again), reboots, reconnects,
+    tile_resends. The line's counts over all its ports (``line``, a
+    LineCounters written by the port sessions): crc_errors and garbage_bytes
+    (damaged frames from it), resends (commands the host sent again),
     protocol_errors (frames dropped as malformed or beyond what its HELLO
-    announced), host_errors (frames the host failed to handle: a host bug),
-    conflicts (times its unique id answered on a second port), flood_drops
-    (gestures and log lines dropped while it flooded), coalesced (tag, dice
-    and health reports merged into a later one while it flooded).
+    announced), host_errors (frames the host failed to handle: a host bug).
+    The table link's counts (``counts``): reboots, reconnects, conflicts
+    (times its unique id answered on a second port), flood_drops (gestures
+    and log lines dropped while it flooded), coalesced (tag, dice and health
+    reports merged into a later one while it flooded).
     """
 
     def __init__(self, uid):
         self.uid = uid
         self.online = False
-        self.session = None
+        self.session = None     # the PortSession it talks through now
         self.port = None
         self.hello = None
         self.slots = {}         # slot -> tuple of (uid hex, identity)
         self.pockets = {}       # pocket -> (uid hex, identity) or None
         self.scene = {}         # cell -> 24 scene bytes: what the host wants lit
-        self.last_seen = 0.0
-        self.health = {"firmware": None, "uptime_ms": 0, "readers": [], "crc_errors": 0,
-                       "garbage_bytes": 0, "resends": 0, "tile_rx_crc_errors": 0,
-                       "tile_resends": 0, "heap_free": None, "loop_max_ms": None,
-                       "reboots": 0, "reconnects": 0, "protocol_errors": 0, "host_errors": 0,
-                       "conflicts": 0, "flood_drops": 0, "coalesced": 0}
+        self.reported = {"firmware": None, "uptime_ms": 0, "readers": [],
+                         "tile_rx_crc_errors": 0, "tile_resends": 0, "heap_free": None,
+                         "loop_max_ms": None}
+        self.line = LineCounters()
+        self.counts = {"reboots": 0, "reconnects": 0, "conflicts": 0, "flood_drops": 0,
+                       "coalesced": 0}
         # Flood control: what the table layer was last told per slot/pocket/health, what
         # changed since without being told (told when the budget allows), and the budgets.
         self.told = {}
         self.untold = set()
         self.budgets = None
         self.flooding = False
+
+    @property
+    def health(self):
+        health = dict(self.reported)
+        health.update(self.line.as_dict())
+        health.update(self.counts)
+        return health
 
     @property
     def cells(self):
@@ -182,36 +199,66 @@ class TableLink:
     state_burst = 400       # benches: tools/bench.py places and lifts back to back), after a
                             # burst that holds snapshots and a hand sweeping cards
 
-    def __init__(self, ports=(), discover=False, timings=None, rescan_s=2.0):
+    def __init__(self, ports=(), discover=False, timings=None, rescan_s=2.0, clock=real_clock,
+                 open_device=SerialDevice):
+        """``clock``: monotonic seconds (a test may pass a clock it advances by hand, and
+        call ``poll()`` itself instead of ``start()``); ``open_device``: how a port is
+        opened (transport.py; a fake device in a test)."""
         self.ports = list(ports)
         self.discover = discover
         self.timings = timings or LinkTimings()
         self.rescan_s = rescan_s
+        self.clock = clock
+        self.open_device = open_device
         self.tiles = {}         # unique id hex -> TileState
         self.sessions = {}      # port path -> PortSession
+        self.transports = {}    # port path -> PortTransport
         self.incompatible = {}  # port path -> {"uid", "protocol"}
         self.neighbours = {}    # unique id hex -> the readers' neighbour masks (layout)
         self.queue = asyncio.Queue()
-        self._scan_task = None
+        self._tasks = []
 
     # ------------------------------------------------------------ life cycle
 
-    async def start(self):
+    def open(self):
+        """Take the configured ports in hand (they open at the next ``poll``)."""
         for path in self.ports:
-            self._start_session(path, configured=True)
+            if path not in self.sessions:
+                self._start_session(path, configured=True)
+
+    async def start(self):
+        """Open the ports and keep them on the running loop until ``stop``."""
+        self.open()
+        self._tasks.append(asyncio.create_task(self._drive()))
         if self.discover:
-            self._scan_task = asyncio.create_task(self._scan())
+            self._tasks.append(asyncio.create_task(self._scan()))
 
     async def stop(self):
-        if self._scan_task is not None:
-            self._scan_task.cancel()
-        for s in list(self.sessions.values()):
-            s.stop()
-        tasks = [s.task for s in self.sessions.values() if s.task is not None]
+        tasks, self._tasks = self._tasks, []
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        self.sessions = {}
+        for path in list(self.sessions):
+            self._end_session(path)
+
+    def poll(self):
+        """Move every port on to the clock's now: open, reopen, resend, beat, time out;
+        then tell what flood control held back. ``start`` calls it every ``tick_s``."""
+        now = self.clock()
+        for path, transport in list(self.transports.items()):
+            try:
+                transport.poll(now)
+            except Exception:  # a bug on our side must not stop the other tiles
+                log.exception("%s: session failed", path)
+                transport.hang_up("the session failed")
+        for tile in self.tiles.values():
+            if tile.budgets is not None:
+                self._release_untold(tile, now)
+
+    async def _drive(self):
+        while True:
+            self.poll()
+            await asyncio.sleep(self.timings.tick_s)
 
     async def __aenter__(self):
         await self.start()
@@ -227,9 +274,16 @@ class TableLink:
             self._start_session(path, configured=True)
 
     def _start_session(self, path, configured):
-        s = PortSession(self, path, self.timings, configured=configured)
-        s.task = asyncio.create_task(s.run())
-        self.sessions[path] = s
+        session = PortSession(self, path, self.timings, self.clock, configured=configured)
+        transport = PortTransport(path, session, self.timings, self.clock, self.open_device)
+        session.attach(transport)
+        self.sessions[path] = session
+        self.transports[path] = transport
+
+    def _end_session(self, path):
+        session = self.sessions.pop(path)
+        session.stop()
+        self.transports.pop(path).stop()
 
     @staticmethod
     def is_tile_port(port):
@@ -249,9 +303,7 @@ class TableLink:
                             self._start_session(p.device, configured=False)
                 for path, s in list(self.sessions.items()):
                     if path not in present and path not in self.ports and not s.configured:
-                        s.stop()
-                        s.task.cancel()
-                        del self.sessions[path]
+                        self._end_session(path)
             except Exception:
                 log.exception("port scan failed")
             await asyncio.sleep(self.rescan_s)
@@ -260,7 +312,21 @@ class TableLink:
     def conflicts(self):
         """Open ports whose tile has the unique id of a tile online on another port."""
         return {path: dict(s.conflict) for path, s in sorted(self.sessions.items())
-                if s.conflict is not None and s.ser is not None}
+                if s.conflict is not None and s.is_open}
+
+    def delivery_s(self):
+        """How long a tile's event is expected to take to arrive whole on the noisiest
+        line of an online tile (0 when every line is clean): whoever waits for the table
+        to show something waits this much longer, several times over."""
+        return max([s.delivery_s() for s in self.sessions.values() if s.online] or [0.0])
+
+    def noisy_ports(self, within_s=5.0):
+        """Ports with no tile online where bytes arrived in the last ``within_s`` seconds:
+        on a noisy line, a tile whose HELLO has not got through yet."""
+        now = self.clock()
+        return sorted(path for path, s in self.sessions.items()
+                      if not s.online and s.last_bytes is not None
+                      and now - s.last_bytes < within_s)
 
     @property
     def silent_ports(self):
@@ -347,6 +413,8 @@ class TableLink:
         return None
 
     def _send_neighbours(self, tile, session):
+        """Send the tile its readers' neighbours, if the layout gave them and it can use
+        them: the frame's seq, or None."""
         masks = self.neighbours.get(tile.uid)
         hello = tile.hello
         if masks is None or hello is None or not hello["flags"] & wire.CAP_FIELD_NEIGHBOURS:
@@ -398,19 +466,17 @@ class TableLink:
                             "firmware, or enroll with the Pi's reader"
                             % (tile_uid, tile.health["firmware"]))
         session = tile.session
-        if not tile.online or session is None or session.ser is None:
+        if not tile.online or session is None or not session.is_open:
             raise LinkError("tile %s is offline; check its cable (fairytable doctor)"
                             % tile_uid)
-        seq = session.send(wire.WRITE_IDENTITY, payload)
-        fut = session.waiters[seq] = asyncio.get_running_loop().create_future()
+        seq, fut = session.command(wire.WRITE_IDENTITY, payload, asyncio.get_running_loop())
         try:
             msg = await asyncio.wait_for(fut, timeout)
         except asyncio.TimeoutError:
             raise LinkError("tile %s gave no result for the write to slot %d within %.1f s"
                             % (tile_uid, slot, timeout)) from None
         finally:
-            session.waiters.pop(seq, None)
-            session.pending.pop(seq, None)      # given up on: stop resending it
+            session.withdraw(seq)       # given up on, or answered: stop resending it
         return WriteResult(tile_uid, msg["slot"], binascii.hexlify(msg["uid"]).decode(),
                            msg["ok"], msg["reason"])
 
@@ -419,33 +485,40 @@ class TableLink:
         tile = self.tiles.get(tile_uid)
         if tile is None or tile.session is None:
             return []
-        return sorted(tile.session.pending)
+        return tile.session.unacked()
 
-    # ------------------------------------------------------------ called by sessions
+    # ------------------------------------------------------------ called by port sessions
+    # The TileRegistry interface (protocol.py): a session tells the link about its tile.
 
     def _emit(self, ev):
+        ev.at = self.clock()
         self.queue.put_nowait(ev)
 
     def _problem(self, code, tile_uid, port, sentence):
         log.warning("%s", sentence)
         self._emit(TileEvent("problem", tile_uid, code=code, port=port, detail=sentence))
 
-    def _tile_hello(self, session, msg, uid, now):
-        """A HELLO of protocol ``wire.PROTOCOL_VERSION`` on ``session``: the TileState it
-        names, or None if that tile is online on another port (a clone, refused)."""
+    def tile_hello(self, session, msg, uid, now):
+        """A HELLO of protocol ``wire.PROTOCOL_VERSION`` on ``session``: None if that tile
+        is online on another port (a clone, refused), else (the tile's LineCounters, True
+        if it came online now: what the host set on it is to be sent again)."""
         tile = self.tiles.get(uid)
         if (tile is not None and tile.online and tile.session is session and tile.hello
                 and tile.hello["boot_id"] == msg["boot_id"]):
-            return tile  # the same boot answering again (e.g. its boot HELLO, then ours)
+            return tile.line, False  # the same boot answering again (its boot HELLO, then ours)
         owner = tile.session if tile is not None else None
         if owner is not None and owner is not session:
-            if (tile.online and owner.ser is not None and not owner.stopping
-                    and now - tile.last_seen < self.timings.offline_s):
-                session.refuse_clone(tile, owner)
+            if tile.online and owner.holds_tile(now):
+                if session.refuse_clone(uid, owner.path):
+                    tile.counts["conflicts"] += 1
+                    self._problem("clone", uid, session.path,
+                                  "tile %s answers on both %s and %s: unplug one (two tiles "
+                                  "with the same firmware id? a cloned board?); the host keeps "
+                                  "using %s" % (uid, owner.path, session.path, owner.path))
                 return None
             # Its old port closed or fell silent: the tile moved (or was re-plugged).
             log.info("tile %s moved from %s to %s", uid, owner.path, session.path)
-            if owner.tile is tile:
+            if owner.uid == uid:
                 owner.forget_tile("it moved to port %s" % session.path)
         detail = "reconnect"
         if tile is None:
@@ -453,44 +526,79 @@ class TableLink:
             detail = "new"
         elif tile.hello is not None and tile.hello["boot_id"] != msg["boot_id"]:
             detail = "reboot"
-            tile.health["reboots"] += 1
+            tile.counts["reboots"] += 1
         if detail != "new":
-            tile.health["reconnects"] += 1
+            tile.counts["reconnects"] += 1
         tile.hello = msg
         tile.session = session
         tile.port = session.path
         tile.online = True
-        tile.last_seen = now
-        tile.health["firmware"] = "%d.%d.%d" % msg["firmware"]
+        tile.reported["firmware"] = "%d.%d.%d" % msg["firmware"]
         self._emit(TileEvent("online", uid, detail=detail))
-        return tile
+        return tile.line, True
 
-    def _tile_replaced(self, tile, session, new_uid):
-        """Tile ``new_uid`` answered on the port ``tile`` was using: ``tile`` is gone."""
-        why = "tile %s answered on its port %s" % (new_uid, session.path)
+    def tile_restore(self, session, uid):
+        """A tile that came online (a reboot, a reconnect, a host that met it anew): what
+        the host set on it, sent again (a rebooted tile forgot it, a tile that was away
+        missed what was set meanwhile). Scenes and neighbours are safe to repeat."""
+        tile = self.tiles[uid]
+        self._send_neighbours(tile, session)
+        self._send_scene(tile, session, tile.scene)
+
+    def tile_lost(self, session, uid, why):
+        """The tile ``session`` talked to is not reachable there any more (another tile
+        answered on its port, it speaks another protocol now)."""
+        tile = self.tiles.get(uid)
+        if tile is None or tile.session is not session:
+            return
         if tile.online:
-            self._tile_offline(tile, why)
+            self.tile_offline(session, uid, why)
         else:
-            log.info("tile %s: %s", tile.uid, why)
+            log.info("tile %s: %s", uid, why)
         tile.session = None
 
-    def _tile_offline(self, tile, why):
+    def tile_offline(self, session, uid, why):
+        tile = self.tiles.get(uid)
+        if tile is None or tile.session is not session:
+            return
         if tile.online:
             tile.online = False
             self._emit(TileEvent("offline", tile.uid, detail=why))
         # A port holding a clone of this tile may take over now: ask it at once.
         for s in self.sessions.values():
             if s.conflict is not None and s.conflict["uid"] == tile.uid:
-                s.hello_at = 0.0
+                s.ask_hello_soon()
 
-    def _port_conflict(self, session, tile, owner):
-        tile.health["conflicts"] += 1
-        self._problem("clone", tile.uid, session.path,
-                      "tile %s answers on both %s and %s: unplug one (two tiles with the same "
-                      "firmware id? a cloned board?); the host keeps using %s"
-                      % (tile.uid, owner.path, session.path, owner.path))
+    def tile_refused(self, session, uid, seq, status):
+        """The tile acked command ``seq`` with a status other than ok."""
+        self._tile_log(self.tiles.get(uid), "warning", "tile refused command #%d: %s"
+                       % (seq, status))
 
-    def _port_incompatible(self, session, uid, protocol):
+    def tile_message(self, session, uid, msg):
+        """A message of the tile in use on ``session``, acked and deduplicated: a
+        snapshot, tags, a gesture, a die, a heartbeat, health or a log line."""
+        tile = self.tiles[uid]
+        kind = msg["type"]
+        if kind == "snapshot":
+            tile.reported["uptime_ms"] = msg["uptime_ms"]
+            for s in msg["slots"]:
+                self._tile_tags(tile, s["slot"], s["tags"])
+            for p in msg["pockets"]:
+                self._tile_dice(tile, p["pocket"], p["die"])
+        elif kind == "tag":
+            self._tile_tags(tile, msg["slot"], msg["tags"])
+        elif kind == "gesture":
+            self._tile_gesture(tile, msg["slot"], msg["gesture"])
+        elif kind == "dice":
+            self._tile_dice(tile, msg["pocket"], msg["die"])
+        elif kind == "heartbeat":
+            tile.reported["uptime_ms"] = msg["uptime_ms"]
+        elif kind == "health":
+            self._tile_health(tile, msg)
+        elif kind == "log":
+            self._tile_log(tile, msg["level"], msg["text"])
+
+    def port_incompatible(self, session, uid, protocol):
         self.incompatible[session.path] = {"uid": uid, "protocol": protocol}
         self._problem("incompatible", uid, session.path,
                       "the tile on %s%s speaks protocol %d, this host speaks %d: reflash the "
@@ -499,76 +607,38 @@ class TableLink:
                           session.path, " (%s)" % uid if uid else "", protocol,
                           wire.PROTOCOL_VERSION))
 
-    def _port_compatible(self, session, uid):
+    def port_compatible(self, session, uid):
         if self.incompatible.pop(session.path, None) is not None:
             log.info("%s: tile %s now speaks protocol %d", session.path, uid,
                      wire.PROTOCOL_VERSION)
 
-    def _port_silent(self, session, waited):
+    def port_silent(self, session, waited):
         self._problem("not_a_tile", None, session.path,
                       "%s does not answer as a tile (no frame in %.0f s): a Pico running "
                       "plain MicroPython or another firmware? Flash the tile firmware; the "
                       "host asks it again every %.0f s" % (session.path, waited,
                                                            self.timings.probe_retry_s))
 
-    def _port_forgotten(self, session):
+    def port_forgotten(self, session):
         self.incompatible.pop(session.path, None)
-
-    def _beyond_hello(self, tile, msg, msg_type):
-        """Why an event reaches past what the tile's HELLO announced, or None."""
-        hello = tile.hello
-        if msg_type in (wire.TAG, wire.GESTURE):
-            have = hello["readers"] if msg_type == wire.TAG else hello["buttons"]
-            what = "readers" if msg_type == wire.TAG else "touch pads"
-            if msg["slot"] >= have:
-                return ("it reported a %s on slot %d, but its HELLO announced %d %s"
-                        % ("tag" if msg_type == wire.TAG else "gesture", msg["slot"], have,
-                           what))
-        elif msg_type == wire.DICE:
-            if msg["pocket"] >= hello["dice_pockets"]:
-                return ("it reported a die in pocket %d, but its HELLO announced %d dice "
-                        "pockets" % (msg["pocket"], hello["dice_pockets"]))
-        elif msg_type == wire.SNAPSHOT:
-            for s in msg["slots"]:
-                if s["slot"] >= hello["readers"]:
-                    return ("its snapshot has slot %d, but its HELLO announced %d readers"
-                            % (s["slot"], hello["readers"]))
-            for p in msg["pockets"]:
-                if p["pocket"] >= hello["dice_pockets"]:
-                    return ("its snapshot has pocket %d, but its HELLO announced %d dice "
-                            "pockets" % (p["pocket"], hello["dice_pockets"]))
-        return None
 
     def _send_scene(self, tile, session, cells):
         """Send the current scene of ``cells`` and of every cell of the tile whose scene
         frame is still unacked, in frames that replace those: each cell is in one pending
-        frame only, the newest, so a resend cannot bring an older scene back."""
+        frame only, the newest, so a resend cannot bring an older scene back. As many
+        cells go in a frame as the line lets through (protocol.py)."""
         cells = set(cells)
-        for seq in [seq for seq, p in session.pending.items()
-                    if p[2] is not None and p[2][0] == "scene"]:
-            cells.update(session.pending.pop(seq)[2][1:])
+        for key in session.withdraw_keys(lambda key: key[0] == "scene"):
+            cells.update(key[1:])
         cells = sorted(c for c in cells if c in tile.scene)
         seq = None
-        for i in range(0, len(cells), wire.MAX_SCENE_CELLS):
-            chunk = cells[i:i + wire.MAX_SCENE_CELLS]
+        per_frame = session.scene_cells_per_frame()     # fewer on a noisy line
+        for i in range(0, len(cells), per_frame):
+            chunk = cells[i:i + per_frame]
             seq = session.send(wire.LED_SCENE,
                                wire.led_scene([(c, tile.scene[c]) for c in chunk]),
                                key=("scene",) + tuple(chunk))
         return seq
-
-    def _tile_restore(self, tile, session):
-        """A tile that came online (a reboot, a reconnect, a host that met it anew): what
-        the host set on it, sent again (a rebooted tile forgot it, a tile that was away
-        missed what was set meanwhile)."""
-        self._send_neighbours(tile, session)
-        self._send_scene(tile, session, tile.scene)
-
-    def _tile_snapshot(self, tile, msg):
-        tile.health["uptime_ms"] = msg["uptime_ms"]
-        for s in msg["slots"]:
-            self._tile_tags(tile, s["slot"], s["tags"])
-        for p in msg["pockets"]:
-            self._tile_dice(tile, p["pocket"], p["die"])
 
     # Flood control -----------------------------------------------------------
 
@@ -595,11 +665,11 @@ class TableLink:
             return TileEvent("health", tile.uid, detail=dict(tile.health)), None
         return None, None
 
-    def _tell(self, tile, key, now=None):
+    def _tell(self, tile, key):
         """Tell the table layer the state of ``key`` now, or later if the tile floods."""
-        now = time.monotonic() if now is None else now
+        now = self.clock()
         if key in tile.untold:
-            tile.health["coalesced"] += 1
+            tile.counts["coalesced"] += 1
             return
         ev, state = self._state_event(tile, key)
         if ev is None:
@@ -611,8 +681,8 @@ class TableLink:
             tile.untold.add(key)
             self._flooding(tile, "tag, dice and health reports")
 
-    def _tile_tick(self, tile, now):
-        """Housekeeping of the tile's session: tell what flood control held back."""
+    def _release_untold(self, tile, now):
+        """Tell what flood control held back, as the budget allows."""
         budgets = self._budgets(tile)
         for key in sorted(tile.untold, key=repr):
             if not budgets["state"].take(now):
@@ -625,7 +695,7 @@ class TableLink:
         if tile.flooding and not tile.untold and all(b.full(now) for b in budgets.values()):
             tile.flooding = False
             log.info("tile %s stopped flooding; %d gestures and log lines dropped so far",
-                     tile.uid, tile.health["flood_drops"])
+                     tile.uid, tile.counts["flood_drops"])
 
     def _flooding(self, tile, what):
         if not tile.flooding:
@@ -640,10 +710,10 @@ class TableLink:
         self._tell(tile, ("slot", slot))
 
     def _tile_gesture(self, tile, slot, gesture):
-        if self._budgets(tile)["gesture"].take(time.monotonic()):
+        if self._budgets(tile)["gesture"].take(self.clock()):
             self._emit(TileEvent("gesture", tile.uid, slot=slot, gesture=gesture))
         else:
-            tile.health["flood_drops"] += 1
+            tile.counts["flood_drops"] += 1
             self._flooding(tile, "gestures")
 
     def _tile_dice(self, tile, pocket, die):
@@ -651,7 +721,7 @@ class TableLink:
         self._tell(tile, ("pocket", pocket))
 
     def _tile_health(self, tile, msg):
-        h = tile.health
+        h = tile.reported
         h["uptime_ms"] = msg["uptime_ms"]
         h["readers"] = msg["readers"]
         h["tile_rx_crc_errors"] = msg["rx_crc_errors"]
@@ -662,8 +732,8 @@ class TableLink:
 
     def _tile_log(self, tile, level, text):
         uid = tile.uid if tile is not None else None
-        if tile is not None and not self._budgets(tile)["log"].take(time.monotonic()):
-            tile.health["flood_drops"] += 1
+        if tile is not None and not self._budgets(tile)["log"].take(self.clock()):
+            tile.counts["flood_drops"] += 1
             self._flooding(tile, "log lines")
             return
         log.log(logging.WARNING if level in ("warning", "error") else logging.INFO,

@@ -1,0 +1,175 @@
+"""Line faults: headless games on a noisy line, each compared with its fault-free twin.
+
+    python tools/line_faults.py --games 3 --rates 1,0.1 5,0.5 10,1
+    python tools/line_faults.py --games 1 --game storybook --rates 10,1 --json
+
+For each game (Storybook with 2 bots; Battle Royale with 3 bots) and each seed,
+the game is played once on a clean line (the twin) and once per rate with
+``fairytable run --line-faults CORRUPT,DROP,SEED``: every tile's line (both
+directions) corrupts CORRUPT % and drops DROP % of its bytes, from the start
+(host/link/noisy_line.py). A faulty game matches its twin when the winner, the
+scores and the whole action list (read from its journal) are the same. A game
+that does not end within ``--deadline`` seconds has stalled.
+
+Reported per game and rate: games, stalled, mismatched, reconnects (summed
+over the tiles; a reboot counts as one), tiles offline at the end, and the
+time (mean and longest, in seconds; the twin's mean for scale). Each game's
+line on stderr adds the reboots, the host's resends and the damaged frames.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
+
+GAMES = {"storybook": ["--bots", "2"], "royale": ["--bots", "3"]}
+
+
+def play(game, seed, journal, rates=None, deadline=600.0):
+    """Play one headless game; a dict: the summary, the actions, the time, or why not."""
+    cmd = [sys.executable, "-m", "host.cli", "run", "--game", game, "--headless", "--json",
+           "--new", "--seed", str(seed), "--journal", journal] + GAMES[game]
+    if rates is not None:
+        cmd += ["--line-faults", "%g,%g,%d" % (rates[0], rates[1], seed)]
+    started = time.monotonic()
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=deadline, cwd=REPO)
+    except subprocess.TimeoutExpired:
+        return {"stalled": True, "why": "no end within %.0f s" % deadline,
+                "seconds": time.monotonic() - started}
+    seconds = time.monotonic() - started
+    try:
+        summary = json.loads(done.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        return {"stalled": True, "seconds": seconds,
+                "why": "exit %d: %s" % (done.returncode, done.stderr.strip()[-300:])}
+    from host.journal import Journal
+    j = Journal(journal)
+    try:
+        match, _info = j.load(summary["game_id"])
+        actions = match.actions
+    finally:
+        j.close()
+    tiles = summary.get("tiles", {}).values()
+    return {"stalled": summary.get("status") != "finished", "seconds": seconds,
+            "winner": summary.get("winner"), "scores": summary.get("scores"),
+            "actions": actions, "status": summary.get("status"),
+            "reconnects": sum(t["health"]["reconnects"] for t in tiles),
+            "reboots": sum(t["health"]["reboots"] for t in tiles),
+            "offline": sum(1 for t in tiles if not t["online"]),
+            "resends": sum(t["health"]["resends"] for t in tiles),
+            "crc_errors": sum(t["health"]["crc_errors"] for t in tiles),
+            "why": None if summary.get("status") == "finished"
+            else "status %s" % summary.get("status")}
+
+
+def same_game(a, b):
+    """Why two played games differ, or None."""
+    for key in ("winner", "scores"):
+        if a[key] != b[key]:
+            return "%s %r, its twin %r" % (key, a[key], b[key])
+    if a["actions"] != b["actions"]:
+        pairs = zip(a["actions"], b["actions"], strict=False)
+        n = next((i for i, (x, y) in enumerate(pairs) if x != y),
+                 min(len(a["actions"]), len(b["actions"])))
+        return "actions differ from #%d (%d actions, its twin %d)" % (
+            n, len(a["actions"]), len(b["actions"]))
+    return None
+
+
+def parse_rate(text):
+    try:
+        corrupt, drop = (float(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError("a rate is CORRUPT,DROP in percent (e.g. 10,1), "
+                                         "not %r" % text) from None
+    if not (0 <= corrupt <= 100 and 0 <= drop <= 100):
+        raise argparse.ArgumentTypeError("rates are percentages from 0 to 100: %r" % text)
+    return corrupt, drop
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=int, default=3, help="games of each game per rate")
+    p.add_argument("--game", action="append", choices=sorted(GAMES),
+                   help="only this game (repeatable; default: both)")
+    p.add_argument("--rates", nargs="+", type=parse_rate, default=[(1, 0.1), (5, 0.5), (10, 1)],
+                   help="CORRUPT,DROP percentages (default: 1,0.1 5,0.5 10,1)")
+    p.add_argument("--seed", type=int, default=1000, help="the first game's seed")
+    p.add_argument("--deadline", type=float, default=900.0,
+                   help="seconds a game may take before it counts as stalled")
+    p.add_argument("--json", action="store_true", help="one JSON object at the end")
+    args = p.parse_args(argv)
+    if args.games < 1:
+        p.error("--games must be at least 1")
+    report = []
+    with tempfile.TemporaryDirectory(prefix="line-faults-") as tmp:
+        for game in args.game or sorted(GAMES):
+            twins = {}
+            for i in range(args.games):
+                seed = args.seed + i
+                twins[seed] = play(game, seed, os.path.join(tmp, "twin-%s-%d.db" % (game, seed)),
+                                   deadline=args.deadline)
+                if twins[seed]["stalled"]:
+                    print("%s seed %d: the fault-free twin did not end (%s)"
+                          % (game, seed, twins[seed]["why"]), file=sys.stderr)
+            for rates in args.rates:
+                row = {"game": game, "corrupt_pct": rates[0], "drop_pct": rates[1], "games": 0,
+                       "stalled": 0, "mismatched": 0, "reconnects": 0, "offline_tiles": 0,
+                       "seconds": [], "twin_seconds": [], "problems": []}
+                for i in range(args.games):
+                    seed = args.seed + i
+                    twin = twins[seed]
+                    if twin["stalled"]:
+                        continue
+                    got = play(game, seed, os.path.join(tmp, "noisy-%s-%d-%g-%g.db" % (
+                        game, seed, rates[0], rates[1])), rates, args.deadline)
+                    row["games"] += 1
+                    row["seconds"].append(round(got["seconds"], 1))
+                    row["twin_seconds"].append(round(twin["seconds"], 1))
+                    if got["stalled"]:
+                        row["stalled"] += 1
+                        row["problems"].append("seed %d stalled: %s" % (seed, got["why"]))
+                        continue
+                    row["reconnects"] += got["reconnects"]
+                    row["offline_tiles"] += got["offline"]
+                    differs = same_game(got, twin)
+                    if differs:
+                        row["mismatched"] += 1
+                        row["problems"].append("seed %d: %s" % (seed, differs))
+                    print("%s %g/%g %% seed %d: %s in %.0f s (twin %.0f s), %d reconnects "
+                          "(%d of them reboots), %d offline, %d host resends, %d damaged "
+                          "frames" % (
+                              game, rates[0], rates[1], seed, differs or "same as its twin",
+                              got["seconds"], twin["seconds"], got["reconnects"],
+                              got["reboots"], got["offline"], got["resends"],
+                              got["crc_errors"]),
+                          file=sys.stderr, flush=True)
+                report.append(row)
+    if args.json:
+        print(json.dumps(report, sort_keys=True))
+    else:
+        print("%-9s %9s %5s %7s %10s %10s %7s %9s %9s %9s" % (
+            "game", "faults %", "games", "stalled", "mismatched", "reconnects", "offline",
+            "mean s", "max s", "twin s"))
+        for r in report:
+            secs = r["seconds"] or [0]
+            twin = r["twin_seconds"] or [0]
+            print("%-9s %9s %5d %7d %10d %10d %7d %9.1f %9.1f %9.1f" % (
+                r["game"], "%g/%g" % (r["corrupt_pct"], r["drop_pct"]), r["games"],
+                r["stalled"], r["mismatched"], r["reconnects"], r["offline_tiles"],
+                sum(secs) / len(secs), max(secs), sum(twin) / len(twin)))
+            for problem in r["problems"]:
+                print("    " + problem)
+    bad = any(r["stalled"] or r["mismatched"] for r in report)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
