@@ -27,6 +27,13 @@ class BotsAtTable:
         self.request_at = 0
         self._tidied_at = 0
         self._hands_task = None
+        # Bots at a human pace: with a person at the table (`people`) or someone watching
+        # (`watched()`, e.g. a browser on the web table) a bot waits `pace_ms` before each
+        # move, so people can follow; with nobody there it plays at once.
+        self.pace_ms = 0
+        self.people = False
+        self.watched = lambda: False
+        self._ready_since = None  # when the bot that moves next could have moved
 
     # What the virtual hands may use while they carry out a move (host/virtual/hands.py).
 
@@ -106,7 +113,14 @@ class BotsAtTable:
             return
         seat = self.seat_to_move()
         if seat is None or self.request is not None:
+            self._ready_since = None
             return
+        if self.pace_ms > 0 and (self.people or self.watched()):
+            if self._ready_since is None:
+                self._ready_since = now
+            if now - self._ready_since < self.pace_ms:
+                return
+        self._ready_since = None
         action = self.action_of(seat)
         if action is None:
             return

@@ -81,6 +81,8 @@ def parse_args(argv):
                         "percentages of the bytes on every tile's line (host/link/noisy_line.py)")
     p.add_argument("--gpio", action="store_true",
                    help="on a Raspberry Pi: seat buttons, staff controls and the status strip")
+    from host.web.server import add_arguments as add_web_arguments
+    add_web_arguments(p)
     args = p.parse_args(argv)
     try:
         check_args(args)
@@ -134,6 +136,8 @@ def check_args(args):
                          "with --port")
     if args.interpreter is None:
         args.interpreter = "auto"
+    from host.web.server import check_arguments as check_web_arguments
+    check_web_arguments(args)
 
 
 def new_game_setup(args, options, players_from_bots=False):
@@ -272,6 +276,7 @@ async def run(args):
         ports = [line.port for line in lines]
     from host.link import TableLink
     link = TableLink(ports=ports)
+    web = None
     try:
         await link.start()
         uids = await wait_for_tiles(link, len(layout.tiles),
@@ -302,8 +307,14 @@ async def run(args):
             attach_terminal(session, hands)
         if args.gpio:
             attach_pi(session)
+        from host.web.server import start_for_run
+        web = await start_for_run(args, session, hands, journal)
         summary = await session.run(max_actions=args.max_actions)
+        if web is not None:
+            summary = await web.after_game(args, summary)
     finally:
+        if web is not None:
+            await web.stop()
         await link.stop()
         for line in lines:
             line.close()

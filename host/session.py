@@ -83,10 +83,14 @@ class TableSession:
         self._was_mismatched = False
         self.offline_since = {}   # uid -> ms the layout's tile went offline
         self.tile_mismatches = []  # tiles offline past the grace, as mismatches
+        self.settling = False     # reading the tiles' first reports: nothing judged yet
 
     @property
     def mismatches(self):
-        """Everything that disagrees now: tiles waited for, then the interpreter's."""
+        """Everything that disagrees now: tiles waited for, then the interpreter's (not
+        while the tiles' first reports are still coming in: `settle`)."""
+        if self.settling:
+            return list(self.tile_mismatches)
         return self.tile_mismatches + self.table.mismatches
 
     def waiting_for(self):
@@ -344,6 +348,7 @@ class TableSession:
     async def run(self, max_actions=None, deadline_s=None):
         """Play until the game ends (or max_actions, or deadline); returns a summary."""
         started = self.clock()
+        await self.settle()
         self.table.reconcile(self.clock())
         self.light()
         while self.attract or self.match.engine.status(self.match.state) == "ongoing":
@@ -362,6 +367,32 @@ class TableSession:
             self._notify()
         self.light()
         return self.summary()
+
+    settle_quiet_ms = 600   # the tiles' first reports are in once none came for this long
+    settle_max_ms = 5000
+
+    async def settle(self):
+        """Read the tiles' first reports (their snapshots, the cards just set out) before the
+        table is judged: a table still reporting what lies on it is not a mismatch ("Alice
+        was lifted" before anyone touched anything). An action the table shows meanwhile
+        is applied as usual."""
+        self.settling = True
+        try:
+            start = quiet_since = self.clock()
+            while self.clock() - quiet_since < self.settle_quiet_ms and \
+                    self.clock() - start < self.settle_max_ms:
+                try:
+                    ev = await self.link.next_event(timeout=self.settle_quiet_ms / 4000)
+                except asyncio.TimeoutError:
+                    continue
+                if ev.kind in ("tags", "dice", "online"):
+                    quiet_since = self.clock()
+                action = self.on_event(ev)
+                self._table_said()
+                if action is not None and not self.attract:
+                    self.apply_from_table(action)
+        finally:
+            self.settling = False
 
     def _notify(self):
         if self.on_change is None:

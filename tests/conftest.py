@@ -90,3 +90,15 @@ def module_virtual_table():
     start, stop_all = _virtual_tables()
     yield start
     stop_all()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Playwright driving Debian's chromium (tests/web_helpers.py finds it), for a module."""
+    from web_helpers import browser_or_skip
+    chromium = browser_or_skip()
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        yield b
+        b.close()

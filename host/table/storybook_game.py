@@ -31,7 +31,12 @@ class StorybookGame(TableGame):
         bot_cells = []
         if bot_request is not None and "cell" in bot_request:
             bot_cells.append(tuple(bot_request["cell"]))
-        return lights.storybook_scenes(s, events, table.mismatches, hints, bot_cells)
+        scenes = lights.storybook_scenes(s, events, table.mismatches, hints, bot_cells)
+        if table.lifting is not None:
+            # A card in its player's hand for a slide: where it may go glows.
+            for target in lights.slide_targets(s, table.lifting[0]):
+                scenes[target] = lights.all_edges(lights.pulse(lights.HINT_SLIDE, 1000, 40))
+        return scenes
 
     def render(self, state, scene_map, mismatches, colour=True):
         return terminal.render_storybook(state, scene_map, mismatches, colour)

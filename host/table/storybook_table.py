@@ -54,6 +54,7 @@ class StorybookTable(TableInterpreter):
         self.twist_target = None  # (seat, twist id) waiting for a cell
         self.twist_choice = {}    # seat -> index into its choices during setup
         self.to_lift = set()      # (cell, card) that left the game by an action, still seen
+        self.lifting = None       # (cell, card id): lifted by its player for a slide, not down
 
     # ------------------------------------------------------------ inputs
 
@@ -88,8 +89,9 @@ class StorybookTable(TableInterpreter):
         self.observe(cell, cards, problems)
 
     def busy(self):
-        """True while a change is under way (a placed card waiting for a possible double tap)."""
-        return self.pending_place is not None
+        """True while a change is under way: a placed card waiting for a possible double tap,
+        a card lifted for a slide."""
+        return self.pending_place is not None or self.lifting is not None
 
     def expect_bot_move(self, action, now):
         """A move given up on (None): a card already down is not read as a Play at once (its
@@ -105,6 +107,7 @@ class StorybookTable(TableInterpreter):
         """
         s = self.match.state
         self.mismatches = []
+        self.lifting = None
         engine_board = {cell: entry[0] for cell, entry in s.board.items()}
         extra = {}    # cell -> card seen where the game has nothing or something else
         missing = {}  # cell -> card the game has that is not seen there
@@ -139,6 +142,11 @@ class StorybookTable(TableInterpreter):
                 return self._slide(s, src, dst, cid)
         if len(missing) == 1 and not extra:
             (src, cid), = missing.items()
+            if self._may_slide(s, src):
+                # In the hand of the player whose turn it is, on its way to a lit cell: a
+                # move in progress, not a disagreement.
+                self.lifting = (src, cid)
+                return None
             self.mismatches.append(Mismatch(
                 "lifted", [src], "%s was lifted from %r: put it back, or slide it to a "
                 "lit cell." % (_name(s, cid) if s.board[src][3] else "A face-down card",
@@ -169,6 +177,20 @@ class StorybookTable(TableInterpreter):
             self.mismatches.append(self._unexpected(s, cell, cid))
             return None
         return self._placement(s, cell, cid, now)
+
+    @staticmethod
+    def _may_slide(s, src):
+        """Is the card on `src` one its controller may slide now (a lift starts a slide)?"""
+        entry = s.board.get(src)
+        if s.phase != "play" or entry is None or not entry[3] or entry[1] != s.turn:
+            return False
+        for d in range(4):
+            try:
+                storybook._slide_target(s, src, d)
+            except storybook.IllegalAction:
+                continue
+            return True
+        return False
 
     def _unexpected(self, s, cell, cid):
         for side in ("hero", "villain"):

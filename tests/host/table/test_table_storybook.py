@@ -84,9 +84,21 @@ def test_lift_and_place_elsewhere_is_a_slide():
                               (CROC, (5, 3), "villain", "S", True)])
     table.observe((0, 3), [])
     assert table.reconcile(0) is None
-    assert [m.code for m in table.mismatches] == ["lifted"]  # in the player's hand for now
+    # In the player's hand on its way: a move in progress (bots wait), not a mismatch.
+    assert table.mismatches == [] and table.lifting == ((0, 3), CAT) and table.busy()
     table.observe((4, 3), [CAT])
     assert table.reconcile(10) == {"type": "slide", "cell": [0, 3], "dir": "E"}
+    assert table.lifting is None
+
+
+def test_a_card_lifted_out_of_its_players_turn_is_a_mismatch():
+    match, table = table_for([(CAT, (0, 3), "hero", "N", True),
+                              (CROC, (5, 3), "villain", "S", True)])
+    table.observe((5, 3), [])   # the villain's card, in the hero's turn
+    assert table.reconcile(0) is None
+    assert [m.code for m in table.mismatches] == ["lifted"] and table.lifting is None
+    table.observe((5, 3), [CROC])
+    assert table.reconcile(10) is None and table.mismatches == []
 
 
 def test_a_slide_to_the_wrong_cell_is_refused():

@@ -1,0 +1,406 @@
+// The table page: draws the view the host sends on /ws (docs/web.md), animates the LEDs as the
+// tiles do, and for a seat's link offers the physical gestures as controls.
+"use strict";
+(function () {
+  const frag = new URLSearchParams(location.hash.slice(1));
+  const query = new URLSearchParams(location.search);
+  const mode = query.get("layout") || location.pathname.replace(/^\//, "") || "table";
+  const tv = mode === "tv";
+  const me = {seat: tv ? null : frag.get("seat"), token: frag.get("token"), web: frag.get("web")};
+  // Secrets live in the fragment only: wipe it from the address bar once read? No: a reload
+  // must keep the seat. The fragment never reaches the server or its logs.
+  document.body.classList.add(mode);
+
+  const $ = sel => document.querySelector(sel);
+  const board = $("#board"), tray = $("#tray");
+  let view = null, ws = null, backoff = 500, nextId = 1, shapeKey = "";
+  let tool = "tap", picked = null, moveFrom = null;
+  const cellEls = {}, pocketEls = {};
+  // For tools and tests: the last view, and when each new action count was drawn (wall ms).
+  window.fairytable = {get view() { return view; }, get connected() {
+    return ws !== null && ws.readyState === 1; }, messages: 0, shown: []};
+
+  // ------------------------------------------------------------ connection
+
+  function setConn(up, text) {
+    const c = $("#conn");
+    c.className = "conn " + (up ? "up" : "down");
+    c.textContent = text;
+    c.dataset.state = up ? "up" : "down";
+  }
+
+  function connect() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    ws = new WebSocket(proto + "//" + location.host + "/ws");
+    setConn(false, "connecting…");
+    ws.onopen = () => {
+      backoff = 500;
+      ws.send(JSON.stringify({type: "hello", seat: me.seat, token: me.token,
+                              web_token: me.web, id: nextId++}));
+    };
+    ws.onmessage = ev => {
+      const msg = JSON.parse(ev.data);
+      window.fairytable.messages++;
+      if (msg.type === "table") { setConn(true, "live"); render(msg); }
+      else if (msg.type === "error") toast(msg.message, true);
+      else if (msg.type === "ack") toast(msg.message, false);
+    };
+    ws.onclose = () => {
+      setConn(false, "offline: reconnecting in " + Math.round(backoff / 1000) + " s");
+      ws = null;
+      setTimeout(connect, backoff + Math.random() * 250);
+      backoff = Math.min(backoff * 2, 8000);
+    };
+  }
+
+  let toastTimer = null;
+  function toast(text, bad) {
+    const t = $("#toast");
+    t.textContent = text;
+    t.className = bad ? "err" : "";
+    t.style.display = "block";
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { t.style.display = "none"; }, bad ? 5000 : 1800);
+  }
+
+  function send(control) {
+    if (!ws || ws.readyState !== 1) { toast("not connected to the table", true); return; }
+    control.type = "control";
+    control.id = nextId++;
+    control.seat = me.seat;
+    ws.send(JSON.stringify(control));
+  }
+
+  // ------------------------------------------------------------ drawing
+
+  const key = c => c[0] + "," + c[1];
+  const cellSize = () => parseInt(getComputedStyle(document.body).getPropertyValue("--cell"));
+
+  function buildBoard(v) {
+    board.innerHTML = "";
+    for (const k in cellEls) delete cellEls[k];
+    const S = cellSize(), G = 4;
+    const cs = v.cells.map(c => c.cell[0]), rs = v.cells.map(c => c.cell[1]);
+    const minC = Math.min(...cs), maxC = Math.max(...cs), minR = Math.min(...rs),
+          maxR = Math.max(...rs);
+    board.style.width = ((maxC - minC + 1) * (S + G)) + "px";
+    board.style.height = ((maxR - minR + 1) * (S + G)) + "px";
+    for (const c of v.cells) {
+      const el = document.createElement("div");
+      el.className = "cell";
+      el.dataset.cell = key(c.cell);
+      el.style.left = ((c.cell[0] - minC) * (S + G)) + "px";
+      el.style.top = ((maxR - c.cell[1]) * (S + G)) + "px";
+      const canvas = document.createElement("canvas");
+      canvas.className = "leds";
+      canvas.width = S; canvas.height = S;
+      const items = document.createElement("div");
+      items.className = "items";
+      items.style.cssText = "position:relative;width:100%;height:100%";
+      const coord = document.createElement("span");
+      coord.className = "coord";
+      coord.textContent = key(c.cell);
+      el.append(items, canvas, coord);
+      el.addEventListener("click", () => clickCell(c.cell));
+      board.append(el);
+      cellEls[key(c.cell)] = {el: el, canvas: canvas, items: items, scene: null, drawn: ""};
+    }
+    tray.innerHTML = "";
+    for (const k in pocketEls) delete pocketEls[k];
+    for (const p of v.tray || []) {
+      const el = document.createElement("div");
+      el.className = "pocket";
+      el.dataset.pocket = p.pocket;
+      const canvas = document.createElement("canvas");
+      canvas.width = 64; canvas.height = 64;
+      const face = document.createElement("span");
+      el.append(canvas, face);
+      tray.append(el);
+      pocketEls[p.pocket] = {el: el, canvas: canvas, face: face, scene: null, drawn: ""};
+    }
+    if (v.tray) tray.dataset.pockets = v.tray.length;
+  }
+
+  function itemHtml(it, v, idx) {
+    if (it.kind === "pawn") {
+      const pos = [["4px", "4px"], ["4px", "auto"], ["auto", "4px"], ["auto", "auto"]][idx % 4];
+      return '<div class="pawn' + (it.alive ? "" : " dead") + '" data-pawn="' + it.player +
+        '" title="' + it.player + '" style="background:' + it.colour + ";top:" + pos[0] +
+        ";left:" + pos[1] + (pos[1] === "auto" ? ";right:4px" : "") +
+        (pos[0] === "auto" ? ";bottom:4px" : "") + '"></div>';
+    }
+    if (v.game === "royale") {
+      const txt = it.id ? it.id : (it.value !== undefined ? "≤" + it.value : "");
+      return '<div class="card map' + (it.id ? "" : " back") + '" data-item="card" data-face-up="' +
+        (it.face_up ? 1 : 0) + '">' + txt + "</div>";
+    }
+    const side = it.owner ? (it.owner === "hero" || it.owner.indexOf("hero") === 0 ? "hero" :
+                             "villain") : "";
+    const arrow = {N: "↑", E: "→", S: "↓", W: "←"}[it.facing] || "";
+    if (!it.id) {
+      return '<div class="card back ' + side + (it.unplaced ? " unplaced" : "") +
+        '" data-item="card" data-face-up="0" title="a face-down card">' +
+        (it.owner ? it.owner : "?") + '<span class="facing">' + arrow + "</span></div>";
+    }
+    return '<div class="card ' + side + (it.face_up ? "" : " back") + (it.unplaced ? " unplaced" : "") +
+      '" data-item="card" data-card="' + it.id + '" data-face-up="' + (it.face_up ? 1 : 0) +
+      '">' + (it.name || it.id) + '<span class="facing">' + arrow + "</span></div>";
+  }
+
+  function render(v) {
+    const shape = v.game + "|" + v.cells.map(c => key(c.cell)).join(";") + "|" +
+                  (v.tray ? v.tray.length : 0) + "|" + mode;
+    if (shape !== shapeKey) { shapeKey = shape; buildBoard(v); }
+    view = v;
+    document.body.classList.toggle("royale", v.game === "royale");
+    document.body.dataset.game = v.game;
+    const bad = new Set();
+    for (const m of v.mismatches) for (const c of m.cells) bad.add(key(c));
+    const botCells = new Set(((v.bot_request || {}).cells || []).map(key));
+    for (const c of v.cells) {
+      const e = cellEls[key(c.cell)];
+      if (!e) continue;
+      const html = c.items.map((it, i) => itemHtml(it, v, i)).join("");
+      if (e.items.innerHTML !== html) e.items.innerHTML = html;
+      e.scene = c.leds;
+      e.el.dataset.leds = JSON.stringify(c.leds);
+      e.el.classList.toggle("mismatch", bad.has(key(c.cell)) || c.flash);
+      e.el.classList.toggle("bot", botCells.has(key(c.cell)));
+    }
+    for (const p of v.tray || []) {
+      const e = pocketEls[p.pocket];
+      if (!e) continue;
+      e.scene = p.leds;
+      e.face.textContent = p.die ? p.die : "";
+      e.el.dataset.die = p.die || "";
+    }
+    drawTop(v);
+    drawSide(v);
+    drawYou(v);
+    lightTargets();
+    const shown = window.fairytable.shown;
+    if (!shown.length || shown[shown.length - 1].actions !== v.actions) {
+      shown.push({actions: v.actions, game_id: v.game_id, at: Date.now()});
+      if (shown.length > 5000) shown.shift();
+    }
+  }
+
+  function seatName(s) { return s; }
+
+  function drawTop(v) {
+    const turn = $("#turn");
+    const mine = me.seat && v.turn === me.seat && v.status === "ongoing";
+    turn.classList.toggle("mine", !!mine);
+    if (v.attract) turn.textContent = "No game: the table waits for staff to start one";
+    else if (v.status === "finished")
+      turn.textContent = "Game over: " + (v.winner ? seatName(v.winner) + " wins" : "a draw");
+    else turn.textContent = (mine ? "Your turn (" + v.turn + ")" : "Turn: " + v.turn) +
+      (v.paused ? " — paused" : "");
+    turn.dataset.turn = v.turn || "";
+    turn.style.background = v.game === "storybook" ?
+      (String(v.turn).indexOf("hero") === 0 ? "#24408f" : "#8f2420") :
+      (colourOf(v, v.turn) || "#333");
+    let scores = "";
+    if (v.game === "storybook" && v.scores)
+      scores = Object.keys(v.scores).map(k => k + " " + v.scores[k]).join(" · ") +
+        " (to " + v.target + ")" + (v.overtime ? " OVERTIME" : "");
+    else if (v.players)
+      scores = v.players.map(p => p.id + (p.alive ? "" : "✝") + " " + p.cards + " cards" +
+        (v.scores ? " " + v.scores[p.id] + " pts" : "")).join(" · ");
+    $("#scores").textContent = scores;
+    let left = "";
+    if (v.game === "storybook") left = "AP " + v.ap + " · phase " + v.phase;
+    else if (v.actions_left !== null && v.actions_left !== undefined)
+      left = "actions " + v.actions_left + " · movement " + v.movement_left +
+        (v.reduced ? " · VALUES REDUCED" : "");
+    else left = "phase " + v.phase;
+    $("#left").textContent = left;
+  }
+
+  function colourOf(v, pid) {
+    const p = (v.players || []).find(x => x.id === pid);
+    return p ? p.colour : null;
+  }
+
+  function esc(s) {
+    return String(s).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;",
+                                               '"': "&quot;"}[c]));
+  }
+
+  function drawSide(v) {
+    $("#mismatches").innerHTML = v.mismatches.map(m =>
+      '<div class="mm" data-cells="' + m.cells.map(key).join(" ") + '">⚠ ' + esc(m.message) +
+      "</div>").join("");
+    for (const d of document.querySelectorAll("#mismatches .mm")) {
+      d.onmouseenter = () => d.dataset.cells.split(" ").forEach(k => cellEls[k] &&
+        cellEls[k].el.classList.add("hot"));
+      d.onmouseleave = () => d.dataset.cells.split(" ").forEach(k => cellEls[k] &&
+        cellEls[k].el.classList.remove("hot"));
+    }
+    const pg = v.in_progress;
+    let words = "";
+    if (pg && pg.kind === "placing") words = "A card is going down on " + key(pg.cells[0]) +
+      ": double tap it now to hide it, or it is played face up.";
+    else if (pg && pg.kind === "sliding") words = "A card lifted from " + key(pg.cells[0]) +
+      " is on its way: put it on a lit cell, or back.";
+    else if (pg && pg.kind === "pawn_in_hand") words = pg.player + "'s pawn is in hand: put it on a lit cell.";
+    else if (pg && pg.kind === "throw") words = "Roll the dice into the lit pockets (" + pg.throw + ").";
+    $("#progress").innerHTML = words ? '<div class="pg">' + esc(words) + "</div>" : "";
+    const acted = v.log.filter(l => l.indexOf("mismatch: ") !== 0);
+    const last = acted.length ? acted[acted.length - 1] : "";
+    // The last action and what it did (bested, overwhelmed, captured, duels, dice...).
+    const said = (v.last || []).map(e => e.type + Object.keys(e).filter(k => k !== "type" &&
+      typeof e[k] !== "object").map(k => " " + k + "=" + e[k]).join("")).slice(0, 6);
+    $("#last").innerHTML = "<b>Last:</b> " + esc(last || "nothing yet") +
+      (said.length ? '<div class="events">' + said.map(esc).join("<br>") + "</div>" : "");
+    $("#tiles").innerHTML = v.tiles.map(t => '<span class="tile ' + (t.online ? "on" : "off") +
+      '" data-tile="' + esc(t.id) + '" data-online="' + (t.online ? 1 : 0) +
+      '"><span class="dot"></span>' + esc(t.id) + (t.online ? "" : " offline") + "</span>").join("");
+    const log = $("#log");
+    log.innerHTML = v.log.map(l => "<li>" + esc(l) + "</li>").join("");
+    log.scrollTop = log.scrollHeight;
+  }
+
+  // ------------------------------------------------------------ a seat's controls
+
+  function drawYou(v) {
+    const box = $("#you");
+    const you = v.you;
+    const seats = '<div class="seats">' + v.seats.map(s => "<span>" + esc(s.seat) +
+      (s.bot ? ' <span class="bot-tag">bot</span>' : "") + "</span>").join("") + "</div>";
+    if (!you) { box.innerHTML = (tv ? "" : "<b>Watching</b> (spectator) ") + seats; return; }
+    let h = "<b>You are " + esc(you.seat) + "</b>" + (you.bot ? " (a bot plays here)" : "") + seats;
+    if (!you.controls) {
+      box.innerHTML = h + (v.virtual ? "" : "<p>A real table: play with the cards.</p>");
+      return;
+    }
+    const hand = [];
+    if (v.game === "storybook") {
+      for (const c of you.hand || []) hand.push([c.id, c.name]);
+      for (const c of you.lifted || []) hand.push([c.id, c.name + " (lifted)"]);
+      if (you.unseen && you.pool) for (const c of you.pool) hand.push([c.id, c.name]);
+      h += '<div>Hand' + (you.unseen ? " (" + you.unseen + " unknown: pick the one you hold)" : "") +
+        ":</div>";
+    } else if (!you.pawn_on_table) {
+      hand.push(["pawn", "Your pawn (" + you.colour + ")"]);
+      h += "<div>In hand:</div>";
+    }
+    h += '<div class="row hand">' + hand.map(c => '<button data-card="' + esc(c[0]) + '"' +
+      (picked === c[0] && tool === "place" ? ' class="on"' : "") + ">" + esc(c[1]) +
+      "</button>").join("") + "</div>";
+    const tools = [["tap", "Tap"], ["double", "Double tap"], ["hold", "Hold"], ["lift", "Lift"],
+                   ["move", "Lift + put"]];
+    h += '<div class="row tools">' + tools.map(t => '<button data-tool="' + t[0] + '"' +
+      (tool === t[0] ? ' class="on"' : "") + ">" + t[1] + "</button>").join("") + "</div>";
+    const names = {draw: "Draw", end_turn: "End turn", twist: "Plot twist", roll: "Roll order",
+                   swap: "Swap"};
+    h += '<div class="row buttons">' + you.buttons.map(b => '<button data-button="' + b + '">' +
+      names[b] + "</button>").join("") +
+      (v.game === "royale" ? '<button data-op="throw">Throw dice</button>' : "") + "</div>";
+    if (you.plot_twist_choices) h += "<div>Plot twist choices: " +
+      you.plot_twist_choices.map(esc).join(", ") + " (Plot twist: next; End turn: take it)</div>";
+    h += '<div id="hint">' + esc(hint()) + "</div>";
+    box.innerHTML = h;
+    for (const b of box.querySelectorAll("button[data-card]")) b.onclick = () => {
+      picked = b.dataset.card; tool = "place"; moveFrom = null; drawYou(view); lightTargets(); };
+    for (const b of box.querySelectorAll("button[data-tool]")) b.onclick = () => {
+      tool = b.dataset.tool; picked = null; moveFrom = null; drawYou(view); lightTargets(); };
+    for (const b of box.querySelectorAll("button[data-button]")) b.onclick = () =>
+      send({op: "button", name: b.dataset.button});
+    for (const b of box.querySelectorAll("button[data-op]")) b.onclick = () =>
+      send({op: b.dataset.op});
+  }
+
+  function hint() {
+    if (tool === "place") return "Click a lit cell to put " + picked + " there.";
+    if (tool === "move") return moveFrom ? "Click where it goes." : "Click the card or pawn to lift.";
+    return "Click a cell to " + ({tap: "tap", double: "double tap", hold: "hold",
+                                  lift: "lift what lies on"})[tool] + " it.";
+  }
+
+  function targetCells() {
+    const you = view && view.you;
+    if (!you || !you.controls) return [];
+    if (tool === "place" && picked) {
+      if (view.game === "storybook") return (you.targets || {})[picked] || [];
+      return (you.targets || {}).place || [];
+    }
+    if (tool === "move" && moveFrom) {
+      if (view.game === "storybook") return (you.slides || {})[key(moveFrom)] || [];
+      return (you.targets || {}).move || [];
+    }
+    return [];
+  }
+
+  function lightTargets() {
+    const t = new Set(targetCells().map(key));
+    for (const k in cellEls) {
+      cellEls[k].el.classList.toggle("target", t.has(k));
+      cellEls[k].el.classList.toggle("picked", !!moveFrom && key(moveFrom) === k);
+    }
+  }
+
+  function clickCell(cell) {
+    if (!view || !view.you || !view.you.controls) return;
+    if (tool === "place") {
+      if (!picked) { toast("pick a card from your hand first", true); return; }
+      send({op: "place", cell: cell, card: picked});
+      picked = null; tool = "tap";
+    } else if (tool === "move") {
+      if (!moveFrom) { moveFrom = cell; }
+      else { send({op: "move", cell: moveFrom, to: cell}); moveFrom = null; tool = "tap"; }
+    } else {
+      send({op: tool, cell: cell});
+    }
+    drawYou(view);
+    lightTargets();
+  }
+
+  // ------------------------------------------------------------ the LEDs
+
+  const N = 6;
+  function drawLeds(canvas, scene, now, n, round) {
+    const ctx = canvas.getContext("2d");
+    const W = canvas.width, H = canvas.height;
+    ctx.clearRect(0, 0, W, H);
+    for (let e = 0; e < 4; e++) {
+      const leds = FxLeds.segment(scene[e], e, n, now);
+      for (let i = 0; i < n; i++) {
+        ctx.fillStyle = FxLeds.css(leds[i]);
+        const f = (i + 0.5) / n;   // along the edge, clockwise
+        let x, y;
+        if (round) {
+          const a = ((e + f) / 4) * 2 * Math.PI - Math.PI / 2;
+          x = W / 2 + Math.cos(a) * (W / 2 - 4); y = H / 2 + Math.sin(a) * (H / 2 - 4);
+          ctx.beginPath(); ctx.arc(x, y, 3, 0, 2 * Math.PI); ctx.fill();
+          continue;
+        }
+        const L = 4, T = 6;   // an LED: its length along the edge and its thickness
+        if (e === 0) { x = f * W; y = 2; ctx.fillRect(x - T / 2, 0, T, L); }
+        else if (e === 1) { y = f * H; ctx.fillRect(W - L, y - T / 2, L, T); }
+        else if (e === 2) { x = W - f * W; ctx.fillRect(x - T / 2, H - L, T, L); }
+        else { y = H - f * H; ctx.fillRect(0, y - T / 2, L, T); }
+      }
+    }
+  }
+
+  let lastFrame = 0;
+  function frame(t) {
+    requestAnimationFrame(frame);
+    if (t - lastFrame < 33) return;   // 30 frames a second, as the tiles
+    lastFrame = t;
+    const now = Date.now();
+    for (const k in cellEls) paint(cellEls[k], now, N, false);
+    for (const k in pocketEls) paint(pocketEls[k], now, 3, true);
+  }
+  function paint(e, now, n, round) {
+    if (!e.scene) return;
+    const sig = JSON.stringify(e.scene);
+    if (FxLeds.still(e.scene) && e.drawn === sig) return;
+    drawLeds(e.canvas, e.scene, now, n, round);
+    e.drawn = sig;
+  }
+
+  requestAnimationFrame(frame);
+  connect();
+})();

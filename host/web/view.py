@@ -1,0 +1,722 @@
+"""The one place the web table reads the session: the table as JSON per viewer, and controls.
+
+Everything the browser sees goes through `WebTable.view(seat)`: a spectator
+(seat None) gets the engine's public view, the LED scenes the tiles were
+sent, what lies on each cell as far as a spectator may know (a face-down card
+is `{"kind": "card", "face_up": false, "owner": SEAT}`, no id), mismatches,
+the log and the tiles. A seat's view adds that seat's knowledge (its hand,
+its face-down cards, where a picked card may go). As a last guard every
+string of a view is checked against the engine's `secrets(state, seat)`: a
+hidden card's id or name in a log line or a mismatch sentence is replaced by
+"a hidden card" before the view leaves this module.
+
+Controls (`WebTable.control`) are the physical gestures of a seat on the
+virtual table: they go through the virtual hands to the tiles' control
+channel, exactly the path a real hand takes, and the seat buttons through
+the session's `button`. Each is checked against the seat first and refused
+with a sentence (`Refused`) that changes nothing.
+"""
+
+import asyncio
+import random
+
+from host import lights
+
+from host.virtual.hands import HandsSlipped
+
+HIDDEN = "a hidden card"
+LOG_LINES = 40
+GESTURES = ("tap", "double", "hold")
+CONTROL_OPS = ("place", "lift", "move", "tap", "double", "hold", "button", "throw")
+
+
+class Refused(Exception):
+    """A request the web table will not carry out: an HTTP status and a sentence."""
+
+    def __init__(self, status, message):
+        Exception.__init__(self, message)
+        self.status = status
+        self.message = message
+
+
+def scene_json(scene):
+    """A scene (four segments) as JSON: [[effect, [r, g, b], a, b] x4]."""
+    return [[seg[0], list(seg[1]), seg[2], seg[3]] for seg in scene]
+
+
+def cell_key(cell):
+    return "%d,%d" % (cell[0], cell[1])
+
+
+def _redact(obj, words):
+    """Replace every secret word in the strings of obj (a JSON-like value)."""
+    if isinstance(obj, str):
+        if obj in words:
+            return HIDDEN
+        for word in words:
+            if word in obj:
+                obj = _replace_word(obj, word)
+        return obj
+    if isinstance(obj, list):
+        return [_redact(x, words) for x in obj]
+    if isinstance(obj, dict):
+        return {k: _redact(v, words) for k, v in obj.items()}
+    return obj
+
+
+def _replace_word(text, word):
+    """Replace `word` where it stands as a word (not inside another word)."""
+    out, i = [], 0
+    while True:
+        j = text.find(word, i)
+        if j < 0:
+            out.append(text[i:])
+            return "".join(out)
+        before = text[j - 1] if j > 0 else " "
+        after = text[j + len(word)] if j + len(word) < len(text) else " "
+        if before.isalnum() or before == "_" or after.isalnum() or after == "_":
+            out.append(text[i:j + len(word)])
+        else:
+            out.append(text[i:j] + HIDDEN)
+        i = j + len(word)
+
+
+def secret_words(state, engine, seat=None):
+    """The ids and names the viewer may not see (every form a hidden card can take in text)."""
+    words = set()
+    for cid in engine.secrets(state, seat):
+        words.add(cid)
+        cat = getattr(state, "cat", None)
+        if cat is not None:
+            card = cat.cards.get(cid)
+            if card is not None:
+                words.add(card[1])
+            twist = getattr(cat, "twists", {}).get(cid)
+            if twist is not None and twist.get("name"):
+                words.add(twist["name"])
+    return sorted(words, key=lambda w: (-len(w), w))
+
+
+class WebTable:
+    """The session as the web sees it: views per viewer, controls, staff operations."""
+
+    def __init__(self, session, hands=None, journal=None):
+        self.session = session
+        self.hands = hands          # the virtual hands (None on a real table)
+        self.journal = journal
+        self.control_lock = asyncio.Lock()
+        self.rng = random.SystemRandom()  # a person's dice on the virtual table
+
+    # ------------------------------------------------------------ what changes
+
+    @property
+    def virtual(self):
+        return self.hands is not None
+
+    def game_name(self):
+        return self.session.match.game
+
+    def seats(self):
+        return list(self.session.match.state.seats)
+
+    def bot_seats(self):
+        return dict(self.session.bots.seats)
+
+    def signature(self):
+        """Changes whenever anything a view shows may have changed (cheap: no view built)."""
+        s = self.session
+        table = s.table
+        tiles = tuple((uid, t.online) for uid, t in sorted(s.link.tiles.items()))
+        pockets = tuple(sorted(getattr(table, "pockets", {}).items()))
+        throw = getattr(table, "throw", None)
+        return (id(s.match), len(s.match.actions), s.led_scenes_sent,
+                tuple(m.message for m in s.mismatches), tiles, len(s.log.lines),
+                s.attract, s.paused, pockets, id(throw), repr(s.bots.request),
+                repr(getattr(table, "pending_place", None)), repr(getattr(table, "in_hand", None)),
+                repr(getattr(table, "lifting", None)),
+                len(getattr(s, "flash", ())))
+
+    # ------------------------------------------------------------ the view
+
+    def view(self, seat=None):
+        """The table as `seat` (None: a spectator) may see it: a JSON-ready dict."""
+        s = self.session
+        match = s.match
+        state = match.state
+        engine = match.engine
+        if seat is not None and seat not in state.seats:
+            raise Refused(404, "there is no seat %r at this table (seats: %s)."
+                          % (seat, ", ".join(state.seats)))
+        # The contract's view (the engine's view for this viewer, whose turn, what the
+        # table waits for); the web adds the cells, the LEDs, the log and the tiles.
+        base = s.view(seat)
+        known = base["state"]
+        game = match.game
+        out = {"game": game, "status": known.get("status"), "winner": known.get("winner"),
+               "phase": known.get("phase"), "turn": known.get("turn"),
+               "actions": len(match.actions), "game_id": s.game_id,
+               "attract": s.attract, "paused": s.paused, "virtual": self.virtual,
+               "viewer": {"seat": seat}, "current_seat": base.get("current_seat"),
+               "waiting_for": base.get("waiting_for", []), "busy": base.get("busy"),
+               "turns": base.get("turns")}
+        out["seats"] = [{"seat": x, "bot": x in s.bots.seats} for x in state.seats]
+        if game == "storybook":
+            out["scores"] = dict(known["scores"])
+            out["target"] = known["target"]
+            out["ap"] = known["ap"]
+            out["overtime"] = known["overtime"]
+            out["hand_sizes"] = known["hand_sizes"]
+            out["deck_sizes"] = known["deck_sizes"]
+        else:
+            out["scores"] = known.get("scores")
+            out["actions_left"] = known.get("actions_left")
+            out["movement_left"] = known.get("movement_left")
+            out["reduced"] = known.get("reduced")
+            out["players"] = [{"id": p["id"], "alive": p["alive"], "cards": p["cards"],
+                               "active": p["active"], "colour": self._colour(state, p["id"]),
+                               "cell": p["cell"]} for p in known["players"]]
+        out["cells"] = self._cells(state, known, seat)
+        out["tray"] = self._tray()
+        out["mismatches"] = [{"code": m["code"], "cells": m["cells"], "message": m["message"]}
+                             for m in base["mismatches"]]
+        out["in_progress"] = self._in_progress()
+        out["bot_request"] = self._bot_request_cells()
+        out["log"] = list(s.log.lines[-LOG_LINES:])
+        out["last"] = self._last(state)
+        out["tiles"] = [{"id": uid, "online": t.online} for uid, t in sorted(s.link.tiles.items())]
+        out["knowledge"] = known
+        if seat is not None:
+            out["you"] = self._seat_part(state, known, seat)
+        words = secret_words(state, engine, seat)
+        if seat is not None and game == "storybook":
+            # The seat's own cards (its hand and, in physical mode, the unseen cards it may
+            # be holding) are known to the person in that seat.
+            own = self._seat_cards(state, seat)
+            own_names = set(state.cat.cards[c][1] for c in own)
+            words = [w for w in words if w not in own and w not in own_names]
+        return _redact(out, words)
+
+    def _colour(self, state, pid):
+        from host.table import royale_table
+        return royale_table.colour_of(state, pid)
+
+    def _cells(self, state, known, seat):
+        s = self.session
+        items = {}
+        if s.match.game == "storybook":
+            for entry in known["board"]:
+                cell = tuple(entry["cell"])
+                owner = state.board[cell][1]
+                item = {"kind": "card", "face_up": entry["face_up"], "owner": owner,
+                        "facing": entry["facing"]}
+                if entry["card"] is not None:
+                    item["id"] = entry["card"]
+                    item["name"] = state.cat.cards[entry["card"]][1]
+                items.setdefault(cell, []).append(item)
+            for cell, cards in sorted(s.table.observed.items()):
+                game_card = state.board.get(cell)
+                for cid in cards:
+                    if game_card is not None and game_card[0] == cid:
+                        continue
+                    # On the table but not in the game (yet): a card going down, or one
+                    # that should be lifted. Its face is shown only when the game shows it.
+                    item = {"kind": "card", "face_up": False, "owner": None, "unplaced": True}
+                    if self._public_card(state, cid, seat):
+                        item["id"] = cid
+                        item["name"] = state.cat.cards[cid][1]
+                        item["face_up"] = True
+                    items.setdefault(cell, []).append(item)
+        else:
+            for entry in known["map"]:
+                cell = tuple(entry["cell"])
+                item = {"kind": "card", "face_up": "card" in entry, "owner": None}
+                if "card" in entry:
+                    item["id"] = entry["card"]
+                if "value" in entry:
+                    item["value"] = entry["value"]
+                items.setdefault(cell, []).append(item)
+            for p in known["players"]:
+                if p["cell"] is not None:
+                    items.setdefault(tuple(p["cell"]), []).append(
+                        {"kind": "pawn", "player": p["id"], "colour": self._colour(state, p["id"]),
+                         "alive": p["alive"]})
+        flashing = set(tuple(c) for c in getattr(s, "flash", {}))
+        out = []
+        for cell in sorted(s.layout.cells):
+            scene = s.sent_scenes.get(cell, lights.DARK_CELL)
+            out.append({"cell": list(cell), "leds": scene_json(scene),
+                        "items": items.get(cell, []), "flash": cell in flashing})
+        return out
+
+    def _public_card(self, state, cid, seat):
+        """Is a Storybook card's identity known to everyone (or to `seat`)?"""
+        for side in state.captured:
+            if cid in state.captured[side]:
+                return True
+        return seat is not None and cid in self._seat_cards(state, seat)
+
+    def _seat_cards(self, state, seat):
+        cards = set(c for c in state.hands[seat] if c is not None)
+        cards.update(state.pool.get(seat, ()))
+        return cards
+
+    def _tray(self):
+        s = self.session
+        dice_tile = getattr(s.layout, "dice_tile", None)
+        if dice_tile is None:
+            return None
+        pockets = [t.pockets for t in s.layout.tiles if t.index == dice_tile][0]
+        table = s.table
+        out = []
+        for p in range(pockets):
+            item = getattr(table, "pockets", {}).get(p)
+            face = None
+            if item and item.startswith("die:"):
+                face = int(item.split(":")[2])
+            out.append({"pocket": p, "die": face,
+                        "leds": scene_json(s.sent_scenes.get(("pocket", p), lights.DARK_CELL))})
+        return out
+
+    def _in_progress(self):
+        """A change under way that is not a mismatch: a card waiting for its double tap."""
+        table = self.session.table
+        pending = getattr(table, "pending_place", None)
+        if pending is not None:
+            return {"kind": "placing", "cells": [list(pending[0])]}
+        lifting = getattr(table, "lifting", None)
+        if lifting is not None:
+            return {"kind": "sliding", "cells": [list(lifting[0])]}
+        if getattr(table, "in_hand", None) is not None:
+            return {"kind": "pawn_in_hand", "player": table.in_hand, "cells": []}
+        throw = getattr(table, "throw", None)
+        if throw is not None:
+            return {"kind": "throw", "throw": throw.kind, "cells": []}
+        return None
+
+    def _bot_request_cells(self):
+        req = self.session.bots.request
+        if req is None:
+            return None
+        cells = [req[k] for k in ("cell", "to") if k in req]
+        return {"type": req["type"], "cells": cells}
+
+    def _last(self, state):
+        events = self.session.recent_events or []
+        return [dict(ev) for ev in events]
+
+    def _seat_part(self, state, known, seat):
+        s = self.session
+        you = {"seat": seat, "bot": seat in s.bots.seats,
+               "controls": self.virtual and seat not in s.bots.seats}
+        # What the seat may do now (its turn only), to light the controls it can use.
+        you["legal"] = []
+        if s.match.engine.status(state) == "ongoing" and s.game.current_seat(state) == seat:
+            you["legal"] = sorted(set(a["type"] for a in s.match.engine.legal_actions(state)))
+        if s.match.game == "storybook":
+            hand = [c for c in state.hands[seat] if c is not None]
+            unknown = sum(1 for c in state.hands[seat] if c is None)
+            you["hand"] = [{"id": c, "name": state.cat.cards[c][1]} for c in hand]
+            # A card of the seat's lifted off the table (a slide on its way) is in the hand too.
+            seen = set(c for cards in s.table.observed.values() for c in cards)
+            you["lifted"] = [{"id": e[0], "name": state.cat.cards[e[0]][1], "from": list(cell)}
+                             for cell, e in sorted(state.board.items())
+                             if e[1] == seat and e[0] not in seen]
+            you["unseen"] = unknown
+            # In physical mode a drawn card is unknown until placed: any unseen card of the
+            # seat's may be the one in the hand (the person picks which they hold).
+            if unknown:
+                you["pool"] = [{"id": c, "name": state.cat.cards[c][1]}
+                               for c in sorted(state.pool.get(seat, ()))]
+            you["targets"] = self._storybook_targets(state, seat, hand + (
+                sorted(state.pool.get(seat, ())) if unknown else []))
+            for c in you["lifted"]:
+                you["targets"][c["id"]] = [c["from"]] + [
+                    list(x) for x in lights.slide_targets(state, tuple(c["from"]))]
+            you["slides"] = {}
+            for cell, entry in sorted(state.board.items()):
+                if entry[1] == seat and entry[3]:
+                    you["slides"][cell_key(cell)] = [list(c) for c in
+                                                     lights.slide_targets(state, cell)]
+            you["buttons"] = ["draw", "end_turn", "twist"]
+            you["plot_twist_choices"] = known.get("plot_twist_choices")
+        else:
+            from shared_rules import royale
+            you["colour"] = self._colour(state, seat)
+            you["pawn_on_table"] = state.players[seat].cell >= 0
+            targets = {"place": [], "move": []}
+            if royale.current(state) == seat or state.phase == "place":
+                for a in s.match.engine.legal_actions(state):
+                    if a["type"] == "place" and royale.current(state) == seat:
+                        targets["place"].append(list(a["cell"]))
+                    elif a["type"] == "move" and royale.current(state) == seat:
+                        targets["move"].append(list(a["to"]))
+            you["targets"] = targets
+            you["buttons"] = ["roll", "swap", "end_turn"]
+        return you
+
+    def _storybook_targets(self, state, seat, cards):
+        """card id -> cells where it may go now (lit in the seat's view while picked)."""
+        from shared_rules import storybook
+        if state.turn != seat or state.phase not in ("play", "setup_hide", "setup_play"):
+            return {}
+        kinds = ["hide"] if state.phase == "setup_hide" else ["play"] if \
+            state.phase == "setup_play" else ["play", "hide"]
+        out = {}
+        cells = sorted(self.session.layout.cells)
+        for cid in cards:
+            ok = []
+            for cell in cells:
+                if cell in state.board:
+                    continue
+                for kind in kinds:
+                    action = {"type": kind, "card": cid, "cell": list(cell)}
+                    if storybook.validate(state, action) is None:
+                        ok.append(list(cell))
+                        break
+            out[cid] = ok
+        return out
+
+    # ------------------------------------------------------------ controls
+
+    def _cell(self, value):
+        s = self.session
+        if not (isinstance(value, list) and len(value) == 2 and
+                all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+            raise Refused(400, "a cell is a list of two whole numbers, like [3, 2].")
+        cell = (value[0], value[1])
+        if cell not in s.layout.slot_of:
+            raise Refused(400, "%r is not a cell of this table." % (value,))
+        return cell
+
+    async def control(self, seat, msg):
+        """Carry out one control of `seat` (a dict from the browser); returns a sentence.
+
+        Refused (4xx + sentence) when the control is malformed, for another seat, or on a
+        real table. Nothing is changed by a refused control.
+        """
+        s = self.session
+        if not isinstance(msg, dict):
+            raise Refused(400, 'a control is a JSON object like {"op": "tap", "cell": [3, 3]}.')
+        op = msg.get("op")
+        if op not in CONTROL_OPS:
+            raise Refused(400, "unknown control %r: one of %s." % (op, ", ".join(CONTROL_OPS)))
+        if seat is None:
+            raise Refused(403, "spectators cannot play: open the table with a seat's link.")
+        if seat not in s.match.state.seats:
+            raise Refused(403, "there is no seat %r at this table." % (seat,))
+        if seat in s.bots.seats:
+            raise Refused(403, "seat %s is played by a bot." % seat)
+        asked = msg.get("seat", seat)
+        if asked != seat:
+            raise Refused(403, "this link is for seat %s, not %s: use %s's own link."
+                          % (seat, asked, asked))
+        if s.attract:
+            raise Refused(409, "no game is running (attract mode): staff start a new game.")
+        if op == "button":
+            name = msg.get("name")
+            valid = ("draw", "end_turn", "twist") if s.match.game == "storybook" else \
+                ("roll", "swap", "end_turn")
+            if name not in valid:
+                raise Refused(400, "unknown button %r: one of %s." % (name, ", ".join(valid)))
+            action = s.button(seat, name)
+            if action is not None:
+                s.apply_from_table(action)
+            return "%s pressed %s" % (seat, name)
+        if not self.virtual:
+            raise Refused(409, "this is a real table: play with the cards on it.")
+        if op == "throw":
+            return await self._throw(seat)
+        cell = self._cell(msg.get("cell"))
+        state = s.match.state
+        async with self.control_lock:
+            try:
+                return await self._hands_control(op, seat, state, cell, msg)
+            except HandsSlipped as e:
+                raise Refused(503, "the tile did not take it (%s): try again." % e)
+
+    async def _hands_control(self, op, seat, state, cell, msg):
+        if True:
+            if op in GESTURES:
+                await self.hands.gesture(cell, op)
+                return "%s on %s" % (op, cell_key(cell))
+            if op == "place":
+                item = self._hand_item(state, seat, msg.get("card"), cell)
+                await self.hands.place(cell, item)
+                return "placed on %s" % cell_key(cell)
+            if op == "lift":
+                item = self._liftable(state, seat, cell)
+                await self.hands.lift(cell, item)
+                return "lifted from %s" % cell_key(cell)
+            # move: lift and put down elsewhere, one motion of the hand.
+            to = self._cell(msg.get("to"))
+            item = self._liftable(state, seat, cell)
+            if item is None:
+                raise Refused(409, "nothing of yours lies on %s to move." % cell_key(cell))
+            await self.hands.lift(cell, item)
+            # As a hand does: the piece is up (the tile saw it go) before it goes down, so
+            # the table never reads one piece on two cells.
+            await self._seen_gone(cell, item)
+            await self.hands.place(to, item)
+            return "moved from %s to %s" % (cell_key(cell), cell_key(to))
+
+    async def _seen_gone(self, cell, item, timeout_s=3.0):
+        name = item.split(":", 1)[1] if self.session.match.game == "storybook" else item
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while name in self.session.table.observed.get(cell, ()):
+            if loop.time() > deadline:
+                raise Refused(503, "the tile did not see the piece lifted off %s: try again."
+                              % cell_key(cell))
+            await asyncio.sleep(0.02)
+
+    def _hand_item(self, state, seat, card, cell):
+        if self.session.match.game == "storybook":
+            if not isinstance(card, str):
+                raise Refused(400, "say which card to place: {\"card\": ID}.")
+            lifted = [c for c, e in state.board.items() if e[0] == card and e[1] == seat and
+                      not any(card in seen for seen in self.session.table.observed.values())]
+            if card not in self._seat_cards(state, seat) and not lifted:
+                raise Refused(403, "%s is not in %s's hand." % (card, seat))
+            if self.session.table.observed.get(cell):
+                raise Refused(409, "a card already lies on %s: one card per cell." % cell_key(cell))
+            return "storybook:" + card
+        # Battle Royale: the seat's hand holds its pawn while it is off the map.
+        colour = self._colour(state, seat)
+        if card not in (None, "pawn", "pawn:" + colour):
+            raise Refused(403, "%s holds only its own pawn (%s)." % (seat, colour))
+        for items in self.session.table.observed.values():
+            if "pawn:" + colour in items:
+                raise Refused(409, "%s's pawn is already on the table: move it." % seat)
+        return "pawn:" + colour
+
+    def _liftable(self, state, seat, cell):
+        """The item the seat may lift off `cell` (its own card or pawn, or one to tidy)."""
+        seen = list(self.session.table.observed.get(cell, []))
+        if self.session.match.game == "storybook":
+            if not seen:
+                raise Refused(409, "nothing lies on %s." % cell_key(cell))
+            cid = seen[0]
+            entry = state.board.get(cell)
+            if entry is not None and entry[0] == cid and entry[1] != seat:
+                raise Refused(403, "the card on %s is not %s's." % (cell_key(cell), seat))
+            return "storybook:" + cid
+        colour = self._colour(state, seat)
+        pawn = "pawn:" + colour
+        if pawn in seen:
+            return pawn
+        # A won card (out of the game) may be lifted off by anyone; the map is not touched.
+        cards = [i for i in seen if i.startswith("royale:")]
+        if cards and cell not in self._map_cells(state):
+            return cards[0]
+        raise Refused(403, "%s may lift only its own pawn (%s) or a won card." % (seat, colour))
+
+    def _map_cells(self, state):
+        from host.table import royale_table
+        return set(royale_table.cell_of(i) for i, c in enumerate(state.map) if c is not None)
+
+    async def _throw(self, seat):
+        """Roll dice into the pockets the tray waits for (the lit ones), a person's throw."""
+        s = self.session
+        if s.match.game != "royale":
+            raise Refused(400, "this game has no dice.")
+        table = s.table
+        pockets = table.pockets_wanted()
+        if not pockets:
+            raise Refused(409, "the tray waits for no dice now: tap your cell to attack a card, "
+                          "hold it to attack a player.")
+        values = [self.rng.randint(1, 6) for _ in pockets]
+        async with self.control_lock:
+            try:
+                await self.hands.roll(table, values)
+            except HandsSlipped as e:
+                raise Refused(503, "the dice were not read (%s): throw again." % e)
+        return "%s rolled %s" % (seat, ", ".join(str(v) for v in values))
+
+    # ------------------------------------------------------------ staff
+
+    STAFF_OPS = ("pause", "resume", "undo", "reset", "start", "end", "led_test", "tile_off",
+                 "tile_on")
+
+    async def staff_async(self, op, params):
+        """Staff operations that wait for a tile (the virtual table's power switch)."""
+        if op not in ("tile_off", "tile_on"):
+            return self.staff(op, params)
+        if not self.virtual:
+            raise Refused(409, "a real tile is switched by its cable, not from here.")
+        uid = params.get("tile") if isinstance(params, dict) else None
+        tiles = {t.uid: t for t in self.hands.vtable.tiles}
+        if uid not in tiles:
+            raise Refused(400, "no virtual tile %r (tiles: %s)." % (uid, ", ".join(sorted(tiles))))
+        tile = tiles[uid]
+        if op == "tile_off":
+            await asyncio.to_thread(tile.kill)
+            self.session.log.say("staff switched virtual tile %s off" % uid)
+            return "tile %s is off" % uid
+        await asyncio.to_thread(tile.restart)
+        self.session.log.say("staff switched virtual tile %s on" % uid)
+        return "tile %s is starting" % uid
+
+    def staff(self, op, params):
+        """A staff operation; returns a sentence. `start` takes seed, bots, players."""
+        s = self.session
+        if op not in self.STAFF_OPS:
+            raise Refused(404, "unknown staff operation %r: one of %s."
+                          % (op, ", ".join(self.STAFF_OPS)))
+        if not isinstance(params, dict):
+            raise Refused(400, "staff parameters are a JSON object.")
+        before = len(s.log.lines)
+        if op in ("pause", "resume", "undo"):
+            s.button("staff", op)
+        elif op in ("reset", "end"):
+            if s.attract:
+                raise Refused(409, "no game is running.")
+            s.button("staff", "reset")
+        elif op == "start":
+            self._start(params)
+        elif op == "led_test":
+            return self.led_test(params.get("tile"))
+        said = s.log.lines[before:]
+        return " ".join(said) if said else "%s done" % op
+
+    def _start(self, params):
+        s = self.session
+        game = params.get("game", s.match.game)
+        if game != s.match.game:
+            raise Refused(409, "this table is laid out for %s: restart `fairytable run --game %s`"
+                          " to play %s." % (s.match.game, game, game))
+        seed = params.get("seed")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
+            raise Refused(400, "seed must be a whole number of 0 or more.")
+        players = params.get("players")
+        seats_now = len(s.match.state.seats)
+        if game == "royale" and players is not None:
+            if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 8:
+                raise Refused(400, "players must be 2 to 8 for Battle Royale.")
+        elif players is not None and players != seats_now:
+            raise Refused(400, "Storybook Battles is played by %d seats." % seats_now)
+        bots = params.get("bots", len(s.bots.seats))
+        seats = self._seats_of(game, players)
+        if not isinstance(bots, int) or isinstance(bots, bool) or not 0 <= bots <= len(seats):
+            raise Refused(400, "bots must be 0 to %d." % len(seats))
+        if self.make_match is None:
+            raise Refused(409, "this table cannot start a new game by itself.")
+        if not s.attract:
+            s.button("staff", "reset")
+        bot_kind = "greedy"
+        if s.bots.seats:
+            bot_kind = sorted(s.bots.seats.values())[0]
+        bot_seats = {x: bot_kind for x in seats[len(seats) - bots:]}
+        s.new_game = lambda: self.make_match(seed, players, bot_seats)
+        s.bots.seats = bot_seats
+        if bot_seats and s.bots.hands is None:
+            s.bots.hands = self.hands   # the virtual hands carry out the new bots' moves
+        s.button("staff", "start")
+
+    make_match = None  # (seed, players, bots) -> (match, game_id): set by the host
+
+    def _seats_of(self, game, players):
+        from shared_rules import games
+        engine = games.get(game)
+        options = dict(self.session.match.options)
+        if players is not None:
+            options["players"] = players
+        return list(engine.seats(engine.new_game(options, 0, None)))
+
+    def tiles(self):
+        """Every tile with its health numbers (what `fairytable doctor` reports)."""
+        from host.doctor import numbers_for
+        s = self.session
+        out = []
+        for uid, tile in sorted(s.link.tiles.items()):
+            row = numbers_for(tile)
+            row["index"] = s.tile_index.get(uid)
+            out.append(row)
+        return out
+
+    def led_test(self, uid):
+        """Light every cell of a tile with the doctor's check pattern; the game's scenes
+        come back with the next change (the scenes sent are forgotten for that tile)."""
+        from host.doctor import CHECK_SCENE
+        s = self.session
+        tile = s.link.tiles.get(uid) if isinstance(uid, str) else None
+        if tile is None:
+            raise Refused(400, "no tile %r (tiles: %s)." % (uid, ", ".join(sorted(s.link.tiles))))
+        if not tile.online:
+            raise Refused(409, "tile %s is offline." % uid)
+        index = s.tile_index.get(uid)
+        slots = len(s.layout.tiles[index].cells) if index is not None else tile.cells
+        s.link.set_scene(uid, [(slot, CHECK_SCENE) for slot in range(slots)])
+        s.sent_scenes = {k: v for k, v in s.sent_scenes.items()
+                         if index is None or s._tile_of_scene(k) != index}
+        s.log.say("staff: LED test on tile %s (each cell's edges chase white)" % uid)
+        readers = (tile.health or {}).get("readers") or []
+        bad = [i for i, r in enumerate(readers)
+               if not (r[0] if isinstance(r, (list, tuple)) else r.get("ok"))]
+        return "tile %s: LEDs lit for the test; readers %s" % (
+            uid, "all ok" if not bad else "not ok: " + ", ".join(map(str, bad)))
+
+    def journal_games(self, limit=50):
+        if self.journal is None:
+            return []
+        rows = self.journal.db.execute(
+            "SELECT g.id, g.game, g.finished, g.created, COUNT(a.seq) FROM games g LEFT JOIN "
+            "actions a ON a.game_id = g.id GROUP BY g.id ORDER BY g.id DESC LIMIT ?",
+            (limit,)).fetchall()
+        return [{"id": r[0], "game": r[1], "finished": bool(r[2]), "created": r[3],
+                 "actions": r[4], "current": r[0] == self.session.game_id} for r in rows]
+
+    def replay(self, game_id, step):
+        """The table of a journalled game after `step` actions (staff: everything shown)."""
+        from host.journal import JournalError
+        if self.journal is None:
+            raise Refused(404, "this table keeps no journal.")
+        try:
+            match, _info = self.journal.load(game_id)
+        except JournalError as e:
+            raise Refused(404, str(e))
+        actions = list(match.actions)
+        if not isinstance(step, int) or not 0 <= step <= len(actions):
+            raise Refused(400, "step must be 0 to %d." % len(actions))
+        from shared_rules.engine import Match
+        again = Match(match.game, match.options, match.seed, match.setup, match.cards)
+        events = []
+        for action in actions[:step]:
+            events = again.apply(action)
+        state = again.state
+        if match.game == "storybook":
+            scenes = lights.storybook_scenes(state, events)
+        else:
+            from host.table import royale_table
+            scenes = lights.royale_scenes(state, colours=[royale_table.colour_of(state, p)
+                                                          for p in state.seats])
+        cells = []
+        for cell in sorted(self.session.layout.cells if self.session.match.game == match.game
+                           else scenes):
+            if not isinstance(cell[0], int):
+                continue
+            items = []
+            if match.game == "storybook":
+                from shared_rules import storybook
+                entry = state.board.get(cell)
+                if entry is not None:
+                    items.append({"kind": "card", "id": entry[0], "owner": entry[1],
+                                  "face_up": entry[3], "name": state.cat.cards[entry[0]][1],
+                                  "facing": storybook.FACINGS[entry[2]]})
+            else:
+                from shared_rules import royale
+                i = royale.INDEX.get(cell)
+                if i is not None and state.map[i] is not None:
+                    items.append({"kind": "card", "id": state.map[i], "face_up": False,
+                                  "owner": None})
+                for pid in state.seats:
+                    if state.players[pid].cell == i:
+                        items.append({"kind": "pawn", "player": pid, "alive":
+                                      state.players[pid].alive})
+            cells.append({"cell": list(cell), "leds": scene_json(scenes.get(cell,
+                          lights.DARK_CELL)), "items": items})
+        result = again.engine.result(state)
+        return {"game": match.game, "game_id": game_id, "step": step, "steps": len(actions),
+                "action": actions[step - 1] if step else None, "events": events,
+                "status": result.get("status"), "winner": result.get("winner"),
+                "scores": result.get("scores"), "cells": cells,
+                "turn": result.get("turn", getattr(state, "turn", None))}

@@ -1,0 +1,150 @@
+"""Whole games played by a person's clicks in the browser against bots on the virtual table:
+every move goes from a click through the WebSocket, the virtual hands and the real tile
+firmware to the session, as a real hand's would. The "person" here is a simple policy that
+reads only what the page shows that seat (window.fairytable.view) and clicks controls."""
+
+import json
+import time
+
+import pytest
+
+from test_web_browser import ARTIFACTS, live, shot
+from web_helpers import Host
+
+GAME_S = 900   # a whole game through the tiles, bots at no pace
+
+
+def view(page):
+    return page.evaluate("window.fairytable.view")
+
+
+def wait_change(page, actions, timeout_s=12):
+    """Wait until the game moved past `actions` actions; False if it did not."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        v = view(page)
+        if v["actions"] > actions or v["status"] != "ongoing":
+            return True
+        time.sleep(0.15)
+    return False
+
+
+def click_cell(page, cell):
+    page.locator("[data-cell='%d,%d']" % tuple(cell)).click()
+
+
+def tool(page, name):
+    page.locator("#you button[data-tool=%s]" % name).click()
+
+
+def my_turn(v, seat):
+    return (v["status"] == "ongoing" and v["current_seat"] == seat and not v["mismatches"]
+            and not v["busy"])
+
+
+def play_storybook_move(page, v):
+    you = v["you"]
+    legal = you["legal"]
+    if v["phase"] == "choose_plot_twist":
+        page.locator("#you button[data-button=end_turn]").click()
+        return
+    placeable = [c for c in sorted(you["targets"]) if you["targets"][c]]
+    if placeable and ("play" in legal or "hide" in legal):
+        card = placeable[0]
+        page.locator("#you .hand button[data-card='%s']" % card).click()
+        click_cell(page, you["targets"][card][0])
+        return
+    if "draw" in legal and v["deck_sizes"][you["seat"]] > 0 and v["ap"] >= 1:
+        page.locator("#you button[data-button=draw]").click()
+        return
+    page.locator("#you button[data-button=end_turn]").click()
+
+
+def play_royale_move(page, v):
+    you = v["you"]
+    legal = you["legal"]
+    me = [p for p in v["players"] if p["id"] == you["seat"]][0]
+    if v["phase"] == "order":
+        page.locator("#you button[data-button=roll]").click()
+        return
+    if "place" in legal and you["targets"]["place"]:
+        page.locator("#you .hand button[data-card=pawn]").click()
+        click_cell(page, you["targets"]["place"][0])
+        return
+    here = me["cell"]
+    if "attack_card" in legal:
+        tool(page, "tap")
+        click_cell(page, here)
+        page.wait_for_function("() => { const v = window.fairytable.view; return v.in_progress"
+                               " && v.in_progress.kind === 'throw'; }", timeout=10000)
+        page.locator("#you button[data-op=throw]").click()
+        return
+    if "resurrect" in legal:
+        tool(page, "double")
+        click_cell(page, here)
+        return
+    if "move" in legal and you["targets"]["move"]:
+        with_card = [c for c in you["targets"]["move"]
+                     if any(i["kind"] == "card" for x in v["cells"] if x["cell"] == c
+                            for i in x["items"])]
+        tool(page, "move")
+        click_cell(page, here)
+        click_cell(page, (with_card or you["targets"]["move"])[0])
+        return
+    page.locator("#you button[data-button=end_turn]").click()
+
+
+def play_whole_game(page, seat, move, name):
+    started = time.monotonic()
+    shots = 0
+    stuck = 0
+    made = 0
+    while time.monotonic() - started < GAME_S:
+        v = view(page)
+        if v["status"] != "ongoing":
+            return v, made
+        if not my_turn(v, seat):
+            time.sleep(0.2)
+            continue
+        before = v["actions"]
+        move(page, v)
+        if shots < 1 and before > 6:
+            shot(page, name + "-playing")
+            shots += 1
+        if wait_change(page, before):
+            stuck = 0
+            made += 1
+        else:
+            stuck += 1
+            assert stuck < 8, "the game does not move on: %s" % json.dumps(view(page))[:3000]
+            # What was clicked did not become an action: end the turn instead.
+            if "end_turn" in view(page)["you"]["legal"]:
+                page.locator("#you button[data-button=end_turn]").click()
+                wait_change(page, before)
+    raise AssertionError("the game did not end in %d s" % GAME_S)
+
+
+@pytest.mark.parametrize("game", ["storybook", "royale"])
+def test_a_person_plays_a_whole_game_by_clicks_against_bots(tmp_path, browser, game):
+    if game == "storybook":
+        host = Host(tmp_path, "--bots", "1", "--seed", "21", "--new", "--pace", "0")
+        seat, move = "villain", play_storybook_move
+    else:
+        host = Host(tmp_path, "--game", "royale", "--players", "3", "--bots", "2", "--seed",
+                    "21", "--new", "--pace", "0")
+        seat, move = "red", play_royale_move
+    host.start()
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 860})
+        page.goto(host.links[seat])
+        live(page)
+        final, made = play_whole_game(page, seat, move, game)
+        assert final["status"] == "finished"
+        assert made >= 5, "the person made only %d moves" % made
+        page.wait_for_selector("#turn:has-text('Game over')", timeout=30000)
+        shot(page, game + "-game-over")
+        assert final["actions"] > 10
+    finally:
+        host.stop()
+    log = host.log()
+    assert "Traceback" not in log, log[-3000:]

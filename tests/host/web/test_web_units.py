@@ -1,0 +1,107 @@
+"""The web table's pieces on their own: redaction, binds, secret files, and the view and the
+controls of a session on a scripted link (no tiles, no server)."""
+
+import asyncio
+import json
+import os
+
+import pytest
+
+from host.clock import ManualClock
+from host.web import server
+from host.web.view import HIDDEN, Refused, WebTable, _redact
+from test_session_clock import session_on
+from web_helpers import mentions
+
+
+def test_redaction_replaces_whole_words_only():
+    words = ["the_dodo", "The Dodo", "C2"]
+    out = _redact({"log": ["hide card=the_dodo cell=[2, 3]", "team_the_dodo_fans stays",
+                           "The Dodo was lifted", "C2 and C22"], "n": 3, "id": "the_dodo"},
+                  words)
+    assert out["log"] == ["hide card=%s cell=[2, 3]" % HIDDEN, "team_the_dodo_fans stays",
+                          "%s was lifted" % HIDDEN, "%s and C22" % HIDDEN]
+    assert out["id"] == HIDDEN and out["n"] == 3
+
+
+def test_binds_and_loopback():
+    assert server.parse_bind("127.0.0.1:8080") == ("127.0.0.1", 8080)
+    assert server.parse_bind("[::1]:9000") == ("::1", 9000)
+    for bad in ("8080", "host:", "host:99999", ":80"):
+        with pytest.raises(ValueError):
+            server.parse_bind(bad)
+    assert server.is_loopback("127.0.0.1") and server.is_loopback("::1")
+    assert server.is_loopback("localhost") and not server.is_loopback("0.0.0.0")
+    assert not server.is_loopback("192.168.1.5")
+
+
+def test_a_non_loopback_server_needs_a_token(tmp_path):
+    session = session_on(tmp_path, ManualClock())
+    with pytest.raises(ValueError) as e:
+        server.WebServer(WebTable(session), "0.0.0.0", 8080)
+    assert "--web-token-file" in str(e.value)
+
+
+def test_secret_files_are_made_once_and_private(tmp_path):
+    path = str(tmp_path / "sub" / "staff.pin")
+    pin, made = server.secret_file(path, server.make_pin, "staff PIN")
+    assert made and len(pin) == 6 and pin.isdigit()
+    assert oct(os.stat(path).st_mode & 0o777) == "0o600"
+    again, made = server.secret_file(path, server.make_pin, "staff PIN")
+    assert again == pin and not made
+
+
+def test_the_spectator_view_of_a_session_hides_the_hands(tmp_path):
+    session = session_on(tmp_path, ManualClock())
+    web = WebTable(session)
+    v = web.view(None)
+    text = json.dumps(v)
+    assert len(v["cells"]) == 49 and "you" not in v
+    for cid in session.match.engine.secrets(session.match.state, None):
+        assert not mentions(text, cid)
+    hero = web.view("hero")
+    assert hero["you"]["seat"] == "hero" and hero["you"]["controls"] is False  # a real table
+    with pytest.raises(Refused) as e:
+        web.view("nobody")
+    assert e.value.status == 404
+
+
+def test_controls_on_a_real_table_are_refused_and_change_nothing(tmp_path):
+    session = session_on(tmp_path, ManualClock())
+    web = WebTable(session)   # no virtual hands: a real table
+    before = json.dumps(web.view(None), sort_keys=True)
+
+    def refused(seat, msg):
+        with pytest.raises(Refused) as e:
+            asyncio.run(web.control(seat, msg))
+        return e.value
+    assert refused("hero", {"op": "tap", "cell": [3, 3]}).status == 409
+    assert "real table" in refused("hero", {"op": "tap", "cell": [3, 3]}).message
+    assert refused(None, {"op": "tap", "cell": [3, 3]}).status == 403
+    assert refused("hero", {"op": "tap", "cell": [3, 3], "seat": "villain"}).status == 403
+    assert refused("hero", {"op": "fly"}).status == 400
+    assert refused("hero", ["op"]).status == 400
+    assert json.dumps(web.view(None), sort_keys=True) == before
+    assert session.match.actions == []
+
+
+def test_on_loopback_only_loopback_names_are_answered(tmp_path):
+    import aiohttp
+
+    async def scenario():
+        session = session_on(tmp_path, ManualClock())
+        srv = server.WebServer(WebTable(session), "127.0.0.1", 0)
+        await srv.start()
+        try:
+            async with aiohttp.ClientSession() as http:
+                url = "http://127.0.0.1:%d/api/table" % srv.port
+                async with http.get(url) as r:
+                    assert r.status == 200
+                async with http.get(url, headers={"Host": "evil.example:%d" % srv.port}) as r:
+                    assert r.status == 403
+                    assert "127.0.0.1" in (await r.json())["error"]
+                async with http.get(url, headers={"Host": "localhost:%d" % srv.port}) as r:
+                    assert r.status == 200
+        finally:
+            await srv.stop(flush_s=0)
+    asyncio.run(scenario())
