@@ -4,7 +4,6 @@ after the host is killed, the staff page. Screenshots land in tests/artifacts/ (
 
 import os
 
-import pytest
 from mpy import REPO
 
 from web_helpers import Host

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from test_web_browser import ARTIFACTS, live, shot
+from test_web_browser import live, shot
 from web_helpers import Host
 
 GAME_S = 900   # a whole game through the tiles, bots at no pace
