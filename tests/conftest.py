@@ -15,7 +15,14 @@ import tempfile
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+TESTS = os.path.dirname(os.path.abspath(__file__))
+# The helpers here, and every test folder: a test module may take a fake or a fixture-free
+# helper from another folder's test module by its name (test_session_clock's fake link, the
+# MFRC522 driver tests' cards), whatever order the folders are collected in.
+for _folder in sorted((root for root, _dirs, files in os.walk(TESTS)
+                       if any(f.startswith("test_") and f.endswith(".py") for f in files)),
+                      reverse=True) + [TESTS]:
+    sys.path.insert(0, _folder)
 
 
 def pytest_addoption(parser):
