@@ -54,7 +54,7 @@ def plurality(copies):
 
 
 def _agreement(a, b):
-    return sum(1 for x, y in zip(a, b) if x == y)
+    return sum(1 for x, y in zip(a, b, strict=True) if x == y)
 
 
 def widen(short, ref):
