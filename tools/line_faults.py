@@ -65,6 +65,7 @@ def play(game, seed, journal, rates=None, deadline=600.0):
             "offline": sum(1 for t in tiles if not t["online"]),
             "resends": sum(t["health"]["resends"] for t in tiles),
             "crc_errors": sum(t["health"]["crc_errors"] for t in tiles),
+            "mended": sum(t["health"].get("mended", 0) for t in tiles),
             "why": None if summary.get("status") == "finished"
             else "status %s" % summary.get("status")}
 
@@ -122,7 +123,7 @@ def main(argv=None):
             for rates in args.rates:
                 row = {"game": game, "corrupt_pct": rates[0], "drop_pct": rates[1], "games": 0,
                        "stalled": 0, "mismatched": 0, "reconnects": 0, "offline_tiles": 0,
-                       "seconds": [], "twin_seconds": [], "problems": []}
+                       "mended": 0, "seconds": [], "twin_seconds": [], "problems": []}
                 for i in range(args.games):
                     seed = args.seed + i
                     twin = twins[seed]
@@ -139,31 +140,33 @@ def main(argv=None):
                         continue
                     row["reconnects"] += got["reconnects"]
                     row["offline_tiles"] += got["offline"]
+                    row["mended"] += got["mended"]
                     differs = same_game(got, twin)
                     if differs:
                         row["mismatched"] += 1
                         row["problems"].append("seed %d: %s" % (seed, differs))
                     print("%s %g/%g %% seed %d: %s in %.0f s (twin %.0f s), %d reconnects "
                           "(%d of them reboots), %d offline, %d host resends, %d damaged "
-                          "frames" % (
+                          "frames, %d mended" % (
                               game, rates[0], rates[1], seed, differs or "same as its twin",
                               got["seconds"], twin["seconds"], got["reconnects"],
                               got["reboots"], got["offline"], got["resends"],
-                              got["crc_errors"]),
+                              got["crc_errors"], got["mended"]),
                           file=sys.stderr, flush=True)
                 report.append(row)
     if args.json:
         print(json.dumps(report, sort_keys=True))
     else:
-        print("%-9s %9s %5s %7s %10s %10s %7s %9s %9s %9s" % (
+        print("%-9s %9s %5s %7s %10s %10s %7s %7s %9s %9s %9s" % (
             "game", "faults %", "games", "stalled", "mismatched", "reconnects", "offline",
-            "mean s", "max s", "twin s"))
+            "mended", "mean s", "max s", "twin s"))
         for r in report:
             secs = r["seconds"] or [0]
             twin = r["twin_seconds"] or [0]
-            print("%-9s %9s %5d %7d %10d %10d %7d %9.1f %9.1f %9.1f" % (
+            print("%-9s %9s %5d %7d %10d %10d %7d %7d %9.1f %9.1f %9.1f" % (
                 r["game"], "%g/%g" % (r["corrupt_pct"], r["drop_pct"]), r["games"],
                 r["stalled"], r["mismatched"], r["reconnects"], r["offline_tiles"],
+                r["mended"],
                 sum(secs) / len(secs), max(secs), sum(twin) / len(twin)))
             for problem in r["problems"]:
                 print("    " + problem)

@@ -24,6 +24,7 @@ import math
 
 from shared_rules import wire
 
+from .mending import Mended, MendingDecoder
 from .timings import LinkTimings, real_clock
 
 log = logging.getLogger("fairytable.link")
@@ -136,9 +137,11 @@ class LineCounters:
     the port sessions only. crc_errors and garbage_bytes: damaged frames and bytes from
     it; resends: commands the host sent again; protocol_errors: frames dropped as
     malformed or beyond what its HELLO announced; host_errors: frames the host failed to
-    handle (a host bug)."""
+    handle (a host bug); mended: frames mended from damaged copies (mending.py; each of
+    those copies counts in crc_errors too)."""
 
-    NAMES = ("crc_errors", "garbage_bytes", "resends", "protocol_errors", "host_errors")
+    NAMES = ("crc_errors", "garbage_bytes", "resends", "protocol_errors", "host_errors",
+             "mended")
 
     def __init__(self):
         for name in self.NAMES:
@@ -253,7 +256,7 @@ class PortSession:
         self.clock = clock
         self.configured = configured
         self.transport = None       # set by whoever builds the pair (attach)
-        self.decoder = wire.Decoder()
+        self.decoder = MendingDecoder()
         self.uid = None             # the tile in use on this port, once its HELLO was accepted
         self.hello = None           # its HELLO
         self.online = False         # it is in use and heard from
@@ -279,7 +282,7 @@ class PortSession:
         self.incompatible = None    # {"uid", "protocol"}: a tile of another protocol version
         # What went wrong on this port before any tile was known on it (nobody to charge).
         self.port_counters = LineCounters()
-        self._decoder_seen = (0, 0)     # decoder (crc_errors, garbage_bytes) already charged
+        self._decoder_seen = (0, 0, 0)  # decoder (crc_errors, garbage_bytes, mended) charged
         self._decoder_read = (0, 0, 0)  # decoder (frames, damaged, garbage bytes) measured
         self.quality = LineQuality()
         self.round_trip = RoundTrip(self.t.resend_s, self.t.resend_min_s, self.t.resend_max_s)
@@ -431,11 +434,13 @@ class PortSession:
     def _charge_decoder(self):
         """Damaged bytes count against the tile they came from, summed over its ports."""
         crc, garbage = self.decoder.crc_errors, self.decoder.garbage_bytes
-        seen_crc, seen_garbage = self._decoder_seen
-        self._decoder_seen = (crc, garbage)
+        mended = self.decoder.mended
+        seen_crc, seen_garbage, seen_mended = self._decoder_seen
+        self._decoder_seen = (crc, garbage, mended)
         if self.counters is not None:
             self.counters.crc_errors += crc - seen_crc
             self.counters.garbage_bytes += garbage - seen_garbage
+            self.counters.mended += mended - seen_mended
 
     def _say(self, level, fmt, *args):
         """Log a line about a tile's misbehaviour, a few a second at most per port."""
@@ -450,7 +455,8 @@ class PortSession:
         good_bytes = 0
         for frame in self.decoder.feed(data):
             self.last_rx = now
-            good_bytes += len(frame.payload) + 10   # header, CRC, COBS and delimiter
+            if not isinstance(frame, Mended):   # a mended frame's bytes came damaged
+                good_bytes += len(frame.payload) + 10   # header, CRC, COBS and delimiter
             try:
                 self._on_frame(frame, now)
             except Exception:  # lose this frame only, not the rest of the read

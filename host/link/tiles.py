@@ -121,7 +121,8 @@ class TileState:
     LineCounters written by the port sessions): crc_errors and garbage_bytes
     (damaged frames from it), resends (commands the host sent again),
     protocol_errors (frames dropped as malformed or beyond what its HELLO
-    announced), host_errors (frames the host failed to handle: a host bug).
+    announced), host_errors (frames the host failed to handle: a host bug),
+    mended (frames mended from damaged copies, host/link/mending.py).
     The table link's counts (``counts``): reboots, reconnects, conflicts
     (times its unique id answered on a second port), flood_drops (gestures
     and log lines dropped while it flooded), coalesced (tag, dice and health
