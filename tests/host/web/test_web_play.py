@@ -103,7 +103,8 @@ def play_whole_game(page, seat, move, name):
         v = view(page)
         if v["status"] != "ongoing":
             return v, made
-        if not my_turn(v, seat):
+        if "you" not in v or not my_turn(v, seat):
+            # (a seat's page shows the spectator's view until its token is taken)
             time.sleep(0.2)
             continue
         before = v["actions"]
