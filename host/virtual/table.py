@@ -68,10 +68,7 @@ WATCH_INTERVAL_S = 0.05
 
 
 def find_micropython():
-    here = os.path.join(os.path.dirname(sys.executable), "micropython")
-    if os.path.exists(here):
-        return here
-    return shutil.which("micropython")
+    return image.venv_tool("micropython")
 
 
 def _parse_size(text):
