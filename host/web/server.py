@@ -33,6 +33,7 @@ import time
 
 from aiohttp import WSMsgType, web
 
+from host import installation
 from host.web.view import Refused
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -582,7 +583,9 @@ async def start_for_run(args, session, hands, journal, say=None):
     if args.no_web or (not args.web and (args.headless or args.json)):
         return None
     host, port = parse_bind(args.web) if args.web else ("127.0.0.1", 8080)
-    data = os.path.dirname(os.path.abspath(args.journal))
+    # The staff PIN and the seat key live beside the journal: in the data folder unless
+    # --journal put it elsewhere (host/installation.py).
+    data = os.path.dirname(os.path.abspath(installation.journal_path(args.journal)))
     web_token = None
     if args.web_token_file:
         web_token, made = secret_file(args.web_token_file, make_token, "web token")
