@@ -46,7 +46,8 @@ class Host:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             text = self.log()
-            if "web table: http" in text:
+            # The seat links and the staff URL follow the page's URL: wait for the last.
+            if "web table: http" in text and re.search(r"^\s*staff: http", text, re.M):
                 break
             if self.proc.poll() is not None:
                 raise AssertionError("the host stopped:\n" + text[-3000:])
