@@ -242,14 +242,20 @@ def _chars(data, start, end):
     return n
 
 
+def _digits(data, i, n):
+    """The index after the run of digits starting at data[i] (i itself if there is none)."""
+    while i < n and data[i] in _DIGITS:
+        i += 1
+    return i
+
+
 def _number(data, i, n):
     """Check the number starting at data[i]; return the index after it."""
     start = i
     if data[i] == _MINUS:
         i += 1
     first = i
-    while i < n and data[i] in _DIGITS:
-        i += 1
+    i = _digits(data, i, n)
     if i == first:
         _fail(data, start, "a minus sign must be followed by digits")
     if i - first > MAX_INT_DIGITS:
@@ -257,10 +263,8 @@ def _number(data, i, n):
     if data[first] == 48 and i - first > 1:
         _fail(data, start, "a number must not start with 0")
     if i < n and data[i] == _DOT:
-        i += 1
-        frac = i
-        while i < n and data[i] in _DIGITS:
-            i += 1
+        frac = i + 1
+        i = _digits(data, frac, n)
         if i == frac:
             _fail(data, start, "a decimal point must be followed by digits")
     if i < n and data[i] in b"eE":
@@ -268,8 +272,7 @@ def _number(data, i, n):
         if i < n and data[i] in b"+-":
             i += 1
         exp = i
-        while i < n and data[i] in _DIGITS:
-            i += 1
+        i = _digits(data, exp, n)
         if i == exp:
             _fail(data, start, "an exponent must have digits")
     if i - start > MAX_NUMBER_CHARS:
