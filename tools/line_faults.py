@@ -15,6 +15,8 @@ Reported per game and rate: games, stalled, mismatched, reconnects (summed
 over the tiles; a reboot counts as one), tiles offline at the end, and the
 time (mean and longest, in seconds; the twin's mean for scale). Each game's
 line on stderr adds the reboots, the host's resends and the damaged frames.
+Tile errors are the LOG lines of level error the tiles sent (a task that
+failed: a MemoryError, say); like a stalled or mismatched game, any fails the run.
 """
 
 import argparse
@@ -66,6 +68,10 @@ def play(game, seed, journal, rates=None, deadline=600.0):
             "resends": sum(t["health"]["resends"] for t in tiles),
             "crc_errors": sum(t["health"]["crc_errors"] for t in tiles),
             "mended": sum(t["health"].get("mended", 0) for t in tiles),
+            # A task of a tile that failed (a MemoryError, say) sends a LOG of level error.
+            "tile_errors": sum(t["health"].get("errors_logged", 0) for t in tiles),
+            "tile_error_lines": [line for line in done.stderr.splitlines()
+                                 if line.startswith("tile ") and "Error" in line][:5],
             "why": None if summary.get("status") == "finished"
             else "status %s" % summary.get("status")}
 
@@ -123,7 +129,7 @@ def main(argv=None):
             for rates in args.rates:
                 row = {"game": game, "corrupt_pct": rates[0], "drop_pct": rates[1], "games": 0,
                        "stalled": 0, "mismatched": 0, "reconnects": 0, "offline_tiles": 0,
-                       "mended": 0, "seconds": [], "twin_seconds": [], "problems": []}
+                       "mended": 0, "tile_errors": 0, "seconds": [], "twin_seconds": [], "problems": []}
                 for i in range(args.games):
                     seed = args.seed + i
                     twin = twins[seed]
@@ -141,36 +147,39 @@ def main(argv=None):
                     row["reconnects"] += got["reconnects"]
                     row["offline_tiles"] += got["offline"]
                     row["mended"] += got["mended"]
+                    row["tile_errors"] += got["tile_errors"]
+                    for line in got["tile_error_lines"]:
+                        row["problems"].append("seed %d: %s" % (seed, line))
                     differs = same_game(got, twin)
                     if differs:
                         row["mismatched"] += 1
                         row["problems"].append("seed %d: %s" % (seed, differs))
                     print("%s %g/%g %% seed %d: %s in %.0f s (twin %.0f s), %d reconnects "
                           "(%d of them reboots), %d offline, %d host resends, %d damaged "
-                          "frames, %d mended" % (
+                          "frames, %d mended, %d tile errors" % (
                               game, rates[0], rates[1], seed, differs or "same as its twin",
                               got["seconds"], twin["seconds"], got["reconnects"],
                               got["reboots"], got["offline"], got["resends"],
-                              got["crc_errors"], got["mended"]),
+                              got["crc_errors"], got["mended"], got["tile_errors"]),
                           file=sys.stderr, flush=True)
                 report.append(row)
     if args.json:
         print(json.dumps(report, sort_keys=True))
     else:
-        print("%-9s %9s %5s %7s %10s %10s %7s %7s %9s %9s %9s" % (
+        print("%-9s %9s %5s %7s %10s %10s %7s %7s %7s %9s %9s %9s" % (
             "game", "faults %", "games", "stalled", "mismatched", "reconnects", "offline",
-            "mended", "mean s", "max s", "twin s"))
+            "mended", "t.errs", "mean s", "max s", "twin s"))
         for r in report:
             secs = r["seconds"] or [0]
             twin = r["twin_seconds"] or [0]
-            print("%-9s %9s %5d %7d %10d %10d %7d %7d %9.1f %9.1f %9.1f" % (
+            print("%-9s %9s %5d %7d %10d %10d %7d %7d %7d %9.1f %9.1f %9.1f" % (
                 r["game"], "%g/%g" % (r["corrupt_pct"], r["drop_pct"]), r["games"],
                 r["stalled"], r["mismatched"], r["reconnects"], r["offline_tiles"],
-                r["mended"],
+                r["mended"], r["tile_errors"],
                 sum(secs) / len(secs), max(secs), sum(twin) / len(twin)))
             for problem in r["problems"]:
                 print("    " + problem)
-    bad = any(r["stalled"] or r["mismatched"] for r in report)
+    bad = any(r["stalled"] or r["mismatched"] or r["tile_errors"] for r in report)
     return 1 if bad else 0
 
 

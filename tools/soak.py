@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from host.journal import Journal  # noqa: E402
 from host.link import TableLink  # noqa: E402
-from host.run import new_game_setup, seats_of, wait_for_tiles  # noqa: E402
+from host.run import new_game_setup, wait_for_tiles  # noqa: E402
 from host.session import SessionLog, TableSession  # noqa: E402
 from host.table import layout as layouts  # noqa: E402
 from host.table import tags  # noqa: E402
@@ -65,7 +65,7 @@ async def soak_game_kind(kind, games, seed, workdir, say):
     journal = Journal(os.path.join(workdir, "%s.db" % kind))
     vtable = VirtualTable(tiles=len(layout.tiles), cells=max(len(t.cells) for t in layout.tiles),
                           quiet=True, variants=[t.variant for t in layout.tiles],
-                          heapsize=getattr(game, "virtual_heap", "64k"))
+                          heapsize=game.virtual_heap)
     vtable.start()
     records = []
     link = TableLink(ports=vtable.ports())
@@ -76,9 +76,8 @@ async def soak_game_kind(kind, games, seed, workdir, say):
         for k in range(games):
             # All bots; a game whose player count is free gets three players.
             args = argparse.Namespace(setup=None, players=None, headless=True, bots=3)
-            options, setup = new_game_setup(args, game.options,
-                                            getattr(game, "players_from_bots", False))
-            seats = seats_of(kind, options, setup)
+            options, setup = new_game_setup(args, game.options, game.players_from_bots)
+            seats = game.seats(options, setup)
             bots = {seat: "greedy" for seat in seats}
             game_seed = seed + k
             match = Match(kind, options, game_seed, setup)

@@ -126,7 +126,8 @@ class TileState:
     The table link's counts (``counts``): reboots, reconnects, conflicts
     (times its unique id answered on a second port), flood_drops (gestures
     and log lines dropped while it flooded), coalesced (tag, dice and health
-    reports merged into a later one while it flooded).
+    reports merged into a later one while it flooded), errors_logged (LOG
+    lines of level error: a task of the tile failed, e.g. ran out of memory).
     """
 
     def __init__(self, uid):
@@ -143,7 +144,7 @@ class TileState:
                          "loop_max_ms": None}
         self.line = LineCounters()
         self.counts = {"reboots": 0, "reconnects": 0, "conflicts": 0, "flood_drops": 0,
-                       "coalesced": 0}
+                       "coalesced": 0, "errors_logged": 0}
         # Flood control: what the table layer was last told per slot/pocket/health, what
         # changed since without being told (told when the budget allows), and the budgets.
         self.told = {}
@@ -733,6 +734,8 @@ class TableLink:
 
     def _tile_log(self, tile, level, text):
         uid = tile.uid if tile is not None else None
+        if tile is not None and level == "error":
+            tile.counts["errors_logged"] += 1    # counted even when the line is dropped
         if tile is not None and not self._budgets(tile)["log"].take(self.clock()):
             tile.counts["flood_drops"] += 1
             self._flooding(tile, "log lines")

@@ -80,3 +80,4 @@ def test_a_storybook_game_at_10_percent_corrupted_and_1_percent_dropped_ends_as_
     assert not noisy["stalled"], noisy["why"]
     assert line_faults.same_game(noisy, twin) is None
     assert noisy["offline"] == 0
+    assert noisy["tile_errors"] == twin["tile_errors"] == 0, noisy["tile_error_lines"]

@@ -396,3 +396,20 @@ def test_a_seq_far_behind_the_newest_is_a_new_event_not_a_resend():
         assert link.tiles[UID].online
 
     run_link([fake.port], scenario, close=[fake])
+
+
+def test_a_tiles_error_lines_are_counted_in_its_health_even_while_it_floods():
+    fake = FakeTile(UID)
+
+    async def scenario(link):
+        await wait_for(lambda: UID in link.tiles and link.tiles[UID].online, what="online")
+        state = link.tiles[UID]
+        fake.send(wire.LOG, wire.log(2, "reader 3 slow"))
+        fake.send(wire.LOG, wire.log(3, "readers: MemoryError('allocating 128 bytes')"))
+        await wait_for(lambda: state.health["errors_logged"] == 1, what="one error counted")
+        for i in range(100):        # beyond the log budget: dropped, still counted
+            fake.send(wire.LOG, wire.log(3, "readers: failure %d" % i))
+        await wait_for(lambda: state.health["errors_logged"] == 101, what="all errors counted")
+        assert state.health["flood_drops"] > 0
+
+    run_link([fake.port], scenario, close=[fake])
