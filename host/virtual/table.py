@@ -647,7 +647,23 @@ class VirtualTable:
                         os.close(fd)
                 except OSError:
                     pass
+        self._keep_logs(os.environ.get("FAIRYTABLE_TILE_LOGS"))
         shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def _keep_logs(self, folder):
+        """Copy every tile's log (its stderr: tracebacks of failed tasks, watchdog resets)
+        into ``folder`` before the table's working folder goes, when the bench asked for
+        them with FAIRYTABLE_TILE_LOGS=FOLDER; one folder per table, named by its own."""
+        if not folder:
+            return
+        target = os.path.join(folder, os.path.basename(self.workdir))
+        try:
+            os.makedirs(target, exist_ok=True)
+            for tile in self.tiles:
+                if os.path.exists(tile.stderr_path):    # (a tile that never started has none)
+                    shutil.copy(tile.stderr_path, target)
+        except OSError as e:
+            print("virtual table: tile logs not kept in %s: %s" % (target, e), file=sys.stderr)
 
     def __enter__(self):
         return self.start()

@@ -231,3 +231,23 @@ def test_a_tile_killed_in_the_middle_of_a_game_comes_back_and_the_game_ends_the_
     assert all(t["online"] for t in stormy["tiles"].values())
     assert sum(t["health"]["reboots"] for t in stormy["tiles"].values()) >= 1
     assert sum(t["health"]["reboots"] for t in calm["tiles"].values()) == 0
+
+
+def test_the_tile_logs_are_kept_when_the_bench_asks_for_them(virtual_table, tmp_path,
+                                                             monkeypatch):
+    vt = virtual_table(tiles=2, cells=2)
+    victim = vt.tiles[1]
+    pid = victim.proc.pid
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + WAIT_S
+    while victim.proc is None or victim.proc.pid == pid:
+        assert time.monotonic() < deadline, "the killed tile was not restarted"
+        time.sleep(0.1)
+    monkeypatch.setenv("FAIRYTABLE_TILE_LOGS", str(tmp_path / "logs"))
+    vt.stop()
+    kept = os.listdir(tmp_path / "logs")
+    assert len(kept) == 1 and kept[0].startswith("fairytable-vtable-")
+    logs = sorted(os.listdir(tmp_path / "logs" / kept[0]))
+    assert logs == ["tile0.log", "tile1.log"]
+    # The watchdog's own line about the restart is in the restarted tile's log.
+    assert "virtual table: " in (tmp_path / "logs" / kept[0] / "tile1.log").read_text()
