@@ -71,7 +71,8 @@ class PadGestures:
                 return self._press(self._raw_since)
             return self._release(self._raw_since)
         if self.pressed:
-            if not self._held and self._raw and ticks_diff(now_ms, self._pressed_at) >= self.hold_ms:
+            if not self._held and self._raw and \
+                    ticks_diff(now_ms, self._pressed_at) >= self.hold_ms:
                 self._held = True
                 if self._taps:
                     self._taps = 0

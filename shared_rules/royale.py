@@ -459,8 +459,9 @@ def _parse_options(options):
         raise ScenarioError("options", "must be an object")
     for key in sorted(options):
         if key not in OPTION_FIELDS:
-            raise ScenarioError(canon.path("options", key), "unknown option (options are %s)" % ", ".join(
-                OPTION_FIELDS))
+            raise ScenarioError(canon.path("options", key),
+                                "unknown option (options are %s)"
+                                % ", ".join(OPTION_FIELDS))
     out = {"actions_per_turn": 2, "end_b": True, "resurrection": "action_only"}
     if "players" in options:
         n = options["players"]
@@ -509,8 +510,9 @@ def new_game(options, seed, setup=None, cards=None):
     setup = setup or {}
     for key in sorted(setup):
         if key not in SETUP_FIELDS:
-            raise ScenarioError(canon.path("setup", key), "unknown field (a setup has %s)" % ", ".join(
-                SETUP_FIELDS))
+            raise ScenarioError(canon.path("setup", key),
+                                "unknown field (a setup has %s)"
+                                % ", ".join(SETUP_FIELDS))
     s = RoyaleState()
     s.options = opts
     s.seed = seed

@@ -192,7 +192,8 @@ def _check_twist_def(tw, known_cards, where):
         raise ScenarioError(at + ".effect.kind", "must be one of " + ", ".join(EFFECT_KINDS))
     for part, data in (("requires", req), ("effect", eff)):
         if "card" in data and data["card"] not in known_cards:
-            raise ScenarioError(at + "." + part + ".card", "unknown card %s" % (shown(data["card"]),))
+            raise ScenarioError(at + "." + part + ".card",
+                                "unknown card %s" % (shown(data["card"]),))
         for key in ("count", "amount"):
             if key in data and (not catalog.is_int(data[key]) or data[key] < 0):
                 raise ScenarioError(at + "." + part + "." + key, "must be a whole number")
@@ -430,7 +431,8 @@ def new_game(options, seed, setup=None, cards=None):
         if seat in leaders:
             leader = [c for c in cards_ if cat.cards[c][5] and cat.cards[c][3] == team]
             if not leader:
-                raise ScenarioError("options.teams." + seat, "team %s has no leader card" % shown(team))
+                raise ScenarioError("options.teams." + seat,
+                                    "team %s has no leader card" % shown(team))
             cards_.remove(leader[0])
             s.board[leaders[seat]] = (leader[0], seat, home_facing(seat), True)
         _start_deck(s, seat, cards_)

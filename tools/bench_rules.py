@@ -60,7 +60,8 @@ def bench(game, n_games):
     for seed in range(n_games):
         actions = []
         t0 = now_us()
-        playout.random_game(game, options, seed, on_step=lambda s, a, e, out=actions: record(out, a))
+        playout.random_game(game, options, seed,
+                            on_step=lambda s, a, e, out=actions: record(out, a))
         games_us += elapsed_us(t0)
         n_actions += len(actions)
         half = len(actions) // 2

@@ -147,7 +147,8 @@ def m_huge_number(rng, doc):
     ints = [p for p in _paths(doc) if p and isinstance(_get(doc, p), int)]
     text = _dump(doc).decode()
     big = rng.choice(["1" * rng.choice([19, 30, 400, 5000]), "-" + "9" * 25, "1e400",
-                      "-1e-400", "1E5", "12.0", "0.5", "1" + "0" * 4400, "-0", "123456789012345678"])
+                      "-1e-400", "1E5", "12.0", "0.5", "1" + "0" * 4400, "-0",
+                      "123456789012345678"])
     if ints:
         marker = "__BIG__"
         _set(doc, rng.choice(ints), marker)

@@ -129,7 +129,8 @@ def main(argv=None):
             for rates in args.rates:
                 row = {"game": game, "corrupt_pct": rates[0], "drop_pct": rates[1], "games": 0,
                        "stalled": 0, "mismatched": 0, "reconnects": 0, "offline_tiles": 0,
-                       "mended": 0, "tile_errors": 0, "seconds": [], "twin_seconds": [], "problems": []}
+                       "mended": 0, "tile_errors": 0, "seconds": [], "twin_seconds": [],
+                       "problems": []}
                 for i in range(args.games):
                     seed = args.seed + i
                     twin = twins[seed]

@@ -1,1 +1,2 @@
-"""Emulated hardware for the sim board: MFRC522 readers with ISO/IEC 14443-3A cards on a fake SPI bus."""
+"""Emulated hardware for the sim board: MFRC522 readers with ISO/IEC 14443-3A cards on a
+fake SPI bus."""

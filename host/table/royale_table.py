@@ -407,7 +407,8 @@ class RoyaleTable(TableInterpreter):
                 self.note("order roll: %d of %d dice read; take them out and roll "
                           "the next" % (len(t.values), len(t.who)))
                 return None
-            return {"type": "roll_order", "dice": dict(zip(t.who, t.values))}
+            rolled = t.values[:len(t.who)]
+            return {"type": "roll_order", "dice": dict(zip(t.who, rolled, strict=True))}
         counts = self._counts(t)
         at = 0
         for who, k in duel_throws(counts)[t.throw_no]:

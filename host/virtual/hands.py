@@ -232,8 +232,8 @@ class RoyaleHands(VirtualHands):
                         throw.target == action["target"]:
                     break
                 await self.gesture(here, "hold")
-                await self._needs(lambda: table.throw is not throw or (
-                    throw is not None and table.throw.target != throw.target), "the hold")
+                await self._needs(lambda held=throw: table.throw is not held or (
+                    held is not None and table.throw.target != held.target), "the hold")
             else:
                 raise HandsSlipped("the holds did not pick %s" % action["target"])
             counts = rt.duel_dice_counts(state, pid, action["target"])
