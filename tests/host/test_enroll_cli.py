@@ -48,19 +48,6 @@ def test_virtual_table_enrolls_written_tags_and_a_read_only_one_by_uid(files, ca
     assert refused.value.code == "not_enrolled"
 
 
-@pytest.fixture(scope="module")
-def table(module_virtual_table):
-    return module_virtual_table(tiles=1, cells=4)
-
-
-@pytest.fixture
-def tile(table):
-    t = table.tiles[0]
-    for slot in range(4):
-        t.clear(slot)
-    return t
-
-
 def wait_reported(tile, slot, uid_hex):
     """Until the tile has reported the tag (it lay there before enrollment began)."""
     deadline = time.monotonic() + 30

@@ -23,21 +23,6 @@ CROCODILE = "storybook:the_crocodile"
 RABBIT = "storybook:the_white_rabbit"
 
 
-@pytest.fixture(scope="module")
-def table(module_virtual_table):
-    vt = module_virtual_table(tiles=1, cells=4)
-    assert vt.interpreter == "micropython"
-    return vt
-
-
-@pytest.fixture
-def tile(table):
-    t = table.tiles[0]
-    for slot in range(4):
-        t.clear(slot)
-    return t
-
-
 @pytest.fixture
 def registry(tmp_path):
     return tags.Registry(KEY, str(tmp_path / "tags.db"))
