@@ -292,13 +292,18 @@ class Decoder:
     counter it went to ("crc_errors", "cobs_errors", "short_frames",
     "oversize", or "decoder_errors"), size the bytes dropped. (A tuple, not a
     class: a class costs a 64 KB tile a few hundred bytes of heap.)
+
+    ``mend`` (the host's, host/link/mending.py) is called with the raw bytes of
+    each frame that fails COBS or CRC, after it is counted; a Frame it returns
+    (mended from earlier damaged copies) comes out among the whole frames.
     """
 
-    def __init__(self, max_frame=MAX_FRAME, report=False):
+    def __init__(self, max_frame=MAX_FRAME, report=False, mend=None):
         # The longest COBS form of a max_frame body: a code byte, plus one per 254 bytes.
         self.max_frame = max_frame
         self.max_encoded = max_frame + 1 + max_frame // 254
         self.report = report
+        self.mend = mend
         self._buf = bytearray()
         self._overflow = 0
         self.frames = 0
@@ -366,6 +371,7 @@ class Decoder:
             body = cobs_decode(self._buf)
         except WireError:
             self._drop("cobs_errors", size, out)
+            self._mend(out)
             return
         if len(body) < _HEADER_LEN + _CRC_LEN:
             self._drop("short_frames", size, out)
@@ -375,10 +381,17 @@ class Decoder:
             return
         if int.from_bytes(body[-_CRC_LEN:], "big") != binascii.crc32(body[:-_CRC_LEN]) & 0xFFFFFFFF:
             self._drop("crc_errors", size, out)
+            self._mend(out)
             return
         self.frames += 1
         out.append(Frame(body[0], body[1], (body[2] << 8) | body[3],
                          body[_HEADER_LEN:-_CRC_LEN]))
+
+    def _mend(self, out):
+        if self.mend is not None:
+            frame = self.mend(bytes(self._buf))
+            if frame is not None:
+                out.append(frame)
 
 
 # ---------------------------------------------------------------- payload reader

@@ -172,18 +172,14 @@ class MendingDecoder(wire.Decoder):
     ``frames``, its damaged copy is counted already)."""
 
     def __init__(self, max_frame=wire.MAX_FRAME):
-        super().__init__(max_frame)
         self.mender = Mender(max_frame)
+        super().__init__(max_frame, mend=self._mend_damaged)
 
-    def _finish(self, out):
-        # The raw bytes of the frame ended by a delimiter (wire.Decoder._finish decodes it).
-        raw = bytes(self._buf)
-        failed = self.crc_errors + self.cobs_errors
-        super()._finish(out)
-        if self.crc_errors + self.cobs_errors != failed:
-            frame = self.mender.damaged(raw)
-            if frame is not None:
-                out.append(Mended(frame.version, frame.type, frame.seq, frame.payload))
+    def _mend_damaged(self, raw):
+        frame = self.mender.damaged(raw)
+        if frame is None:
+            return None
+        return Mended(frame.version, frame.type, frame.seq, frame.payload)
 
     @property
     def mended(self):
