@@ -15,7 +15,10 @@ journal, and at a random moment (drawn from the uninterrupted game's length):
 
 Either way the finished game is compared with its uninterrupted twin: the winner, the
 scores and the journal's action list must be the same. One JSON line per trial, then a
-summary line; exit status 1 when any trial differed, stalled or left an orphan.
+summary line; exit status 1 when any trial differed, stalled or left an orphan. A trial
+whose game ended before its moment came is not a kill: it is counted as ``missed`` and
+another moment is drawn, so ``--trials N`` is N kills. A trial that differed says why
+(the first field that differs, or the host's last words when it printed no summary).
 """
 
 import argparse
@@ -27,6 +30,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from line_faults import same_game  # noqa: E402  (a script beside this one)
 
 FAIRYTABLE = os.path.join(os.path.dirname(sys.executable), "fairytable")
 GAMES = {"storybook": ["--bots", "2"], "royale": ["--game", "royale", "--bots", "3"]}
@@ -57,7 +63,7 @@ def journal_actions(path):
 def outcome(stdout, journal):
     try:
         summary = json.loads(stdout.decode().strip().splitlines()[-1])
-    except (ValueError, IndexError):
+    except (ValueError, IndexError, UnicodeDecodeError):
         return None
     return {"status": summary.get("status"), "winner": summary.get("winner"),
             "scores": summary.get("scores"), "actions": journal_actions(journal)}
@@ -138,8 +144,13 @@ def trial(what, game, seed, at_s, pick, workdir, timeout, number):
             orphans = sum(1 for p in tiles if alive(p))
             record["killed"] = True
         else:
+            # Before its tiles have started there is no tile to kill: the moment waits.
+            deadline = time.monotonic() + 60
             tiles = tile_processes(host.pid)
-            if tiles:
+            while not tiles and host.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+                tiles = tile_processes(host.pid)
+            if tiles and host.poll() is None:
                 os.kill(tiles[pick % len(tiles)], signal.SIGKILL)
                 record["killed"] = True
             else:
@@ -147,19 +158,27 @@ def trial(what, game, seed, at_s, pick, workdir, timeout, number):
         if what == "host" and record["killed"]:
             proc = subprocess.run(command(game, seed, journal), capture_output=True,
                                   timeout=timeout)
-            stdout = proc.stdout
+            stdout, stderr = proc.stdout, proc.stderr
         else:
-            stdout, _ = host.communicate(timeout=timeout)
+            stdout, stderr = host.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         record["stalled"] = True
-        return record, None, orphans
+        return record, None, orphans, b""
     finally:
         try:
             os.killpg(host.pid, signal.SIGKILL)
         except OSError:
             pass
         host.wait()
-    return record, outcome(stdout, journal), orphans
+    return record, outcome(stdout, journal), orphans, stderr
+
+
+def why_differs(result, ref, stderr):
+    """The first way a finished trial differs from its twin, in words."""
+    if result is None:
+        lines = stderr.decode(errors="replace").strip().splitlines()
+        return "no summary printed; the host's last words: %s" % " | ".join(lines[-3:])
+    return same_game(result, ref)
 
 
 def main(argv=None):
@@ -181,10 +200,16 @@ def main(argv=None):
         p.error("--seeds takes whole numbers separated by commas")
     rng = Lcg(args.seed)
     totals = {"trials": 0, "killed": 0, "same": 0, "differed": 0, "stalled": 0,
-              "orphans": 0}
+              "orphans": 0, "missed": 0}
     with tempfile.TemporaryDirectory(prefix="kill-games-") as workdir:
         refs = {}
-        for number in range(args.trials):
+        number = -1
+        while totals["killed"] + totals["stalled"] < args.trials:
+            number += 1
+            if totals["missed"] > args.trials:
+                print("kill_games: more games ended before their moment than trials asked "
+                      "for; stopping", file=sys.stderr)
+                break
             game = games[number % len(games)]
             seed = seeds[rng.below(len(seeds))]
             if (game, seed) not in refs:
@@ -192,8 +217,9 @@ def main(argv=None):
             ref, took = refs[(game, seed)]
             # A moment inside the game: after the tiles are up, before the last action.
             at_s = round(1.0 + rng.below(max(1, int(took * 0.8 * 10))) / 10.0, 1)
-            record, result, orphans = trial(args.what, game, seed, at_s, rng.below(1000),
-                                            workdir, args.timeout, number)
+            record, result, orphans, stderr = trial(args.what, game, seed, at_s,
+                                                    rng.below(1000), workdir, args.timeout,
+                                                    number)
             totals["trials"] += 1
             totals["orphans"] += orphans
             record["orphans"] = orphans
@@ -203,6 +229,10 @@ def main(argv=None):
                 totals["killed"] += 1
                 record["same"] = result == ref
                 totals["same" if record["same"] else "differed"] += 1
+                if not record["same"]:
+                    record["why"] = why_differs(result, ref, stderr)
+            else:
+                totals["missed"] += 1
             print(json.dumps(record, sort_keys=True), flush=True)
     print(json.dumps({"summary": totals}, sort_keys=True), flush=True)
     bad = totals["differed"] or totals["stalled"] or totals["orphans"]

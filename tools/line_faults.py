@@ -78,7 +78,9 @@ def play(game, seed, journal, rates=None, deadline=600.0):
 
 def same_game(a, b):
     """Why two played games differ, or None."""
-    for key in ("winner", "scores"):
+    for key in ("status", "winner", "scores"):
+        if key not in a and key not in b:
+            continue
         if a[key] != b[key]:
             return "%s %r, its twin %r" % (key, a[key], b[key])
     if a["actions"] != b["actions"]:
