@@ -1658,7 +1658,7 @@ def evaluate(state, seat):
         cards = p.wagons[w]
         if cards is None:
             continue
-        total += 10 * s.cat.wagons[w]["capacity"]
+        total += 25 * s.cat.wagons[w]["capacity"]
         if not cards:
             continue
         have = [value(c) for c in cards]
@@ -1672,7 +1672,13 @@ def evaluate(state, seat):
                 if best is None or gain > best:
                     best = gain
         total += best if best is not None else -20 * len(have)
-    total += 2 * min(len(p.hand), hand_size(s, seat))
+    wanted = {}
+    for cid in targets:
+        for v in s.cat.contracts[cid]["creatures"]:
+            wanted[v] = True
+    kept = sorted(p.hand)[:hand_size(s, seat)]
+    for c in kept:
+        total += 8 if value(c) in wanted else 2
     return total
 
 
