@@ -53,7 +53,7 @@ def test_random_games_are_byte_identical_on_both_interpreters():
     runs = [("storybook", {"max_turns": 200}, seed) for seed in range(6)]
     runs += [("storybook", {"players": 4, "max_turns": 200}, 7),
              ("storybook", {"mode": "physical", "max_turns": 200}, 8)]
-    runs += [("fightclub", {"players": 1, "solo": True}, 1),
+    runs += [("fightclub", {"players": 1}, 1),
              ("fightclub", {"players": 4, "max_rounds": 4}, 2)]
     mine = [canon.dumps(games.get(g).to_dict(playout.random_game(g, o, s)[0]))
             for g, o, s in runs]
