@@ -98,7 +98,8 @@ Setup (a scenario position; every field optional; the play phase of a turn start
  "players": {seat: {"hand": [ids], "gold": n, "contracts": [ids completed],
              "wagons": {wagon id: [creature ids] or null (not owned; a wheelbarrow
              destroyed)}}},
- "turn": seat, "actions_left": 0-20, "round": n}
+ "turn": seat, "first": seat (who started the game: a round ends before it; default
+ "p1"), "actions_left": 0-20, "round": n}
 Without "creature_deck" the creatures found nowhere else are shuffled into it; with it,
 those go to the discard pile. Without "contract_deck" and "contracts" the deck is built
 from the tables; with only "contracts", the deck is built from the cards left. A player
@@ -531,7 +532,7 @@ def _gold(v, field):
 
 def _load_setup(s, setup):
     known = ("creature_deck", "discard", "market", "contract_deck", "contracts", "players",
-             "turn", "actions_left", "round")
+             "turn", "first", "actions_left", "round")
     for key in sorted(setup):
         _need(key in known, canon.path("setup", key), "unknown field (known: %s)" %
               ", ".join(known))
@@ -665,7 +666,10 @@ def _load_setup(s, setup):
     _need(isinstance(turn, str) and turn in s.seats, "setup.turn", "must be one of " +
           ", ".join(s.seats))
     s.turn = turn
-    s.first = s.seats[0]
+    first = setup.get("first", s.seats[0])
+    _need(isinstance(first, str) and first in s.seats, "setup.first", "must be one of " +
+          ", ".join(s.seats))
+    s.first = first
     s.actions_left = setup.get("actions_left", ACTIONS_PER_TURN)
     _need(_int_in(s.actions_left, 0, 20), "setup.actions_left",
           "must be a whole number from 0 to 20")

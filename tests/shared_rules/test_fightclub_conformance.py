@@ -60,6 +60,12 @@ def test_bots_are_deterministic_for_a_seed():
     assert a.actions == b.actions
 
 
+@pytest.mark.parametrize("players", [1, 4])
+def test_bots_play_legal_moves_for_one_and_four_players(players):
+    match = greedy_game(players, 11, limit=80)  # Match.apply refuses an illegal action
+    assert len(match.actions) == 80 or fightclub.status(match.state) == "finished"
+
+
 def test_a_damaged_save_is_refused_in_words():
     data = fightclub.to_dict(fightclub.new_game({"players": 2}, 1))
     del data["players"]
@@ -86,3 +92,34 @@ def test_garbage_actions_are_refused_and_change_nothing():
                 {"type": "discard", "from": None, "cards": []},
                 {"type": 5}, [], None):
         check_rejected_changes_nothing(fightclub, s, bad)
+
+
+def test_every_step_keeps_the_contract_through_fights_and_passing():
+    # A position where the first completion turns up a creature fight (E05) and a pass of two
+    # cards (E01), then more events: every step is checked, choices included.
+    from conformance import check_no_leak, check_step
+    from shared_rules import prng
+
+    setup = {"players": {"p1": {"hand": ["c02-01", "c09-01", "c04-01"],
+                                "wagons": {"wheelbarrow": ["c01-01", "c01-02", "c05-01"]}},
+                         "p2": {"hand": ["c02-02", "c07-01", "c07-02"], "gold": 1},
+                         "p3": {"hand": ["c06-01", "c03-01", "c10-01"]}},
+             "contracts": [{"id": "L1-01"}, {"id": "L1-02"}, {"id": "L1-03"}, {"id": "L1-04"}],
+             "contract_deck": ["E05", "E01", "L1-05", "E18", "E03", "L1-06", "E13", "L1-07",
+                               "L1-08"]}
+    match = Match("fightclub", {"players": 3, "max_rounds": 3}, 8, setup)
+    kinds = set()
+    for ev in check_step(match, {"type": "complete", "contract": "L1-01",
+                                 "wagon": "wheelbarrow"}, 0):
+        kinds.add(ev["type"])
+    rng = prng.seed_state(77)
+    n = 0
+    while match.engine.status(match.state) == "ongoing" and n < 400:
+        actions = match.legal_actions()
+        completes = [a for a in actions if a["type"] == "complete"]
+        rng, i = prng.below(rng, len(actions))
+        for ev in check_step(match, completes[0] if completes else actions[i], rng):
+            kinds.add(ev["type"])
+        n += 1
+    check_no_leak(match.engine, match.state)
+    assert {"fight_cards_shown", "cards_passed"} <= kinds
