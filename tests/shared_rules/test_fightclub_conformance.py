@@ -123,3 +123,49 @@ def test_every_step_keeps_the_contract_through_fights_and_passing():
         n += 1
     check_no_leak(match.engine, match.state)
     assert {"fight_cards_shown", "cards_passed"} <= kinds
+
+
+# ---------------------------------------------------------------- bad input, fuzzed
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from shared_rules.errors import IllegalAction  # noqa: E402
+
+_ids = st.sampled_from(["c01-01", "c01-02", "c05-01", "c06-01", "c02-01", "c04-01", "c03-01",
+                        "c99-01", "c1", "", "L1-01", "L1-02", "E01"])
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 20) | _ids | st.sampled_from(
+        ["hand", "wheelbarrow", "hand_cart", "war_wagon", "p2"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["type", "cards", "card", "wagon", "from", "to", "give", "take",
+                         "contract"]), inner, max_size=4),
+    max_leaves=12)
+_actions = st.fixed_dictionaries(
+    {"type": st.sampled_from(list(fightclub.ACTION_TYPES) + ["fly"])},
+    optional={"cards": st.lists(_ids, max_size=4) | _json, "card": _ids | _json,
+              "wagon": _json, "from": _json, "to": _json, "give": st.lists(_ids, max_size=3),
+              "take": st.lists(_ids, max_size=3), "contract": _ids | _json})
+
+
+def _midgame():
+    return fightclub.new_game({"players": 2}, 1, {
+        "players": {"p1": {"hand": ["c01-01", "c05-01", "c06-01", "c04-01"], "gold": 3,
+                           "wagons": {"wheelbarrow": ["c01-02"], "hand_cart": []}},
+                    "p2": {"hand": ["c03-01"]}},
+        "market": ["c02-01", "c03-02", "c01-03", "c10-01"],
+        "contracts": [{"id": "L1-01"}, {"id": "L1-02", "reserved_by": "p2"}, {"id": "L1-03"},
+                      {"id": "L1-04"}],
+        "contract_deck": ["E01", "L1-05", "L1-06"], "creature_deck": ["c09-01", "c09-02"]})
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(_actions, _json))
+def test_validate_never_raises_and_a_refused_action_changes_nothing(action):
+    state = _midgame()
+    problem = fightclub.validate(state, action)
+    assert problem is None or isinstance(problem, IllegalAction)
+    if problem is not None:
+        check_rejected_changes_nothing(fightclub, state, action)
+    else:
+        fightclub.apply(state, action)
