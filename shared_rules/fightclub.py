@@ -1703,8 +1703,9 @@ def _sub_multiset(small, big):
 
 
 def determinize(state, seat, rng):
-    """A copy in which what `seat` cannot know (the decks' order, the other hands) is dealt
-    again with `rng`: a bot's trial draw then shows a sample, not the real next card."""
+    """A copy in which the order of the creature and contract decks, which nobody knows, is
+    shuffled again with `rng`: a bot's trial draw then shows a sample, not the real next
+    card. (The other hands stay: a bot's evaluation reads only its own.)"""
     s = state.copy()
     s.rng = rng
     s.deck = _shuffled(s, s.deck)
