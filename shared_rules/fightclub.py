@@ -128,6 +128,9 @@ values are accepted. The choosing seat of an event choice is `actor(state, actio
 Undo: an action that drew a card, dealt the Market, shuffled, or showed fight cards or
 passed cards cannot be undone.
 
+Events carry every card id (the referee's record); `event_view(event, seat)` leaves out
+the ids of cards drawn or passed that the seat may not know.
+
 The scenario runner's output ("result"): "status", "winner", "end_reason", "scores"
 ({seat: VP}), "score_breakdown" ({seat: {"contracts", "wagons", "gold", "matching_flags",
 "different_flags", "total", "gold_held", "contracts_completed"}}, plus "band" in solo),
@@ -886,13 +889,15 @@ def _pass_cards(s, ev, events):
         cards = pend["choices"].get(x, [])
         _remove(s.players[x].hand, cards)
         moving[x] = cards
+    received = {}
     for x in s.seats:
         to = _neighbour(s, x, ev["direction"])
         s.players[to].hand.extend(moving[x])
         s.players[to].hand.sort()
+        received[to] = list(moving[x])
     events.append({"type": "cards_passed", "direction": ev["direction"],
                    "counts": dict([(x, len(moving[x])) for x in s.seats]),
-                   "cards": moving})
+                   "cards": moving, "received": received})
     pend["choices"] = {}
     pend["order"] = []
     for x in _turn_order(s, s.turn):
@@ -1768,6 +1773,23 @@ def view(state, seat=None):
             pend["mine"] = list(s.pending["choices"][seat])
         out["pending"] = pend
     return out
+
+
+def event_view(event, seat=None):
+    """An event as `seat` may see it (None: a spectator): the ids of cards drawn or passed
+    are left out for everybody but the seat whose hand they went to or came from."""
+    kind = event.get("type")
+    if kind == "creatures_drawn" and event.get("seat") != seat:
+        out = dict(event)
+        out.pop("cards", None)
+        return out
+    if kind == "cards_passed":
+        out = dict(event)
+        out["cards"] = dict([(x, event["cards"][x]) for x in event["cards"] if x == seat])
+        out["received"] = dict([(x, event["received"][x]) for x in event["received"]
+                                if x == seat])
+        return out
+    return event
 
 
 def secrets(state, seat=None):

@@ -97,7 +97,7 @@ def test_garbage_actions_are_refused_and_change_nothing():
 def test_every_step_keeps_the_contract_through_fights_and_passing():
     # A position where the first completion turns up a creature fight (E05) and a pass of two
     # cards (E01), then more events: every step is checked, choices included.
-    from conformance import check_no_leak, check_step
+    from conformance import check_no_leak, check_step, strings_in
     from shared_rules import prng
 
     setup = {"players": {"p1": {"hand": ["c02-01", "c09-01", "c04-01"],
@@ -113,13 +113,23 @@ def test_every_step_keeps_the_contract_through_fights_and_passing():
                                  "wagon": "wheelbarrow"}, 0):
         kinds.add(ev["type"])
     rng = prng.seed_state(77)
+    seats = list(match.state.seats)
     n = 0
     while match.engine.status(match.state) == "ongoing" and n < 400:
         actions = match.legal_actions()
         completes = [a for a in actions if a["type"] == "complete"]
         rng, i = prng.below(rng, len(actions))
+        before = dict([(x, fightclub.secrets(match.state, x)) for x in [None] + seats])
         for ev in check_step(match, completes[0] if completes else actions[i], rng):
             kinds.add(ev["type"])
+            if ev["type"] == "fight_cards_shown":
+                continue  # shown to all by the rules, though the cards stay in the hands
+            for seat in [None] + list(match.state.seats):
+                shown = strings_in(fightclub.event_view(ev, seat), set())
+                # a card this seat did not know before and may not know now
+                hidden = shown.intersection(before[seat]).intersection(
+                    fightclub.secrets(match.state, seat))
+                assert not hidden, (seat, ev["type"], sorted(hidden))
         n += 1
     check_no_leak(match.engine, match.state)
     assert {"fight_cards_shown", "cards_passed"} <= kinds

@@ -523,6 +523,15 @@ def test_passing_cards_left_and_drawing_when_short():
     # p3 had 2, passed 2 and got 1: it came up short by one and draws one.
     assert s.players["p3"].hand == [c(8, 1), c(9, 1)]
     assert s.phase == "play"
+    # What each seat may see of it: its own pass and what it got, nothing else.
+    passed = events_of(events, "cards_passed")[0]
+    assert fightclub.event_view(passed, "p2")["received"] == {"p2": [c(1, 1), c(3, 1)]}
+    assert fightclub.event_view(passed, "p2")["cards"] == {"p2": [c(9, 1)]}
+    assert fightclub.event_view(passed, None)["cards"] == {}
+    drawn = events_of(events, "creatures_drawn")[0]
+    assert drawn["seat"] == "p3" and drawn["cards"] == [c(8, 1)]
+    assert "cards" not in fightclub.event_view(drawn, "p1")
+    assert fightclub.event_view(drawn, "p3") == drawn
 
 
 def test_a_destroyed_wheelbarrow_loses_its_creatures():
