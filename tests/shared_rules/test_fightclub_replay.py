@@ -108,3 +108,21 @@ def test_micropython_gives_the_same_error_bytes(tmp_path):
     assert mine.returncode == 2
     assert (theirs.returncode, theirs.stdout, theirs.stderr) == \
         (mine.returncode, mine.stdout, mine.stderr)
+
+
+@requires_micropython
+def test_a_long_four_player_game_replays_in_micropythons_default_heap(tmp_path):
+    # About 1,400 actions of four random players: nearly the largest scenario file allowed.
+    from shared_rules import playout
+    actions = []
+    options = {"players": 4, "max_rounds": 200}
+    playout.random_game("fightclub", options, 9, max_actions=1400,
+                        on_step=lambda state, action, events: actions.append(action))
+    doc = {"game": "fightclub", "seed": 9, "options": options, "actions": actions}
+    text = json.dumps(doc, separators=(",", ":"))
+    assert 40 * 1024 < len(text) <= replay.MAX_FILE_BYTES
+    path = write(tmp_path, text)
+    mine = run_cpython(["-m", "shared_rules.replay", path])
+    theirs = run_micropython(["-m", "shared_rules.replay", path])
+    assert mine.returncode == 0 and theirs.returncode == 0, theirs.stdout[-300:]
+    assert theirs.stdout == mine.stdout
