@@ -6,7 +6,10 @@ state, so a game that is killed and resumed plays on exactly as it would have.
 Pure rules code: runs on CPython and MicroPython.
 
 An engine may offer `evaluate(state, seat) -> int` (higher is better for
-that seat); otherwise the greedy bot compares `result(state)["scores"]`.
+that seat); otherwise the greedy bot compares `result(state)["scores"]`. An engine
+whose actions draw hidden cards may offer `determinize(state, seat, rng) -> state`: a
+copy with what the seat cannot know dealt again at random, on which the greedy bot tries
+its actions, so a trial draw shows a sample and never the real next card.
 """
 
 import binascii
@@ -48,10 +51,14 @@ def choose(kind, engine, state, seat, seed):
         return actions[i]
     if kind != "greedy":
         raise ValueError("unknown bot %r (one of %s)" % (kind, ", ".join(KINDS)))
+    base = state
+    if hasattr(engine, "determinize"):
+        rng, sample = prng.next32(rng)
+        base = engine.determinize(state, seat, prng.seed_state(sample))
     best = None
     best_actions = []
     for action in actions:
-        trial = engine.copy(state)
+        trial = engine.copy(base)
         engine.apply(trial, action)
         value = evaluate(engine, trial, seat)
         if best is None or value > best:

@@ -40,7 +40,9 @@ small_heap = sys.implementation.name == "micropython"
 if small_heap:
     import gc
 
-OPTIONS = {"storybook": {"max_turns": 200}, "royale": {}}
+# fightclub: random players rarely finish a contract, so a round limit ends their games.
+OPTIONS = {"storybook": {"max_turns": 200}, "royale": {},
+           "fightclub": {"players": 2, "max_rounds": 30}}
 
 
 def record(out, action):

@@ -13,7 +13,7 @@ import pytest
 from mpy import REPO, requires_micropython, run_micropython_code, run_portable_tests
 
 # Rule-test modules that are written to run under MicroPython too (see tests/mpy_run_tests.py).
-PORTABLE_TEST_MODULES = ["test_storybook_rules", "test_shared_formats"]
+PORTABLE_TEST_MODULES = ["test_storybook_rules", "test_shared_formats", "test_fightclub_rules"]
 
 
 def mpy_cross():
@@ -53,6 +53,8 @@ def test_random_games_are_byte_identical_on_both_interpreters():
     runs = [("storybook", {"max_turns": 200}, seed) for seed in range(6)]
     runs += [("storybook", {"players": 4, "max_turns": 200}, 7),
              ("storybook", {"mode": "physical", "max_turns": 200}, 8)]
+    runs += [("fightclub", {"players": 1}, 1),
+             ("fightclub", {"players": 4, "max_rounds": 4}, 2)]
     mine = [canon.dumps(games.get(g).to_dict(playout.random_game(g, o, s)[0]))
             for g, o, s in runs]
     theirs = run_micropython_code(PLAY % json.dumps(runs).replace("null", "None")).splitlines()
