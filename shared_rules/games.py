@@ -35,6 +35,7 @@ def winner(state):
 _MODULES = {
     "storybook": "shared_rules.storybook",
     "royale": "shared_rules.royale",
+    "heroes": "shared_rules.heroes",
 }
 
 
