@@ -555,8 +555,27 @@ class HeroesState:
         s.cat = self.cat
         s.map = self.map
         s.seats = self.seats
-        for key in DYNAMIC:
-            setattr(s, key, _clone(getattr(self, key)))
+        for key in ("rng", "phase", "first", "pick_turn", "turn", "turn_number", "actions_left",
+                    "roll", "status", "winner", "end_reason"):
+            setattr(s, key, getattr(self, key))
+        s.rollers = list(self.rollers)
+        s.moved = list(self.moved)
+        s.roster = list(self.roster)
+        s.heroes = {}
+        for cid in self.heroes:
+            h = dict(self.heroes[cid])
+            h["face_down"] = list(h["face_down"])
+            s.heroes[cid] = h
+        s.flags = {}
+        for team in self.flags:
+            s.flags[team] = dict(self.flags[team])
+        s.hands = {}
+        for q in self.hands:
+            s.hands[q] = list(self.hands[q])
+        s.deck = list(self.deck)
+        s.discard = list(self.discard)
+        s.battle = _clone(self.battle)
+        s.bonus_rolls = [list(p) for p in self.bonus_rolls]
         return s
 
 
@@ -617,56 +636,76 @@ def _step_ok(s, a, b):
 
 
 def _steps(s, a):
+    """The cells one step from a (the map's step table, built once per map and option)."""
     diag = s.options["diagonal_moves"]
-    out = []
-    for b in TOUCHING[a]:
-        if not diag and a % SIZE != b % SIZE and a // SIZE != b // SIZE:
-            continue
-        if _step_ok(s, a, b):
-            out.append(b)
-    return out
+    key = "steps_diagonal" if diag else "steps_straight"
+    table = s.map.get(key)
+    if table is None:
+        table = []
+        for i in range(NCELLS):
+            table.append([b for b in TOUCHING[i] if _step_ok(s, i, b) and (
+                diag or i % SIZE == b % SIZE or i // SIZE == b // SIZE)])
+        s.map[key] = table
+    return table[a]
 
 
-def _passable(s, cid, i):
+def _grid(s):
+    """(occupant of each cell or None, team of the flag on each cell or None)."""
+    occ = [None] * NCELLS
+    for cid in s.roster:
+        c = s.heroes[cid]["cell"]
+        if c >= 0:
+            occ[c] = cid
+    flags = [None] * NCELLS
+    for team in s.flags:
+        flags[s.flags[team]["cell"]] = team
+    return occ, flags
+
+
+def _passable(s, cid, i, grid=None):
     """May character cid pass through cell i (not stop)?"""
     if s.map["blocked"][i]:
         return False
-    occ = _occupant(s, i)
-    if occ is not None and occ != cid:
+    occ, flags = grid or _grid(s)
+    if occ[i] is not None and occ[i] != cid:
         return False
-    team = _flag_at(s, i)
-    return team is None or team == s.heroes[cid]["seat"]
+    return flags[i] is None or flags[i] == s.heroes[cid]["seat"]
 
 
-def _may_stop(s, cid, i):
-    return _passable(s, cid, i) and _flag_at(s, i) is None and _occupant(s, i) is None
+def _may_stop(s, cid, i, grid=None):
+    occ, flags = grid or _grid(s)
+    return not s.map["blocked"][i] and occ[i] is None and flags[i] is None
 
 
-def reachable(s, cid, start, spaces):
+def reachable(s, cid, start, spaces, grid=None):
     """{cell: fewest steps} for every cell character cid may stop on within `spaces`."""
+    grid = grid or _grid(s)
     dist = {start: 0}
     frontier = [start]
     for d in range(1, spaces + 1):
         nxt = []
         for a in frontier:
             for b in _steps(s, a):
-                if b not in dist and _passable(s, cid, b):
+                if b not in dist and _passable(s, cid, b, grid):
                     dist[b] = d
                     nxt.append(b)
         frontier = nxt
     out = {}
     for i in dist:
-        if i != start and _may_stop(s, cid, i):
+        if i != start and _may_stop(s, cid, i, grid):
             out[i] = dist[i]
     return out
 
 
-def _line_of_fire(s, a, b, reach):
+def _line_of_fire(s, a, b, reach, occ=None):
     """May a character on a hit one on b at most `reach` spaces away?"""
     if a == b or chebyshev(a, b) > reach:
         return False
     if chebyshev(a, b) == 1:
         return _step_ok(s, a, b)
+    if occ is None:
+        occ = _grid(s)[0]
+    blocked = s.map["blocked"]
     if s.options["ranged_lines"] == "straight":
         dx = b % SIZE - a % SIZE
         dy = b // SIZE - a // SIZE
@@ -680,7 +719,7 @@ def _line_of_fire(s, a, b, reach):
             nxt = here + sx + sy * SIZE
             if not _step_ok(s, here, nxt):
                 return False
-            if nxt != b and (s.map["blocked"][nxt] or _occupant(s, nxt) is not None):
+            if nxt != b and (blocked[nxt] or occ[nxt] is not None):
                 return False
             here = nxt
         return True
@@ -695,7 +734,7 @@ def _line_of_fire(s, a, b, reach):
                     continue
                 if d == b:
                     return True
-                if s.map["blocked"][d] or _occupant(s, d) is not None:
+                if blocked[d] or occ[d] is not None:
                     continue
                 seen[d] = True
                 nxt.append(d)
@@ -1836,8 +1875,9 @@ def undo_blocker(action, events):
 
 # ---------------------------------------------------------------- legal actions
 
-def _move_variants(s, cid, base, cells):
+def _move_variants(s, cid, base, cells, grid):
     """Move actions to each cell, with every way to carry a flag the mover controls."""
+    occ, flags = grid
     out = []
     team = _carried_flag(s, cid)
     start = s.heroes[cid]["cell"]
@@ -1850,8 +1890,7 @@ def _move_variants(s, cid, base, cells):
         if not carry:
             continue
         for f in TOUCHING[to]:
-            if s.map["blocked"][f] or _occupant(s, f) not in (None, cid) or \
-                    _flag_at(s, f) not in (None, team):
+            if s.map["blocked"][f] or occ[f] not in (None, cid) or flags[f] not in (None, team):
                 continue
             b = dict(a)
             b["flag_to"] = cell_xy(f)
@@ -1859,7 +1898,7 @@ def _move_variants(s, cid, base, cells):
     return out
 
 
-def _card_options(s, cid, card_id, card, defending):
+def _card_options(s, cid, card_id, card, defending, grid):
     base = {"type": "defend", "card": card_id} if defending else {
         "type": "play_card", "character": cid, "card": card_id}
     kind = card["kind"]
@@ -1867,10 +1906,10 @@ def _card_options(s, cid, card_id, card, defending):
     if kind == "move":
         if h["stopped"]:
             return []
-        cells = sorted(reachable(s, cid, h["cell"], card["spaces"]))
+        cells = sorted(reachable(s, cid, h["cell"], card["spaces"], grid))
         if defending:
             return [dict(base, to=cell_xy(i)) for i in cells]
-        return _move_variants(s, cid, base, cells)
+        return _move_variants(s, cid, base, cells, grid)
     if kind == "heal":
         out = []
         for t in s.roster:
@@ -1879,7 +1918,7 @@ def _card_options(s, cid, card_id, card, defending):
                     th["health"] >= _def(s, t)["health"]:
                 continue
             if t == cid or (card["range"] > 0 and _line_of_fire(s, h["cell"], th["cell"],
-                                                               card["range"])):
+                                                               card["range"], grid[0])):
                 out.append(dict(base, target=t))
         return out
     if kind == "defend":
@@ -1896,7 +1935,7 @@ def _card_options(s, cid, card_id, card, defending):
     for t in s.roster:
         th = s.heroes[t]
         if th["seat"] != h["seat"] and th["state"] == "standing" and _line_of_fire(
-                s, h["cell"], th["cell"], card["range"]):
+                s, h["cell"], th["cell"], card["range"], grid[0]):
             out.append(dict(base, target=t))
     return out
 
@@ -1925,12 +1964,13 @@ def legal_actions(state):
         out = []
         for card_id, card in _playable_cards(s, t):
             if "attack" not in card["name"].lower():
-                out.extend(_card_options(s, t, card_id, card, True))
+                out.extend(_card_options(s, t, card_id, card, True, _grid(s)))
         out.append({"type": "no_defence"})
         return out
     if s.bonus_rolls:
         return [{"type": "roll_bonus"}]
     seat = current(s)
+    grid = _grid(s)
     out = []
     mine = [c for c in s.roster if s.heroes[c]["seat"] == seat and _standing(s, c)]
     if s.actions_left > 0:
@@ -1940,17 +1980,18 @@ def legal_actions(state):
         if s.roll is not None:
             for cid in movers:
                 spaces = s.roll + _def(s, cid)["move_bonus"]
-                cells = sorted(reachable(s, cid, s.heroes[cid]["cell"], spaces))
-                out.extend(_move_variants(s, cid, {"type": "move", "character": cid}, cells))
+                cells = sorted(reachable(s, cid, s.heroes[cid]["cell"], spaces, grid))
+                out.extend(_move_variants(s, cid, {"type": "move", "character": cid}, cells,
+                                          grid))
         for cid in mine:
             for t in s.roster:
                 th = s.heroes[t]
                 if th["seat"] != seat and th["state"] == "standing" and _line_of_fire(
-                        s, s.heroes[cid]["cell"], th["cell"], 1):
+                        s, s.heroes[cid]["cell"], th["cell"], 1, grid[0]):
                     out.append({"type": "attack", "attacker": cid, "target": t})
         for cid in mine:
             for card_id, card in _playable_cards(s, cid):
-                out.extend(_card_options(s, cid, card_id, card, False))
+                out.extend(_card_options(s, cid, card_id, card, False, grid))
     out.append({"type": "end_turn"})
     return out
 
