@@ -2166,6 +2166,13 @@ def evaluate(state, seat):
     this turn, so a greedy player does not end its turn early for nothing.
     """
     s = state
+    if s.battle is not None and s.status == "ongoing":
+        # Judge a battle that waits for a defender as if it answered without a card.
+        s = s.copy()
+        while s.battle is not None and s.status == "ongoing":
+            events = []
+            _resolve_target(s, None, events)
+            _continue_battle(s, events)
     if s.status == "finished":
         return 100000 if s.winner == seat else (-100000 if s.winner is not None else 0)
     score = 0
@@ -2202,7 +2209,7 @@ def evaluate(state, seat):
                 score += 100 - 12 * to_home
             elif mine:
                 score -= 3 * min([chebyshev(c, f["cell"]) for c in mine])
-    if current(s) == seat and s.battle is None:
+    if current(s) == seat:
         score += s.actions_left + (1 if s.roll is not None else 0)
     return score
 
