@@ -849,7 +849,7 @@ def new_game(options, seed, setup=None, cards=None):
         raise ScenarioError(field, "map %s has start zones for %d players" % (
             s.map["id"], len(s.map["starts"])))
     opts["map"] = s.map["id"]
-    if opts["mode"] == "royale":
+    if opts["mode"] == "royale" and "characters" not in setup:
         for z in range(opts["players"]):
             if len(s.map["starts"][z]) < opts["team_size"]:
                 raise ScenarioError("options.team_size", "map %s's start zone %d holds %d "
