@@ -479,8 +479,9 @@ def test_a_bonus_card_may_defend_in_the_battle_phase():
                                                       face_down=["greenwood_cover"])],
              hands={"blue": ["cloak_of_invisibility"]})
     heroes.apply(s, {"type": "attack", "attacker": "the_giant", "target": "robin_hood",
-                     "dice": {"red": 6, "white": 2}})
+                     "dice": {"red": 6, "white": 3}})
     heroes.apply(s, {"type": "defend", "card": "cloak_of_invisibility"})
+    # 6 + 1 (the Giant) against 3 + 4 (the cloak): no damage.
     assert health(s, "robin_hood") == 10 and s.discard == ["cloak_of_invisibility"]
 
 
