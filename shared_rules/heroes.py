@@ -111,7 +111,8 @@ Capture the Flag (option "mode": "ctf"): two players, teams of two, 3 actions a 
   empty space behind their base's line": the defeated character is laid down at once on an
   empty cell behind its base (the action's "respawn_to", else the first empty one in the
   map's order; "either empty space" is any empty cell of that row or zone; if it is full,
-  the nearest empty cell). Lying down it occupies the cell but is not in play: it cannot
+  the nearest empty cell; a "respawn_to" cell taken by the time the damage is dealt falls
+  back to that default). Lying down it occupies the cell but is not in play: it cannot
   act, cannot be attacked and does not guard a flag. The Respawn Phase is its player's
   next turn ("may not move or complete any actions for one turn"); at that turn's end it
   stands up with its starting health and all its cards face up.
@@ -1191,6 +1192,8 @@ def _apply(s, action):
             _fail("already_rolled", "The green die is rolled once a turn; this turn's roll is "
                   "%d." % s.roll)
         _needs_action(s)
+        if not _movers(s):
+            _fail("nobody_can_move", "None of your characters can move this turn.")
         s.roll = _die(action["die"], "die") if "die" in action else _roll(s)
         events.append({"type": "movement_rolled", "seat": current(s), "die": s.roll})
         return events
@@ -1445,6 +1448,13 @@ def _can_move_now(s, cid, by_card):
               _def(s, cid)["name"])
     if not by_card and cid in s.moved:
         _fail("already_moved", "%s has already moved this turn." % _def(s, cid)["name"])
+
+
+def _movers(s):
+    """The current player's standing characters that may still move with the die."""
+    seat = current(s)
+    return [c for c in s.roster if s.heroes[c]["seat"] == seat and _standing(s, c)
+            and c not in s.moved and not s.heroes[c]["stopped"]]
 
 
 def _move(s, action, events):
@@ -1974,7 +1984,7 @@ def legal_actions(state):
     out = []
     mine = [c for c in s.roster if s.heroes[c]["seat"] == seat and _standing(s, c)]
     if s.actions_left > 0:
-        movers = [c for c in mine if c not in s.moved and not s.heroes[c]["stopped"]]
+        movers = _movers(s)
         if s.roll is None and movers:
             out.append({"type": "roll_move"})
         if s.roll is not None:
@@ -1998,7 +2008,8 @@ def legal_actions(state):
 
 def normal_form(state, action):
     """A legal action in the form legal_actions lists it: "path" as its destination, the
-    dice and respawn cells left out."""
+    dice and respawn cells left out, a heal's target spelled out."""
+    s = state
     a = dict(action)
     for key in ("dice", "respawn_to", "die"):
         a.pop(key, None)
@@ -2006,6 +2017,14 @@ def normal_form(state, action):
         a["to"] = a.pop("path")[-1]
     if a.get("type") == "roll_bonus":
         a.pop("card", None)
+    if a.get("type") in ("play_card", "defend") and "target" not in a:
+        # A heal card without a target heals the character who plays it.
+        card = s.cat["cards"].get(a.get("card")) or s.cat["bonus"].get(a.get("card"))
+        if card is not None and card["kind"] == "heal":
+            if a["type"] == "play_card":
+                a["target"] = a.get("character")
+            elif s.battle is not None:
+                a["target"] = s.battle["targets"][s.battle["next"]]
     return a
 
 

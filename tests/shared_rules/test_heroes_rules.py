@@ -718,3 +718,22 @@ def test_a_scenario_may_add_a_character_and_its_card():
     assert cell(s, "rapunzel") == [0, 3]
     assert heroes.from_dict(canon.loads(canon.dumps(heroes.to_dict(s)))).cat[
         "characters"]["rapunzel"]["health"] == 8
+
+
+def test_nobody_rolls_the_green_die_when_no_character_can_move():
+    s = ctf([hero("gretel", "red", [0, 0], state="resting", health=0),
+             hero("tin_woodman", "red", [6, 0], state="resting", health=0),
+             hero("robin_hood", "blue", [6, 4]), hero("hop_o_my_thumb", "blue", [0, 4])])
+    refused(s, {"type": "roll_move"}, "nobody_can_move")
+    assert heroes.legal_actions(s) == [{"type": "end_turn"}]
+    events = heroes.apply(s, {"type": "end_turn"})
+    assert [e["character"] for e in of_type(events, "respawned")] == ["gretel", "tin_woodman"]
+
+
+def test_a_heal_without_a_target_heals_the_character_who_plays_it():
+    s = game([hero("tin_woodman", "red", [3, 3], health=10), hero("gretel", "blue", [0, 6])])
+    action = {"type": "play_card", "character": "tin_woodman", "card": "oil_can"}
+    assert heroes.validate(s, action) is None
+    assert heroes.normal_form(s, action) in heroes.legal_actions(s)
+    heroes.apply(s, action)
+    assert health(s, "tin_woodman") == 12
