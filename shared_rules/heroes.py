@@ -133,8 +133,8 @@ Capture the Flag (option "mode": "ctf"): two players, teams of two, 3 actions a 
   team's base": the game ends when a flag is put down behind its captors' base.
 
 Options: {"mode": "royale" | "ctf", "players": 2..4 (Capture the Flag: 2), "team_size"
-(Battle Royale: 2 players 2..4, default 4; 3/4 players 2..3, default 3; Capture the
-Flag: 2), "actions_per_turn": 1..6, "map": a catalog map id (default "the_crossroads",
+(Battle Royale: 2 players 1..4, default 4, or with a setup the largest team it gives;
+3/4 players 2..3, default 3; Capture the Flag: 2; a setup may give smaller teams), "actions_per_turn": 1..6, "map": a catalog map id (default "the_crossroads",
 Capture the Flag "twin_keeps"), "diagonal_moves": bool, "ranged_lines": "straight" |
 "path", "bonus_cards": bool, "max_turns": null | 1.. (the book has no limit; when the
 limit is reached the game ends without a winner, "turn_limit")}.
@@ -776,10 +776,10 @@ def _parse_options(options, setup):
         if out["players"] == 2:
             default = 4
             if setup and isinstance(setup.get("characters"), list):
-                default = _largest_team(setup["characters"]) or 4
+                default = min(4, _largest_team(setup["characters"]) or 4)
             out["team_size"] = _number(options, "team_size", "options", 1, 4, default)
         else:
-            out["team_size"] = _number(options, "team_size", "options", 1, 3, 3)
+            out["team_size"] = _number(options, "team_size", "options", 2, 3, 3)
     apt = out["team_size"] if mode == "royale" else 3
     out["actions_per_turn"] = _number(options, "actions_per_turn", "options", 1, 6, apt)
     for key, default in (("diagonal_moves", True), ("bonus_cards", mode == "royale")):
@@ -2161,7 +2161,9 @@ def from_dict(data):
         for key in DYNAMIC:
             setattr(s, key, _clone(data[key]))
         for cid in s.roster:
-            s.heroes[cid]["seat"]
+            if cid not in s.cat["characters"] or s.heroes[cid]["seat"] not in s.seats:
+                raise ScenarioError("state.heroes", "%s is not a character of this game" %
+                                    shown(cid))
     except (KeyError, TypeError, IndexError) as e:
         raise ScenarioError("state", "is incomplete or damaged (%r)" % (e,))
     return s
