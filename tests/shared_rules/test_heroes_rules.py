@@ -1,6 +1,7 @@
 """Battle Royale with hero teams and Capture the Flag: every rule of the rulebook (its
 publisher's text, /work/shared/rulebooks/battle-royale-hero-teams.txt), each test quoting the
-sentence it checks. Maps used: "the_crossroads" (pillars at [2, 2], [4, 2], [2, 4], [4, 4])
+sentence it checks; plain test functions, so they run under MicroPython too
+(tests/mpy_run_tests.py). Maps used: "the_crossroads" (pillars at [2, 2], [4, 2], [2, 4], [4, 4])
 and "twin_keeps" (boulders [1, 3], [3, 3], [5, 3]; red's base [2..4, 1], its flag [4, 0],
 blue's base [2..4, 5], its flag [2, 6]; each team's back row is behind its base)."""
 
@@ -634,7 +635,7 @@ def test_the_turn_limit_ends_the_game_without_a_winner():
     assert of_type(events, "game_over")[0]["reason"] == "turn_limit"
 
 
-@pytest.mark.parametrize("options,setup,field", [
+BAD_SETUPS = [
     ({"mode": "chess"}, None, "options.mode"),
     ({"map": "atlantis"}, None, "options.map"),
     ({"mode": "ctf", "map": "the_crossroads"}, None, "options.map"),
@@ -653,11 +654,14 @@ def test_the_turn_limit_ends_the_game_without_a_winner():
                                       hero("robin_hood", "blue", [0, 6])],
                        "flags": [{"team": "blue", "cell": [2, 6], "carrier": "robin_hood"}]},
      "setup.flags[0].carrier"),
-])
-def test_a_bad_setup_is_refused_naming_the_field(options, setup, field):
-    with pytest.raises(ScenarioError) as e:
-        heroes.new_game(options, 1, setup)
-    assert e.value.field == field, e.value
+]
+
+
+def test_a_bad_setup_is_refused_naming_the_field():
+    for options, setup, field in BAD_SETUPS:
+        with pytest.raises(ScenarioError) as e:
+            heroes.new_game(options, 1, setup)
+        assert e.value.field == field, e.value
 
 
 # ---------------------------------------------------------------- the catalog
