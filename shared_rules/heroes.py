@@ -83,8 +83,8 @@ A turn (phase "play"):
   phase may be played after both players have rolled" and "the defending character may
   choose to play an available action card that does not have 'attack' in its name". After
   an attack's dice are rolled, each target belonging to another player who holds a card it
-  could play (its own face-up cards without "attack" in their name, or any Bonus Card in
-  its player's hand) waits for that player: `defend` (one card, not an action) or
+  could play now (one of its own face-up cards without "attack" in their name, or any
+  Bonus Card in its player's hand: their kinds are hidden) waits for that player: `defend` (one card, not an action) or
   `no_defence`. A movement card moves the defender away ("as a defensive maneuver"): it
   takes no damage from this attack. A defence card adds to the white die; a heal card
   heals first, then the damage is taken. Only the defending character's cards and its
@@ -1581,13 +1581,17 @@ def _waits_for_defender(s, t):
     h = s.heroes[t]
     if h["seat"] == b["seat"] or h["state"] != "standing":
         return False
-    return bool(s.hands[h["seat"]]) or bool(_defence_cards(s, t))
-
-
-def _defence_cards(s, t):
-    """The defending character's face-up cards it may play in a battle phase."""
-    return [c for c in _def(s, t)["cards"] if c not in s.heroes[t]["face_down"]
-            and "attack" not in _card(s, c)["name"].lower()]
+    # Any Bonus Card in hand makes the battle wait, playable or not, so that waiting does
+    # not tell the attacker what kind of card is hidden there.
+    if s.hands[h["seat"]]:
+        return True
+    grid = _grid(s)
+    for c in _def(s, t)["cards"]:
+        card = _card(s, c)
+        if c not in h["face_down"] and "attack" not in card["name"].lower() and \
+                _card_options(s, t, c, card, True, grid):
+            return True
+    return False
 
 
 def _continue_battle(s, events):
