@@ -1511,6 +1511,22 @@ def _attack_targets(s, cid, card, target):
     return [target]
 
 
+def attack_targets(state, attacker, card=None, target=None):
+    """Who an attack would hit now: [target] for a plain attack or a one-target card, every
+    character in the area for an area card (the table reads one white die for each, in this
+    order). IllegalAction says why there is no such attack."""
+    s = state
+    if not isinstance(attacker, str) or attacker not in s.heroes or not _standing(s, attacker):
+        _fail("unknown_character", "attacker must be a standing character, not %s." %
+              shown(attacker))
+    c = None
+    if card is not None:
+        c, bonus = _own_card(s, attacker, card)
+        if c["kind"] != "attack":
+            _fail("not_an_attack", "%s is not an attack card." % c["name"])
+    return _attack_targets(s, attacker, c, target)
+
+
 def _battle_dice(s, action, targets):
     dice = action.get("dice")
     if dice is None:

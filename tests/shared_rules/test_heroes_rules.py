@@ -741,3 +741,17 @@ def test_a_heal_without_a_target_heals_the_character_who_plays_it():
     assert heroes.normal_form(s, action) in heroes.legal_actions(s)
     heroes.apply(s, action)
     assert health(s, "tin_woodman") == 12
+
+
+def test_the_table_can_ask_who_an_attack_would_hit():
+    s = game([hero("the_giant", "red", [3, 3]), hero("robin_hood", "red", [2, 3]),
+              hero("gretel", "blue", [4, 4]), hero("big_bad_wolf", "blue", [3, 5])], map=OPEN)
+    assert heroes.attack_targets(s, "the_giant", "club_sweep_attack") == ["robin_hood",
+                                                                          "gretel"]
+    assert heroes.attack_targets(s, "the_giant", None, "gretel") == ["gretel"]
+    with pytest.raises(IllegalAction) as e:
+        heroes.attack_targets(s, "the_giant", None, "big_bad_wolf")
+    assert e.value.code == "not_adjacent"
+    with pytest.raises(IllegalAction) as e:
+        heroes.attack_targets(s, "the_giant", "fee_fi_fo_fum")
+    assert e.value.code == "not_an_attack"
