@@ -7,9 +7,13 @@ Pure rules code: runs on CPython and MicroPython.
 
 An engine may offer `evaluate(state, seat) -> int` (higher is better for
 that seat); otherwise the greedy bot compares `result(state)["scores"]`. An engine
-whose actions draw hidden cards may offer `determinize(state, seat, rng) -> state`: a
-copy with what the seat cannot know dealt again at random, on which the greedy bot tries
-its actions, so a trial draw shows a sample and never the real next card.
+whose actions roll the engine's own dice or draw from a hidden deck offers
+`imagine(state, seat, rng) -> state`: the state as that seat may imagine it, with the
+dice to come and what the seat cannot know (a deck's order) dealt again from `rng` (it
+may change and return the copy it is given). The greedy bot tries its actions on such
+copies, the same imagined luck for every action, so a trial draw or roll shows a sample
+and never the game's real future; an action that takes a chance (its undo is blocked) is
+judged by the mean of IMAGINED_SAMPLES imagined outcomes.
 """
 
 import binascii
@@ -18,6 +22,7 @@ from shared_rules import canon
 from shared_rules import prng
 
 KINDS = ("random", "greedy")
+IMAGINED_SAMPLES = 4
 
 
 def seeded_rng(engine, state, seed):
@@ -51,19 +56,33 @@ def choose(kind, engine, state, seat, seed):
         return actions[i]
     if kind != "greedy":
         raise ValueError("unknown bot %r (one of %s)" % (kind, ", ".join(KINDS)))
-    base = state
-    if hasattr(engine, "determinize"):
-        rng, sample = prng.next32(rng)
-        base = engine.determinize(state, seat, prng.seed_state(sample))
     best = None
     best_actions = []
+    imagine = getattr(engine, "imagine", None)
     for action in actions:
-        trial = engine.copy(base)
-        engine.apply(trial, action)
-        value = evaluate(engine, trial, seat)
+        value = _judge(engine, state, seat, action, imagine, rng)
         if best is None or value > best:
             best, best_actions = value, [action]
         elif value == best:
             best_actions.append(action)
     rng, i = prng.below(rng, len(best_actions))
     return best_actions[i]
+
+
+def _judge(engine, state, seat, action, imagine, rng):
+    """The greedy bot's value of `action` (scaled by IMAGINED_SAMPLES)."""
+    trial = engine.copy(state)
+    if imagine is None:
+        engine.apply(trial, action)
+        return evaluate(engine, trial, seat) * IMAGINED_SAMPLES
+    trial = imagine(trial, seat, prng.seed_state(rng))
+    events = engine.apply(trial, action)
+    first = evaluate(engine, trial, seat)
+    if engine.undo_blocker(action, events) is None:
+        return first * IMAGINED_SAMPLES
+    total = first
+    for k in range(1, IMAGINED_SAMPLES):
+        trial = imagine(engine.copy(state), seat, prng.seed_state(rng + k))
+        engine.apply(trial, action)
+        total += evaluate(engine, trial, seat)
+    return total

@@ -1707,10 +1707,11 @@ def _sub_multiset(small, big):
     return True
 
 
-def determinize(state, seat, rng):
-    """A copy in which the order of the creature and contract decks, which nobody knows, is
-    shuffled again with `rng`: a bot's trial draw then shows a sample, not the real next
-    card. (The other hands stay: a bot's evaluation reads only its own.)"""
+def imagine(state, seat, rng):
+    """The state as a seat may imagine it (shared_rules/bots.py): a copy in which the order
+    of the creature and contract decks, which nobody knows, is shuffled again with `rng`: a
+    bot's trial draw then shows a sample, not the real next card. (The other hands stay: a
+    bot's evaluation reads only its own.)"""
     s = state.copy()
     s.rng = rng
     s.deck = _shuffled(s, s.deck)

