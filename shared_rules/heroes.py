@@ -262,8 +262,8 @@ def _number(d, key, where, lo, hi, default=None):
         return default
     v = d[key]
     if not is_int(v) or v < lo or v > hi:
-        raise ScenarioError(where + "." + key, "must be a whole number from %d to %d, got %s" % (
-            lo, hi, shown(v)))
+        wanted = "%d" % lo if lo == hi else "a whole number from %d to %d" % (lo, hi)
+        raise ScenarioError(where + "." + key, "must be %s, got %s" % (wanted, shown(v)))
     return v
 
 
