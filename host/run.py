@@ -280,7 +280,8 @@ async def run(args):
     try:
         await link.start()
         uids = await wait_for_tiles(link, len(layout.tiles),
-                                    [t.uid for t in vtable.tiles] if vtable else None)
+                                    [t.uid for t in vtable.tiles] if vtable else None,
+                                    timeout_s=VIRTUAL_START_S if vtable else 30.0)
         hands = None
         if vtable is not None:
             hands = game.hands(vtable, layout, registry)
@@ -405,6 +406,14 @@ async def typed_hands(hands, op, args):
             await hands.gesture(args[0], op)
     except Exception as e:  # a typo must not stop the table
         print("could not %s: %s" % (op, e), flush=True)
+
+
+# The virtual table's tiles are processes of this machine: on a loaded machine (a Pi doing
+# other work, a bench running games side by side) their start, or the restart of one that
+# died while starting, can take longer than a real tile's boot (at a load of 30 on two
+# cores, five tile processes took 8-10 s just to appear); they are given longer before
+# the host gives up.
+VIRTUAL_START_S = 120.0
 
 
 async def wait_for_tiles(link, count, order=None, timeout_s=30.0, noisy_s=300.0):
