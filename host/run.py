@@ -34,6 +34,7 @@ from host.link import noisy_line
 from host.session import SessionLog, TableSession
 from host.table import layout as layouts
 from host.table import tags
+from host.virtual.table import ControlError
 from shared_rules import canon
 from shared_rules.engine import Match
 from shared_rules.errors import ScenarioError
@@ -203,6 +204,12 @@ def main(argv=None):
     except (layouts.LayoutError, JournalError, ScenarioError, ValueError) as e:
         print("fairytable run: %s" % e, file=sys.stderr)
         return 2
+    except ControlError as e:
+        # The virtual table could not be started or driven (a tile that will not start);
+        # the journal keeps the game: the same command resumes it.
+        print("fairytable run: the virtual table failed: %s\nThe game is kept in the "
+              "journal: run the same command again to resume it." % e, file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
 

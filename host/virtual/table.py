@@ -65,6 +65,8 @@ RESTART_DELAY_S = 0.5
 ROMFS_LINK = "tile.romfs"
 # How often the table looks for a tile process that died.
 WATCH_INTERVAL_S = 0.05
+# Starts a tile gets while the table starts, before the table gives up on it.
+START_ATTEMPTS = 3
 
 
 def find_micropython():
@@ -575,12 +577,30 @@ class VirtualTable:
             tile.start()
         if wait:
             for tile in self.tiles:
-                tile.wait_ready()
-                tile.power_on()
+                self._bring_up(tile)
         self.started = True
         if self.auto_restart:
             self._thread(self._watchdog)
         return self
+
+    def _bring_up(self, tile, attempts=START_ATTEMPTS):
+        """Wait for a starting tile's firmware, then power it on. A tile whose process
+        ended while it started (killed, or a crash at boot) is started again, as a Pico's
+        watchdog resets it, up to ``attempts`` starts in all: the table's own watchdog
+        only looks after tiles once the table has started."""
+        for attempt in range(attempts):
+            try:
+                tile.wait_ready()
+                tile.power_on()
+                return
+            except (ControlError, OSError) as e:
+                if tile.alive() or attempt == attempts - 1:
+                    raise
+                tile._log("the tile process ended while it started (%s): started again"
+                          % str(e).split("\n")[0])
+                with tile.life:
+                    tile._end_process()
+                    tile._start()
 
     def _thread(self, target):
         t = threading.Thread(target=target, daemon=True)

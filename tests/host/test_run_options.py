@@ -91,3 +91,16 @@ def test_the_command_itself_exits_2_without_a_traceback(tmp_path):
                           timeout=120, env=dict(os.environ, FAIRYTABLE_HOME=str(tmp_path)))
     assert proc.returncode == 2 and b"--bots must be 0 or more" in proc.stderr
     assert b"Traceback" not in proc.stderr
+
+
+def test_a_virtual_table_that_fails_is_a_sentence_not_a_traceback(monkeypatch, capsys):
+    from host.virtual.table import ControlError
+
+    async def failing(args):
+        raise ControlError("tile 2 did not start (exited); its log:\nboom")
+
+    monkeypatch.setattr(run_command, "run", failing)
+    assert run_command.main(["--headless", "--bots", "2"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("fairytable run: the virtual table failed: tile 2 did not start")
+    assert "run the same command again to resume it" in err and "Traceback" not in err

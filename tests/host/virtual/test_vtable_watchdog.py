@@ -251,3 +251,27 @@ def test_the_tile_logs_are_kept_when_the_bench_asks_for_them(virtual_table, tmp_
     assert logs == ["tile0.log", "tile1.log"]
     # The watchdog's own line about the restart is in the restarted tile's log.
     assert "virtual table: " in (tmp_path / "logs" / kept[0] / "tile1.log").read_text()
+
+
+def test_a_tile_that_dies_while_the_table_starts_is_started_again(monkeypatch):
+    from host.virtual.table import VirtualTable, VirtualTile
+    real_start = VirtualTile._start
+    crashed = []
+
+    def start_then_crash_once(tile):
+        real_start(tile)
+        if tile.index == 1 and not crashed:     # killed at boot, before it says ready
+            crashed.append(tile.proc.pid)
+            tile.proc.kill()
+            tile.proc.wait()
+
+    monkeypatch.setattr(VirtualTile, "_start", start_then_crash_once)
+    vt = VirtualTable(tiles=2, cells=2, quiet=True)
+    try:
+        vt.start()
+        victim = vt.tiles[1]
+        assert crashed and victim.alive() and victim.proc.pid != crashed[0]
+        assert "ended while it started" in victim.log_tail()
+        on_link(vt, lambda link: asyncio.sleep(0))      # both tiles answer the host
+    finally:
+        vt.stop()
