@@ -52,6 +52,24 @@ class IllegalAction(ValueError):
         return {"code": self.code, "message": self.message}
 
 
+def check_action_shape(action, fields, game):
+    """The type of `action` once its shape is right: an object whose "type" is a key of
+    `fields` (type -> the keys that action takes) and no other keys; else IllegalAction
+    (bad_action, unknown_action, bad_field) naming `game` and what it takes."""
+    if not isinstance(action, dict):
+        raise IllegalAction("bad_action", 'An action must be an object with a "type".')
+    kind = action.get("type")
+    if not isinstance(kind, str) or kind not in fields:
+        raise IllegalAction("unknown_action", "There is no action %s in %s (actions: %s)." % (
+            shown(kind), game, ", ".join(sorted(fields))))
+    allowed = fields[kind]
+    for key in sorted(action):
+        if key != "type" and key not in allowed:
+            raise IllegalAction("bad_field", "%s does not take %s (it takes %s)." % (
+                kind, shown(key), ", ".join(allowed) or "nothing"))
+    return kind
+
+
 class ScenarioError(ValueError):
     """A malformed scenario, catalog or saved game.
 

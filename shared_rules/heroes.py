@@ -177,7 +177,7 @@ book's test for what may be played in defence), no other card's name does; "maps
 from shared_rules import canon
 from shared_rules import catalog
 from shared_rules import prng
-from shared_rules.errors import IllegalAction, ScenarioError, shown
+from shared_rules.errors import IllegalAction, ScenarioError, check_action_shape, shown
 from shared_rules.games import copy, seats, status, winner  # noqa: F401 (the contract)
 
 NAME = "heroes"
@@ -1060,21 +1060,6 @@ def _fail(code, message):
     raise IllegalAction(code, message)
 
 
-def _check_shape(action):
-    if not isinstance(action, dict):
-        _fail("bad_action", 'An action must be an object with a "type".')
-    kind = action.get("type")
-    if not isinstance(kind, str) or kind not in ACTION_FIELDS:
-        _fail("unknown_action", "There is no action %s in this game (actions: %s)." % (
-            shown(kind), ", ".join(sorted(ACTION_FIELDS))))
-    allowed = ACTION_FIELDS[kind]
-    for key in sorted(action):
-        if key != "type" and key not in allowed:
-            _fail("bad_field", "%s does not take %s (it takes %s)." % (
-                kind, shown(key), ", ".join(allowed) or "nothing"))
-    return kind
-
-
 def _die(v, what):
     if not is_int(v) or v < 1 or v > 6:
         _fail("bad_dice", "%s must be a die from 1 to 6, not %s." % (what, shown(v)))
@@ -1151,7 +1136,7 @@ def actor(state, action):
 
 
 def _apply(s, action):
-    kind = _check_shape(action)
+    kind = check_action_shape(action, ACTION_FIELDS, "this game")
     if s.phase == "finished":
         _fail("game_over", "The game is over.")
     if kind == "roll_off":

@@ -171,7 +171,7 @@ A card definition: {"id", "name", "value": 2..14, "suit"?, "rank"?, "text"?,
 from shared_rules import canon
 from shared_rules import catalog
 from shared_rules import prng
-from shared_rules.errors import IllegalAction, ScenarioError, shown
+from shared_rules.errors import IllegalAction, ScenarioError, check_action_shape, shown
 from shared_rules.games import copy, seats, status, winner  # noqa: F401 (the contract)
 
 NAME = "royale"
@@ -678,21 +678,6 @@ def _die(v, what):
     return v
 
 
-def _check_shape(action):
-    if not isinstance(action, dict):
-        _fail("bad_action", 'An action must be an object with a "type".')
-    kind = action.get("type")
-    if not isinstance(kind, str) or kind not in ACTION_FIELDS:
-        _fail("unknown_action", "There is no action %s in Battle Royale (actions: %s)." % (
-            shown(kind), ", ".join(sorted(ACTION_FIELDS))))
-    allowed = ACTION_FIELDS[kind]
-    for key in sorted(action):
-        if key != "type" and key not in allowed:
-            _fail("bad_field", "%s does not take %s (it takes %s)." % (
-                kind, shown(key), ", ".join(allowed) or "nothing"))
-    return kind
-
-
 def _living_others_on(s, pid, cell):
     out = []
     for q in s.order:
@@ -781,7 +766,7 @@ def actor(state, action):
 
 
 def _apply(s, action):
-    kind = _check_shape(action)
+    kind = check_action_shape(action, ACTION_FIELDS, "Battle Royale")
     if kind == "roll_order":
         return _roll_order(s, action)
     if kind == "place":

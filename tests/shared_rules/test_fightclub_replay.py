@@ -5,18 +5,12 @@ status 2 with an error naming the code, the message and the action, or the field
 import glob
 import json
 import os
-import subprocess
-import sys
 
 from mpy import REPO, requires_micropython, run_cpython, run_micropython
+from replay_helpers import fairytable
 from shared_rules import replay
 
 EXAMPLE = os.path.join(REPO, "shared_rules", "examples", "fightclub-example-turn.json")
-
-
-def fairytable(*args):
-    exe = os.path.join(os.path.dirname(sys.executable), "fairytable")
-    return subprocess.run([exe] + list(args), capture_output=True, cwd=REPO, timeout=60)
 
 
 def write(tmp_path, doc, name="scenario.json"):

@@ -5,28 +5,14 @@ output, and exit status 2 with an error naming the field or the action."""
 import glob
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from mpy import REPO, requires_micropython, run_cpython, run_micropython
+from replay_helpers import fairytable, replay_doc
 
 EXAMPLES = sorted(glob.glob(os.path.join(REPO, "shared_rules", "examples", "heroes-*.json")))
 ROYALE = os.path.join(REPO, "shared_rules", "examples", "heroes-royale-battle.json")
-
-
-def fairytable(*args):
-    exe = os.path.join(os.path.dirname(sys.executable), "fairytable")
-    return subprocess.run([exe] + list(args), capture_output=True, cwd=REPO, timeout=60)
-
-
-def replay_doc(tmp_path, doc):
-    path = tmp_path / "scenario.json"
-    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
-    proc = run_cpython(["-m", "shared_rules.replay", str(path)])
-    assert b"Traceback" not in proc.stderr
-    return proc.returncode, json.loads(proc.stdout), proc.stderr.decode()
 
 
 def test_there_are_examples_of_both_modes():

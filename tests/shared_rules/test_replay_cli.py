@@ -5,27 +5,14 @@
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from mpy import REPO, requires_micropython, run_cpython, run_micropython
+from replay_helpers import fairytable, replay_doc
 from shared_rules import replay
 
 EXAMPLE = os.path.join(REPO, "shared_rules", "examples", "storybook-example-turn.json")
-
-
-def fairytable(*args):
-    exe = os.path.join(os.path.dirname(sys.executable), "fairytable")
-    return subprocess.run([exe] + list(args), capture_output=True, cwd=REPO, timeout=60)
-
-
-def replay_doc(tmp_path, doc):
-    path = tmp_path / "scenario.json"
-    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
-    proc = run_cpython(["-m", "shared_rules.replay", str(path)])
-    return proc.returncode, json.loads(proc.stdout)
 
 
 def test_fairytable_replay_prints_one_canonical_json_object():
@@ -43,7 +30,7 @@ def test_fairytable_replay_prints_one_canonical_json_object():
 def test_an_illegal_action_exits_2_with_the_state_before_it(tmp_path):
     doc = json.load(open(EXAMPLE))
     doc["actions"].insert(1, {"type": "reveal", "cell": [2, 3]})
-    status, result = replay_doc(tmp_path, doc)
+    status, result, _ = replay_doc(tmp_path, doc)
     assert status == 2
     assert result["error"]["code"] == "already_face_up" and result["error"]["action"] == 1
     assert "face up" in result["error"]["message"]
@@ -64,7 +51,7 @@ def test_malformed_files_name_the_field(tmp_path):
         ({"game": "storybook", "colour": "red"}, "colour"),
     ]
     for doc, field in cases:
-        status, result = replay_doc(tmp_path, doc)
+        status, result, _ = replay_doc(tmp_path, doc)
         assert status == 2, doc
         assert result["error"]["field"] == field, (doc, result)
         assert result["error"]["message"]
@@ -127,7 +114,7 @@ def test_the_active_count_message_gives_the_actual_count(tmp_path):
     doc = {"game": "royale", "setup": {"players": [
         {"id": "red", "cell": [0, 3], "active": ["S3", "S4"], "reserve": ["S5"]},
         {"id": "blue", "cell": [3, 0]}]}}
-    status, result = replay_doc(tmp_path, doc)
+    status, result, _ = replay_doc(tmp_path, doc)
     assert status == 2 and result["error"]["field"] == "setup.players[0].active"
     assert "holding 3 cards has 2 active, not 3" in result["error"]["message"]
 
