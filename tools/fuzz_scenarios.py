@@ -358,9 +358,11 @@ def generate(count, seed):
     rng = random.Random(seed)
     bases = base_scenarios()
     for i in range(count):
-        name, doc = bases[i % len(bases)]
-        mutation = MUTATIONS[(i // len(bases)) % len(MUTATIONS)] if i < len(bases) * len(
-            MUTATIONS) else rng.choice(MUTATIONS)
+        # Every mutation within the first len(MUTATIONS) files, then each base in turn with
+        # each, whatever the number of base scenarios (it grows with every game's examples).
+        name, doc = bases[(i // len(MUTATIONS)) % len(bases)]
+        mutation = MUTATIONS[i % len(MUTATIONS)] if i < len(bases) * len(MUTATIONS) \
+            else rng.choice(MUTATIONS)
         yield "%05d-%s-%s" % (i, mutation.__name__[2:], os.path.basename(name)), \
             mutation(rng, doc)
 
