@@ -195,8 +195,12 @@ def test_one_green_die_roll_for_the_whole_turn():
     refused(s, {"type": "move", "character": "robin_hood", "to": [0, 3]}, "already_moved")
     heroes.apply(s, {"type": "end_turn"})
     heroes.apply(s, {"type": "end_turn"})
-    heroes.apply(s, {"type": "roll_move"})  # a new turn rolls again (the engine's die)
-    assert 1 <= s.roll <= 6
+    assert s.roll is None                   # a new turn has no roll until it rolls again
+    twin = heroes.copy(s)
+    events = heroes.apply(s, {"type": "roll_move"})  # the engine's die, from its seeded PRNG
+    die = of_type(events, "movement_rolled")[0]["die"]
+    assert s.roll == die and die in (1, 2, 3, 4, 5, 6)
+    assert of_type(heroes.apply(twin, {"type": "roll_move"}), "movement_rolled")[0]["die"] == die
 
 
 def test_a_character_moves_up_to_the_die_plus_its_move_bonus():
