@@ -54,6 +54,9 @@ class TileLink:
         # seq -> [frame bytes, last sent ms, key]; key lets a newer state of the
         # same slot replace the older unacked one (TAG and DICE carry full state).
         self.pending = {}
+        # Keys (slot numbers, under 32) whose unacked frame was dropped from a full queue:
+        # the slot's owner reports it again (presence.SlotTags), or its state is lost.
+        self.lost = 0
         self.seen = []
         now = ticks_ms()
         self.last_rx = now
@@ -103,7 +106,9 @@ class TileLink:
                     if oldest is None or self.ticks_diff(self.pending[oldest][1],
                                                          self.pending[s][1]) > 0:
                         oldest = s
-                del self.pending[oldest]
+                lost_key = self.pending.pop(oldest)[2]
+                if lost_key is not None:
+                    self.lost |= 1 << lost_key
                 self.dropped += 1
             self.pending[self.seq] = [frame, now, key]
         self._write(frame, now)
@@ -200,6 +205,7 @@ class TileLink:
     def forget_pending(self):
         """The host asked for HELLO: it resyncs by snapshot, old events are moot."""
         self.pending = {}
+        self.lost = 0
 
     def service(self, now, tile=None):
         """Resend what is unacked, and send a heartbeat when due (with ``tile.uptime(now)``,

@@ -171,8 +171,8 @@ class SlotTags:
         if changed:
             reported.sort()
             self.report_slot(i)
-        elif self.unsent >> i & 1:
-            self.report_slot(i)
+        elif (self.unsent | self.link.lost) >> i & 1:
+            self.report_slot(i)     # not yet kept by the link, or dropped from its queue
 
     def identity_written(self, i, uid, raw):
         """An identity write on slot ``i`` left ``raw`` (the record's pages) in tag ``uid``:
@@ -207,3 +207,4 @@ class SlotTags:
             return
         if seq is not None:
             self.unsent &= ~(1 << i)
+            self.link.lost &= ~(1 << i)

@@ -49,6 +49,16 @@ _TAG_BYTES = 37                 # a TAG frame with one tag and its identity
 _TILE_NOISY_RESEND_S = 0.05     # how often a tile resends on a noisy line, at worst
                                 # (firmware/link.py: a quarter of 100 ms, or when it may)
 _RESEND_BYTES_PER_S = 4000.0    # resent bytes a second at most: a third of a 115200 baud UART
+# Reports of a slot's (or dice pocket's) whole state: the newest acted on wins (_current).
+_SLOT_REPORTS = (wire.TAG, wire.DICE, wire.SNAPSHOT)
+
+
+def _older(seq, than):
+    """Is tile seq ``seq`` before ``than`` (None: nothing yet), in serial number
+    arithmetic (RFC 1982: seqs wrap at 65536)?"""
+    return than is not None and 0 < (than - seq) & 0xFFFF < 0x8000
+
+
 # What a session hands to the table link, once acked and deduplicated.
 _TILE_MESSAGES = (wire.SNAPSHOT, wire.TAG, wire.GESTURE, wire.DICE, wire.HEARTBEAT,
                   wire.HEALTH, wire.LOG)
@@ -138,10 +148,12 @@ class LineCounters:
     it; resends: commands the host sent again; protocol_errors: frames dropped as
     malformed or beyond what its HELLO announced; host_errors: frames the host failed to
     handle (a host bug); mended: frames mended from damaged copies (mending.py; each of
-    those copies counts in crc_errors too)."""
+    those copies counts in crc_errors too); stale: a slot's report (TAG, DICE, or a
+    slot of a SNAPSHOT) older than one acted on already, not acted on (a frame mended
+    from copies of an earlier report after a newer one came)."""
 
     NAMES = ("crc_errors", "garbage_bytes", "resends", "protocol_errors", "host_errors",
-             "mended")
+             "mended", "stale")
 
     def __init__(self):
         for name in self.NAMES:
@@ -267,6 +279,7 @@ class PortSession:
         self.waiters = {}           # seq of a command -> future of the tile's answer to it
         self.seen = []              # seqs of the tile's acked frames acted on, oldest first
         self.tile_seq = None        # the newest seq the tile sent (serial number arithmetic)
+        self.slot_seqs = {}         # ("s", slot) or ("p", pocket) -> seq it was last set from
         self.last_rx = 0.0          # the last whole frame
         self.last_bytes = None      # the last bytes, whole or damaged
         self.last_heard = 0.0       # the last message of the tile in use
@@ -346,6 +359,7 @@ class PortSession:
         self.boot_id = None
         self.pending = {}
         self.seen = []
+        self.slot_seqs = {}
         self.tile_seq = None
         self.snapshot_wanted = False
         self.fail_waiters(why)
@@ -551,6 +565,8 @@ class PortSession:
                 return
             self.seen.append(msg["seq"])
             del self.seen[:-_SEEN]
+        if msg_type in _SLOT_REPORTS and not self._current(msg, msg_type):
+            return
         if msg_type == wire.SNAPSHOT:
             self.snapshot_wanted = False
         if msg_type in _TILE_MESSAGES:
@@ -569,6 +585,50 @@ class PortSession:
         event may carry the seq of one long past.)"""
         return (seq in self.seen and self.tile_seq is not None
                 and (self.tile_seq - seq) & 0xFFFF < _DUP_WINDOW)
+
+    def _current(self, msg, msg_type):
+        """Keep only what is newer than the host knows of each slot (or pocket).
+
+        A TAG or DICE carries its slot's whole state, a SNAPSHOT every slot's as of its
+        seq. Frames from one tile arrive in order, but a frame mended from damaged copies
+        (mending.py) may be an earlier report whose copies the mender kept while the
+        newer one came whole: acted on, it would put the slot back to a state the tile
+        left long ago, and the tile, whose state did not change, would never correct it.
+        So each slot remembers the seq of the report it was last set from; an older one
+        is acked, counted (``stale``) and dropped. Returns False if nothing is left of
+        ``msg`` (a SNAPSHOT loses only its stale slots)."""
+        seq = msg["seq"]
+        known = self.slot_seqs
+        if msg_type == wire.SNAPSHOT:
+            slots = [s for s in msg["slots"] if not self._stale(seq, known.get(("s", s["slot"])))]
+            pockets = [p for p in msg["pockets"]
+                       if not self._stale(seq, known.get(("p", p["pocket"])))]
+            stale = len(msg["slots"]) + len(msg["pockets"]) - len(slots) - len(pockets)
+            if stale:
+                self._count("stale")
+                log.debug("%s: tile %s: %d slots of snapshot #%d are older than reports "
+                          "acted on; kept the newer", self.path, self.uid, stale, seq)
+                msg["slots"] = slots
+                msg["pockets"] = pockets
+            for s in slots:
+                known[("s", s["slot"])] = seq
+            for p in pockets:
+                known[("p", p["pocket"])] = seq
+            return True
+        key = ("s", msg["slot"]) if msg_type == wire.TAG else ("p", msg["pocket"])
+        if self._stale(seq, known.get(key)):
+            self._count("stale")
+            log.debug("%s: tile %s: dropped %s #%d: older than #%d, acted on already",
+                      self.path, self.uid, msg["type"], seq, known[key])
+            return False
+        known[key] = seq
+        return True
+
+    def _stale(self, seq, known):
+        """Is a report of seq ``seq`` older than one acted on at seq ``known``? Only while
+        ``known`` is not ahead of the newest seq the tile sent: after 65,536 frames the
+        tile's seq comes round, and a new report must not look older than an old one."""
+        return _older(seq, known) and not _older(self.tile_seq, known)
 
     def _tile_sent(self, seq):
         """Follow the newest seq of the tile (a resend is behind it, not newer)."""
@@ -608,6 +668,7 @@ class PortSession:
         # of the seqs remembered can come again, and after a long absence the tile's seq
         # may have come round to them.
         self.seen = []
+        self.slot_seqs = {}
         self.tile_seq = msg["seq"]
         if rebooted:
             self.boot_id = msg["boot_id"]

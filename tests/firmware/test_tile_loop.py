@@ -128,6 +128,24 @@ def test_an_unenrolled_card_is_reported_at_once():
     assert tags_sent(board, 0) == [[(CARD, None)]]
 
 
+def test_a_report_dropped_from_a_full_resend_queue_is_sent_again():
+    # The link keeps 12 unacked frames; a slot's report dropped for a 13th must not be
+    # lost, or the host never learns the slot's state (the slot does not change again).
+    tile, board = make_tile(4)
+    board.emus[0].place(NtagCard(CARD))
+    run(board, tile, ("readers", "health"), polls_of(tile, 0, 1))
+    assert tags_sent(board, 0) == [[(CARD, None)]]
+    assert [e[2] for e in tile.link.pending.values()] == [0]    # unacked: no host here
+    for _ in range(12):
+        board.now_us += 1000            # each gesture younger than the report
+        tile.link.send(wire.GESTURE, wire.gesture(1, wire.TAP))
+    assert 0 not in [e[2] for e in tile.link.pending.values()]
+    assert tile.link.lost == 1
+    run(board, tile, ("readers", "health"), polls_of(tile, 0, 1))
+    assert 0 in [e[2] for e in tile.link.pending.values()], "slot 0's report was lost"
+    assert tile.link.lost == 0
+
+
 # -- tasks that keep failing -------------------------------------------------------------------
 
 def test_a_task_that_keeps_failing_stops_feeding_the_watchdog_and_the_board_gives_up():

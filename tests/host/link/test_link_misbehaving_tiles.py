@@ -398,6 +398,45 @@ def test_a_seq_far_behind_the_newest_is_a_new_event_not_a_resend():
     run_link([fake.port], scenario, close=[fake])
 
 
+def test_a_report_older_than_one_acted_on_never_puts_a_slot_back():
+    # A frame mended late from damaged copies of an earlier report (host/link/mending.py)
+    # comes after the newer report of its slot: it is acked and dropped, for a TAG, a
+    # DICE and a snapshot's slots alike; another slot's report of the same age is news.
+    fake = FakeTile(UID, cells=3, readers=3, dice_pockets=0)
+    A, B, C = "04000000000a01", "04000000000b01", "04000000000c01"
+
+    def slot(link, i):
+        return [u for u, _identity in link.tiles[UID].slots.get(i, ())]
+
+    async def scenario(link):
+        seen = []
+        await wait_event(link, online(UID), seen=seen)
+        await wait_for(lambda: not link.tiles[UID].session.snapshot_wanted, what="snapshot")
+        fake.tag(1, [A], seq=50)
+        fake.tag(1, [B], seq=52)
+        await wait_for(lambda: slot(link, 1) == [B], what="slot 1 holds B")
+        late = fake.tag(1, [C], seq=51)
+        fake.tag(2, [C], seq=49)        # older than slot 1's report, but slot 2's news
+        await wait_for(lambda: slot(link, 2) == [C], what="slot 2 holds C")
+        await wait_for(lambda: fake.acks.get(late) == "ok", what="the late report acked")
+        assert slot(link, 1) == [B]
+        assert link.tiles[UID].health["stale"] == 1
+        # A snapshot older than slot 1's report sets the other slots only.
+        fake.send(wire.SNAPSHOT, wire.snapshot(1000, [
+            (0, [(bytes.fromhex(A), None)]), (1, [(bytes.fromhex(A), None)])], []), seq=51)
+        await wait_for(lambda: slot(link, 0) == [A], what="slot 0 from the snapshot")
+        assert slot(link, 1) == [B]
+        assert link.tiles[UID].health["stale"] == 2
+        # The tile's seq comes round after 65,536 frames: a new report is news again.
+        for seq in (20000, 40000, 60000, 10):
+            fake.send(wire.HEARTBEAT, wire.heartbeat(1000), seq=seq)
+        fake.tag(1, [C], seq=20)
+        await wait_for(lambda: slot(link, 1) == [C], what="slot 1 holds C after the wrap")
+        assert link.tiles[UID].health["stale"] == 2
+
+    run_link([fake.port], scenario, close=[fake])
+
+
 def test_a_tiles_error_lines_are_counted_in_its_health_even_while_it_floods():
     fake = FakeTile(UID)
 
