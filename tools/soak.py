@@ -15,10 +15,12 @@ Exit status 1 if a game did not finish, or a tile logged a MemoryError or restar
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -43,6 +45,13 @@ def host_rss_kb():
     except OSError:
         return None
     return None
+
+
+def host_memory():
+    """The host's RSS, and the blocks the Python heap holds after a collection (a leak of
+    Python objects grows the second; the first also holds SQLite's and the C heap's)."""
+    gc.collect()
+    return {"rss_kb": host_rss_kb(), "py_blocks": sys.getallocatedblocks()}
 
 
 async def tile_heaps(vtable):
@@ -90,16 +99,19 @@ async def soak_game_kind(kind, games, seed, workdir, say):
                 for slot in range(len(spec.cells) if spec.variant == "cell" else spec.pockets):
                     await asyncio.to_thread(tile.clear, slot)
             await asyncio.sleep(1.0)    # the tiles' gone polls, then the host has seen it
-            start = {"rss_kb": host_rss_kb(), "tile_heap_free": await tile_heaps(vtable)}
+            start = dict(host_memory(), tile_heap_free=await tile_heaps(vtable))
+            began = time.monotonic()
             session = TableSession(match, layout, link, registry, uids, journal, game_id,
                                    bots, game_seed, hands, SessionLog(None),
                                    hide_window_ms=900)
             await hands.tidy(match.state, session.table)
             summary = await session.run()
-            end = {"rss_kb": host_rss_kb(), "tile_heap_free": await tile_heaps(vtable)}
+            seconds = round(time.monotonic() - began, 1)
+            end = dict(host_memory(), tile_heap_free=await tile_heaps(vtable))
             logs = [tile.log_tail() for tile in vtable.tiles]
             record = {"game": kind, "n": k + 1, "seed": game_seed,
                       "status": summary.get("status"), "actions": summary.get("actions"),
+                      "seconds": seconds,
                       "start": start, "end": end,
                       "memory_errors": sum(log.count("MemoryError") for log in logs),
                       "tile_restarts": sum(getattr(t, "starts", 1) - 1 for t in vtable.tiles)}
@@ -127,6 +139,8 @@ def summarise(records):
                      "rss_kb_first": rs[0]["start"]["rss_kb"],
                      "rss_kb_last": rs[-1]["end"]["rss_kb"],
                      "rss_kb_max": max(r["end"]["rss_kb"] or 0 for r in rs),
+                     "py_blocks_first": rs[0]["start"]["py_blocks"],
+                     "py_blocks_last": rs[-1]["end"]["py_blocks"],
                      "tile_heap_free_first": rs[0]["start"]["tile_heap_free"],
                      "tile_heap_free_last": rs[-1]["end"]["tile_heap_free"],
                      "tile_heap_free_min": min(heaps) if heaps else None,

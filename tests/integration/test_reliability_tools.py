@@ -31,7 +31,8 @@ def test_the_soak_plays_two_games_on_one_table_and_reads_every_tiles_heap():
         for moment in ("start", "end"):
             heaps = g[moment]["tile_heap_free"]
             assert len(heaps) == 7 and all(isinstance(h, int) and h > 0 for h in heaps)
-            assert g[moment]["rss_kb"] > 0
+            assert g[moment]["rss_kb"] > 0 and g[moment]["py_blocks"] > 0
+        assert g["seconds"] > 0
         assert g["memory_errors"] == 0 and g["tile_restarts"] == 0
     assert summary["games"] == summary["finished"] == 2
 
