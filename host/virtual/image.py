@@ -172,7 +172,11 @@ def build(board="sim", dest=None):
     with open(os.path.join(tmp, "shared_rules", "__init__.py"), "w") as f:
         f.write("")
     open(os.path.join(tmp, ".complete"), "w").close()
-    if os.path.exists(dest):
+    if os.path.exists(os.path.join(dest, ".complete")):
+        # Another process built it meanwhile, and may be using it: ours goes.
+        shutil.rmtree(tmp, ignore_errors=True)
+        return dest
+    if os.path.exists(dest):    # a build that did not complete (power pulled)
         shutil.rmtree(dest, ignore_errors=True)
     try:
         os.rename(tmp, dest)
@@ -270,9 +274,13 @@ def hardware_bytes(romfs_path, readers):
     import json
     cache = romfs_path + ".hardware-v8.json"   # v8: the shared formats imported first
     known = {}
-    if os.path.exists(cache):
+    try:
         with open(cache) as f:
             known = json.load(f)
+    except (OSError, ValueError):
+        known = {}      # not measured yet, or a damaged file: measured again
+    if not isinstance(known, dict):
+        known = {}
     key = str(readers)
     if key not in known:
         here = os.path.join(os.path.dirname(sys.executable), "micropython")
@@ -291,9 +299,12 @@ def hardware_bytes(romfs_path, readers):
         if len(_qstr_pools(proc.stdout)) != 2:
             raise RuntimeError("could not read the qstr pools:\n%s" % proc.stdout)
         known[key] = hardware
-        with open(cache + ".tmp", "w") as f:
+        # Written under a name of this process's own: two tables starting at once on a
+        # fresh machine measure together, and each replaces the file whole.
+        tmp = cache + ".tmp%d" % os.getpid()
+        with open(tmp, "w") as f:
             json.dump(known, f)
-        os.replace(cache + ".tmp", cache)
+        os.replace(tmp, cache)
     return known[key]
 
 

@@ -3,6 +3,8 @@ digest, never the install directory; rebuilt when a source changes; old builds p
 
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -68,3 +70,28 @@ def test_an_empty_home_gets_its_cache_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     assert image.cache_dir() == str(tmp_path / ".cache" / "fairytable")
     assert os.path.isdir(tmp_path / ".cache" / "fairytable")
+
+
+def test_two_tables_starting_at_once_on_a_fresh_machine_both_get_the_image(tmp_path):
+    # Both build the image and measure the emulated readers into the same empty cache; a
+    # shared temporary name once made the second fail with FileNotFoundError.
+    code = ("from host.virtual import image; "
+            "print(image.heapsize_for(image.build_romfs('sim'), readers=7))")
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=600) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err[-2000:] for _out, err in outs]
+    assert outs[0][0] == outs[1][0] and int(outs[0][0]) > 64 * 1024
+    left = [n for n in os.listdir(tmp_path / "cache" / "fairytable") if ".tmp" in n]
+    assert left == []
+
+
+def test_a_damaged_measurement_of_the_readers_is_measured_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    romfs = image.build_romfs("sim")
+    want = image.hardware_bytes(romfs, 2)
+    for damage in ('{"2": 1', "[]", ""):
+        with open(romfs + ".hardware-v8.json", "w") as f:
+            f.write(damage)
+        assert image.hardware_bytes(romfs, 2) == want
