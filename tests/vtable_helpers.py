@@ -157,7 +157,7 @@ class FakeTile:
     another protocol version, a flood, events beyond what its HELLO
     announced, a lost frame. The host opens ``port`` with pyserial as it opens
     /dev/ttyACM0. Like firmware/link.py it answers HELLO_REQUEST with HELLO
-    (while ``answer`` is true) and SNAPSHOT_REQUEST with an empty snapshot,
+    (while ``answer`` is true) and SNAPSHOT_REQUEST with ``snapshot`` (empty),
     acks commands once acted on (``ok``, or the status ``status`` names for
     their type: a tile that refuses), ignores resent duplicates, and sends a
     heartbeat when it has sent nothing for a second (while ``answer`` is
@@ -196,6 +196,7 @@ class FakeTile:
         self.scene = {}             # cell -> scene bytes, applied in arrival order
         self.scene_log = []         # (seq, {cell: scene}) of each LED_SCENE acted on
         self.lose_scenes = 0        # drop the next N LED_SCENE frames unread (a noisy line)
+        self.snapshot = ([], [])    # (slots, pockets) its SNAPSHOT answers with
         self.seen = []
         self.last_tx = time.monotonic()
         self.stopping = False
@@ -295,7 +296,7 @@ class FakeTile:
                 self.hello()
         elif t == wire.SNAPSHOT_REQUEST:
             if self.answer:
-                self.send(wire.SNAPSHOT, wire.snapshot(1000, [], []))
+                self.send(wire.SNAPSHOT, wire.snapshot(1000, *self.snapshot))
         elif t in wire.ACKED:
             if frame.seq not in self.seen:
                 self.seen = self.seen[-15:] + [frame.seq]

@@ -287,6 +287,8 @@ class PortSession:
         self.hello_at = 0.0
         self.snapshot_wanted = False
         self.snapshot_at = 0.0
+        self.snapshot_in_at = 0.0     # when its last snapshot came (see LinkTimings.resync_s)
+        self.resyncing = False          # the snapshot asked for is a periodic resync
         self.stopping = False
         self.started_at = clock()
         self.answered = False       # a frame of a tile ever arrived on this port
@@ -569,6 +571,10 @@ class PortSession:
             return
         if msg_type == wire.SNAPSHOT:
             self.snapshot_wanted = False
+            self.snapshot_in_at = now
+            if self.resyncing:
+                msg["resync"] = True    # tiles.py counts what it changes
+                self.resyncing = False
         if msg_type in _TILE_MESSAGES:
             self.registry.tile_message(self, self.uid, msg)
         elif msg_type == wire.WRITE_RESULT:
@@ -682,6 +688,7 @@ class PortSession:
             self.registry.tile_restore(self, uid)
         self.snapshot_wanted = True
         self.snapshot_at = 0.0
+        self.resyncing = False
 
     def _went_offline(self, why):
         if self.uid is not None and self.online:
@@ -786,7 +793,11 @@ class PortSession:
             if now - self.hello_at >= self.hello_interval(now):
                 self.hello_at = now
                 self._ask_hello(now)
-        elif self.snapshot_wanted and now - self.snapshot_at >= max(
+        elif not self.snapshot_wanted and t.resync_s is not None \
+                and now - self.snapshot_in_at >= t.resync_s:
+            self.snapshot_wanted = self.resyncing = True
+            self.snapshot_at = 0.0
+        if self.online and self.snapshot_wanted and now - self.snapshot_at >= max(
                 t.resend_min_s, t.snapshot_retry_s
                 * self.quality.survival(_SNAPSHOT_ROUND_BYTES)):
             self.snapshot_at = now

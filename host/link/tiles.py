@@ -127,7 +127,8 @@ class TileState:
     (times its unique id answered on a second port), flood_drops (gestures
     and log lines dropped while it flooded), coalesced (tag, dice and health
     reports merged into a later one while it flooded), errors_logged (LOG
-    lines of level error: a task of the tile failed, e.g. ran out of memory).
+    lines of level error: a task of the tile failed, e.g. ran out of memory),
+    resync_changes (slots a periodic snapshot corrected: LinkTimings.resync_s).
     """
 
     def __init__(self, uid):
@@ -144,7 +145,8 @@ class TileState:
                          "loop_max_ms": None}
         self.line = LineCounters()
         self.counts = {"reboots": 0, "reconnects": 0, "conflicts": 0, "flood_drops": 0,
-                       "coalesced": 0, "errors_logged": 0}
+                       "coalesced": 0, "errors_logged": 0,
+                       "resync_changes": 0}
         # Flood control: what the table layer was last told per slot/pocket/health, what
         # changed since without being told (told when the budget allows), and the budgets.
         self.told = {}
@@ -583,6 +585,8 @@ class TableLink:
         kind = msg["type"]
         if kind == "snapshot":
             tile.reported["uptime_ms"] = msg["uptime_ms"]
+            if msg.get("resync"):
+                self._count_resync(tile, msg)
             for s in msg["slots"]:
                 self._tile_tags(tile, s["slot"], s["tags"])
             for p in msg["pockets"]:
@@ -710,6 +714,21 @@ class TableLink:
     def _tile_tags(self, tile, slot, tags):
         tile.slots[slot] = _tags(tags)
         self._tell(tile, ("slot", slot))
+
+    def _count_resync(self, tile, msg):
+        """A periodic snapshot (LinkTimings.resync_s) that differs from what the host knew:
+        a report lost on the way, or one the snapshot overtook on a noisy line (that
+        report, older, is then dropped: protocol.py). Counted and logged: on a clean line
+        it should never happen."""
+        changed = [s["slot"] for s in msg["slots"]
+                   if tile.slots.get(s["slot"], ()) != _tags(s["tags"])]
+        changed += ["pocket %d" % p["pocket"] for p in msg["pockets"]
+                    if tile.pockets.get(p["pocket"]) != _die(p["die"])]
+        if changed:
+            tile.counts["resync_changes"] += len(changed)
+            log.info("tile %s: its snapshot corrected slots %s (a report lost on the way, "
+                     "or overtaken on a noisy line)", tile.uid,
+                     ", ".join(str(c) for c in changed))
 
     def _tile_gesture(self, tile, slot, gesture):
         if self._budgets(tile)["gesture"].take(self.clock()):

@@ -12,6 +12,9 @@ class LinkTimings:
                                 # arrival)
     hello_retry_s = 0.5         # HELLO_REQUEST resend until a HELLO arrives
     snapshot_retry_s = 0.3      # SNAPSHOT_REQUEST resend until a SNAPSHOT does
+    resync_s = 60.0             # an online tile is asked for its snapshot again this long
+                                # after the last: a slot's state lost on the way, whatever
+                                # lost it, is corrected within this (none: never)
     resend_s = 0.1              # resend an unacknowledged command after this long, until
                                 # round trips are measured; then after the measured round
                                 # trip (its mean and 4 deviations, RFC 6298) ...

@@ -437,6 +437,30 @@ def test_a_report_older_than_one_acted_on_never_puts_a_slot_back():
     run_link([fake.port], scenario, close=[fake])
 
 
+class Resync(LinkTimings):
+    resync_s = 0.5
+
+
+def test_a_slot_state_lost_on_the_way_is_corrected_by_the_periodic_snapshot():
+    # Whatever lost a report (a bug, a frame the tile stopped resending), the host asks
+    # every tile for its snapshot now and then, and counts what that corrects.
+    fake = FakeTile(UID, cells=3, readers=3)
+    A, B = "04000000000a01", "04000000000b01"
+
+    async def scenario(link):
+        await wait_event(link, online(UID))
+        fake.tag(1, [A])
+        await wait_for(lambda: link.tiles[UID].slots.get(1) == ((A, None),), what="A")
+        asked = fake.count("snapshot_request")
+        await wait_for(lambda: fake.count("snapshot_request") > asked, what="asked again")
+        assert link.tiles[UID].health["resync_changes"] == 0   # nothing to correct
+        fake.snapshot = ([(1, [(bytes.fromhex(B), None)])], [])   # B's report was lost
+        await wait_for(lambda: link.tiles[UID].slots.get(1) == ((B, None),), what="B")
+        assert link.tiles[UID].health["resync_changes"] == 1
+
+    run_link([fake.port], scenario, timings=Resync(), close=[fake])
+
+
 def test_a_tiles_error_lines_are_counted_in_its_health_even_while_it_floods():
     fake = FakeTile(UID)
 

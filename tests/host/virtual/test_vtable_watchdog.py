@@ -31,8 +31,11 @@ PAWN = "04c0ffee000002"
 def on_link(vt, scenario):
     async def main():
         async with TableLink(ports=vt.ports()) as link:
-            for tile in vt.tiles:
-                await wait_event(link, lambda e, t=tile: e.kind == "online" and e.tile == t.uid)
+            # Every tile online, in whatever order they answer.
+            seen = []
+            uids = set(t.uid for t in vt.tiles)
+            await wait_event(link, lambda e: uids <= set(
+                x.tile for x in seen if x.kind == "online"), seen=seen)
             await scenario(link)
     asyncio.run(main())
 
