@@ -68,6 +68,10 @@ def play(game, seed, journal, rates=None, deadline=600.0):
             "resends": sum(t["health"]["resends"] for t in tiles),
             "crc_errors": sum(t["health"]["crc_errors"] for t in tiles),
             "mended": sum(t["health"].get("mended", 0) for t in tiles),
+            # Reports older than one acted on (dropped), and slots a periodic snapshot
+            # corrected: a report lost on the way, or overtaken by the snapshot.
+            "stale": sum(t["health"].get("stale", 0) for t in tiles),
+            "resync_changes": sum(t["health"].get("resync_changes", 0) for t in tiles),
             # A task of a tile that failed (a MemoryError, say) sends a LOG of level error.
             "tile_errors": sum(t["health"].get("errors_logged", 0) for t in tiles),
             "tile_error_lines": [line for line in done.stderr.splitlines()
@@ -131,7 +135,8 @@ def main(argv=None):
             for rates in args.rates:
                 row = {"game": game, "corrupt_pct": rates[0], "drop_pct": rates[1], "games": 0,
                        "stalled": 0, "mismatched": 0, "reconnects": 0, "offline_tiles": 0,
-                       "mended": 0, "tile_errors": 0, "seconds": [], "twin_seconds": [],
+                       "mended": 0, "stale": 0, "resync_changes": 0, "tile_errors": 0,
+                       "seconds": [], "twin_seconds": [],
                        "problems": []}
                 for i in range(args.games):
                     seed = args.seed + i
@@ -150,6 +155,8 @@ def main(argv=None):
                     row["reconnects"] += got["reconnects"]
                     row["offline_tiles"] += got["offline"]
                     row["mended"] += got["mended"]
+                    row["stale"] += got["stale"]
+                    row["resync_changes"] += got["resync_changes"]
                     row["tile_errors"] += got["tile_errors"]
                     for line in got["tile_error_lines"]:
                         row["problems"].append("seed %d: %s" % (seed, line))
@@ -159,11 +166,13 @@ def main(argv=None):
                         row["problems"].append("seed %d: %s" % (seed, differs))
                     print("%s %g/%g %% seed %d: %s in %.0f s (twin %.0f s), %d reconnects "
                           "(%d of them reboots), %d offline, %d host resends, %d damaged "
-                          "frames, %d mended, %d tile errors" % (
+                          "frames, %d mended, %d stale, %d corrected by snapshot, %d tile "
+                          "errors" % (
                               game, rates[0], rates[1], seed, differs or "same as its twin",
                               got["seconds"], twin["seconds"], got["reconnects"],
                               got["reboots"], got["offline"], got["resends"],
-                              got["crc_errors"], got["mended"], got["tile_errors"]),
+                              got["crc_errors"], got["mended"], got["stale"],
+                              got["resync_changes"], got["tile_errors"]),
                           file=sys.stderr, flush=True)
                 report.append(row)
     if args.json:
