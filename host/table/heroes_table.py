@@ -38,8 +38,9 @@ The gestures:
                       character's own cell for itself); a movement card waits for the
                       figure's move; lift the card off once it is played
     defend            while the battle waits for a defender, lay one of its cards on the
-                      defender's cell (a movement card: then move the figure), or press
-                      the seat button "no_defence"
+                      defender's cell (a movement card: then move the figure; a heal that
+                      reaches others: then tap the character it heals), or press the seat
+                      button "no_defence"
     end turn          seat button "end_turn"
 
 A defeated character's figure leaves the table in Battle Royale; in Capture the Flag the
@@ -369,9 +370,9 @@ class HeroesTable(TableInterpreter):
                     the(name_of(s, defender)), xy(cell_of(s.heroes[defender]["cell"])),
                     take_off)
             base = {"type": "defend", "card": card_id}
-            if card["kind"] == "heal":
+            if card["kind"] == "heal" and card["range"] == 0:
                 base["target"] = cid
-            if card["kind"] != "move":
+            if card["kind"] == "defend" or "target" in base:
                 problem = heroes.validate(s, base)
                 if problem is not None:
                     return "%s Then %s" % (problem.message, take_off)
@@ -379,11 +380,14 @@ class HeroesTable(TableInterpreter):
                 return None
             if not [a for a in heroes.legal_actions(s) if a["type"] == "defend"
                     and a["card"] == card_id]:
-                return "%s cannot move %s away now: %s" % (card["name"], the(name_of(s, cid)),
-                                                          take_off)
+                problem = heroes.validate(s, base)
+                why = problem.message if problem is not None and card["kind"] != "move" else \
+                    "%s cannot be played for %s now." % (card["name"], the(name_of(s, cid)))
+                return "%s Then %s" % (why, take_off)
             self.card_play = {"cell": cell, "card": card_id, "character": cid,
                               "defending": True}
-            self.note("%s: move %s's figure away" % (card["name"], the(name_of(s, cid))))
+            self.note("%s: %s" % (card["name"], "move %s's figure away" % the(name_of(s, cid))
+                                  if card["kind"] == "move" else "tap the character to heal"))
             return None
         base = {"type": "play_card", "character": cid, "card": card_id}
         options = [a for a in heroes.legal_actions(s) if a["type"] == "play_card"
@@ -633,6 +637,10 @@ class HeroesTable(TableInterpreter):
                                                           else "a hold"))
         if s.phase != "play" or s.status != "ongoing":
             return self.refuse([cell], "The pads start working once the game is under way.")
+        cid = occupant(s, cell)
+        play = self.card_play
+        if play is not None and play["defending"] and s.battle is not None:
+            return self._card_target(s, play, cell, cid, now)
         if s.battle is not None or s.bonus_rolls:
             return self.refuse([cell], "Finish the battle first: %s." % (
                 "the defender plays a card or no_defence" if s.battle is not None
@@ -640,8 +648,6 @@ class HeroesTable(TableInterpreter):
         if self.throw is not None and not self.auto:
             return self.refuse([cell], "Roll the dice first: %s." % ", ".join(
                 self.throw.missing()))
-        cid = occupant(s, cell)
-        play = self.card_play
         if play is not None:
             return self._card_target(s, play, cell, cid, now)
         seat = heroes.current(s)
@@ -684,8 +690,11 @@ class HeroesTable(TableInterpreter):
             return None  # already rolling
         if cid is None:
             return self.refuse([cell], "Nobody stands on %s." % xy(cell))
-        action = {"type": "play_card", "character": play["character"], "card": play["card"],
-                  "target": cid}
+        if play["defending"]:
+            action = {"type": "defend", "card": play["card"], "target": cid}
+        else:
+            action = {"type": "play_card", "character": play["character"],
+                      "card": play["card"], "target": cid}
         problem = heroes.validate(s, action)
         if problem is not None:
             return self.refuse([cell], problem.message)

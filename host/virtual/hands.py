@@ -354,7 +354,7 @@ class HeroesHands(RoyaleHands):
                     await self._needs(lambda: table.throw is not None and not table.auto,
                                       "the card's throw")
                 await self.throw_dice(table, wanted, values)
-            elif card["kind"] == "heal" and kind == "play_card" and card["range"] > 0:
+            elif card["kind"] == "heal" and card["range"] > 0:
                 await self._needs(lambda: table.card_play is not None, "the card")
                 await self.gesture(home[action["target"]], "tap")
         else:

@@ -301,3 +301,20 @@ def test_the_tables_dice_are_the_engines_form_and_seeded_by_the_game_and_its_ste
 
 def canon_dice(action):
     return (action["dice"]["red"], action["dice"]["white"]["big_bad_wolf"])
+
+
+def test_a_defenders_heal_that_reaches_others_waits_for_a_tap_on_the_healed_character():
+    # Rumpelstiltskin (blue) is attacked; his Straw into Gold (range 2) may heal the Wolf.
+    chars = [{"id": "robin_hood", "seat": "red", "cell": [2, 3]},
+             {"id": "gretel", "seat": "red", "cell": [3, 2]},
+             {"id": "big_bad_wolf", "seat": "blue", "cell": [4, 3], "health": 5},
+             {"id": "rumpelstiltskin", "seat": "blue", "cell": [3, 4]}]
+    match, table = table_for(chars, mode="royale", map="the_crossroads")
+    apply(match, table, {"type": "attack", "attacker": "robin_hood",
+                         "target": "rumpelstiltskin",
+                         "dice": {"red": 2, "white": {"rumpelstiltskin": 4}}})
+    assert match.state.battle is not None
+    table.observe_items((3, 4), ["heroes-card:straw_into_gold", "heroes:rumpelstiltskin"])
+    assert table.reconcile(0) is None and table.mismatches == [] and table.busy()
+    assert table.gesture((4, 3), "tap", 0) == {"type": "defend", "card": "straw_into_gold",
+                                               "target": "big_bad_wolf"}
