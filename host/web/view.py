@@ -708,6 +708,12 @@ class WebTable:
         if game == "royale" and players is not None:
             if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 8:
                 raise Refused(400, "players must be 2 to 8 for Battle Royale.")
+        elif game == "heroes" and players is not None:
+            if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 4:
+                raise Refused(400, "players must be 2 to 4 for Battle Royale with hero teams "
+                              "(2 in Capture the Flag).")
+            if self.session.match.options.get("mode") == "ctf" and players != 2:
+                raise Refused(400, "Capture the Flag is played by 2 seats.")
         elif players is not None and players != seats_now:
             raise Refused(400, "Storybook Battles is played by %d seats." % seats_now)
         bots = params.get("bots", len(s.bots.seats))
