@@ -137,7 +137,8 @@ class WebTable:
                 tuple(m.message for m in s.mismatches), tiles, len(s.log.lines),
                 s.attract, s.paused, pockets, id(throw), repr(s.bots.request),
                 repr(getattr(table, "pending_place", None)), repr(getattr(table, "in_hand", None)),
-                repr(getattr(table, "lifting", None)),
+                repr(getattr(table, "lifting", None)), repr(getattr(table, "attacker", None)),
+                repr(getattr(table, "card_play", None)),
                 len(getattr(s, "flash", ())))
 
     # ------------------------------------------------------------ the view

@@ -318,3 +318,19 @@ def test_a_defenders_heal_that_reaches_others_waits_for_a_tap_on_the_healed_char
     assert table.reconcile(0) is None and table.mismatches == [] and table.busy()
     assert table.gesture((4, 3), "tap", 0) == {"type": "defend", "card": "straw_into_gold",
                                                "target": "big_bad_wolf"}
+
+
+# ---------------------------------------------------------------- the lights
+
+def test_walls_are_dark_and_each_character_shows_its_health_on_its_cell():
+    from host import lights
+    from host.table.heroes_game import HEALTH, heroes_scenes
+    chars = [dict(TEAMS[0], health=7)] + TEAMS[1:]
+    match, table = table_for(chars)
+    scenes = heroes_scenes(match.state, table.mismatches, table.pockets_wanted())
+    assert scenes[(1, 3)] == lights.DARK_CELL and scenes[(3, 1)] == lights.DARK_CELL
+    n, e, s, w = scenes[(0, 2)]
+    assert e == w == lights.value(HEALTH, 7)
+    assert n == s == lights.solid(lights.PAWN_COLOURS["red"])
+    assert scenes[(4, 0)][0][0] == "chase"                      # red's flag
+    assert scenes[("pocket", 2)] != lights.DARK_CELL           # the green die is awaited
