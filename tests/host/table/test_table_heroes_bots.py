@@ -141,3 +141,8 @@ def test_every_bot_move_of_a_battle_royale_game_reads_back_as_itself(seed):
     # Bonus Cards drawn after a death are laid on a character's cell like its own cards.
     assert any(a["type"] in ("play_card", "defend") and a["card"] in match.state.cat["bonus"]
                for a in match.actions)
+
+
+def test_every_bot_move_of_a_three_player_battle_royale_reads_back_as_itself():
+    match = play_through_the_table({"mode": "royale", "players": 3}, 2)
+    assert match.state.status == "finished" and match.state.seats == ["red", "blue", "green"]
