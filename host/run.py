@@ -1,8 +1,8 @@
 """`fairytable run`: the main job. Plays a game on the table, or on the virtual table.
 
-    fairytable run [--game storybook] [--seed N] [--bots N] [--journal PATH]
-                   [--headless] [--json] [--port /dev/ttyACM0 ...] [--layout FILE]
-                   [--offline-grace SECONDS]
+    fairytable run [--game storybook|royale|heroes] [--mode royale|ctf] [--seed N]
+                   [--bots N] [--journal PATH] [--headless] [--json]
+                   [--port /dev/ttyACM0 ...] [--layout FILE] [--offline-grace SECONDS]
                    [--key FILE] [--registry FILE]
 
 With no --port, no table is configured: the virtual table starts (real tile
@@ -47,7 +47,9 @@ MAX_SETUP_BYTES = 1 << 20
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="fairytable run", description=__doc__.split("\n\n")[0])
-    p.add_argument("--game", default="storybook", choices=["storybook", "royale"])
+    p.add_argument("--game", default="storybook", choices=["storybook", "royale", "heroes"])
+    p.add_argument("--mode", default=None, choices=["royale", "ctf"],
+                   help="heroes only: Battle Royale (default) or Capture the Flag")
     p.add_argument("--seed", type=int, default=None,
                    help="seed of a new game, 0 to %d (default: random)" % MAX_SEED)
     p.add_argument("--bots", type=int, default=0, help="bots in the last N seats")
@@ -103,6 +105,9 @@ def check_args(args):
     """The options' values and combinations, before anything is opened: ValueError in words."""
     if args.bots < 0:
         raise ValueError("--bots must be 0 or more, not %d" % args.bots)
+    if args.mode is not None and args.game != "heroes":
+        raise ValueError("--mode is a heroes option (Battle Royale or Capture the Flag); "
+                         "%s has no modes" % args.game)
     if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
         raise ValueError("--seed must be 0 to %d, not %d" % (MAX_SEED, args.seed))
     if args.max_actions is not None and args.max_actions < 1:
@@ -148,6 +153,8 @@ def new_game_setup(args, options, players_from_bots=False):
     --players has as many players as --bots says: the bots fill every seat.
     """
     options = dict(options)
+    if getattr(args, "mode", None) is not None:
+        options["mode"] = args.mode
     if args.players is not None:
         options["players"] = args.players
     elif players_from_bots and args.headless and args.bots > 0 and args.setup is None:

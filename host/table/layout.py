@@ -2,7 +2,7 @@
 
 A layout file:
 
-    game = "storybook"            # or "royale"
+    game = "storybook"            # or "royale", "heroes"
     name = "Storybook Battles, 7 x 7"
 
     [[tile]]                      # one per tile, in the order the virtual table starts them
@@ -14,10 +14,11 @@ A layout file:
     variant = "dice"
     pockets = 3                   # the dice tray: slot i is die pocket i
 
-Cells are [column, row] for Storybook and [x, y] with |x|+|y| <= 3 for the
-Battle Royale diamond. A layout covers exactly the game's board: every cell of
-it on one tile's slot, no cell beside it (Storybook: the 7 x 7 grid; Battle
-Royale: the 25-cell diamond and the dice tray). Errors name the file, the line
+Cells are [column, row] for Storybook and heroes (Battle Royale with hero teams),
+and [x, y] with |x|+|y| <= 3 for the Battle Royale diamond. A layout covers exactly
+the game's board: every cell of it on one tile's slot, no cell beside it (Storybook:
+the 7 x 7 grid; Battle Royale: the 25-cell diamond and the dice tray; heroes: the
+7 x 7 grid and the dice tray). Errors name the file, the line
 and the field, and what is wrong. Everything is bounded before it is used: the
 file's size, the number of tiles (at most one per cell, and the tray), the
 cells (the board's, so nothing is ever sized by a number in the file).
@@ -26,7 +27,7 @@ cells (the board's, so nothing is ever sized by a number in the file).
 import re
 import tomllib
 
-GAMES = ("storybook", "royale")
+GAMES = ("storybook", "royale", "heroes")
 MAX_SLOTS = {"cell": 8, "dice": 3}
 # The shipped layouts are about 1.5 kB; a layout of one tile per cell is under 10 kB.
 MAX_LAYOUT_BYTES = 64 * 1024
@@ -44,6 +45,10 @@ def board_cells(game):
             from shared_rules import storybook
             cols, rows = storybook.new_game({}, 0).grid
             _boards[game] = frozenset((c, r) for c in range(cols) for r in range(rows))
+        elif game == "heroes":
+            from shared_rules import heroes
+            _boards[game] = frozenset((x, y) for x in range(heroes.SIZE)
+                                      for y in range(heroes.SIZE))
         else:
             from shared_rules import royale
             _boards[game] = frozenset(tuple(cell) for cell in royale.CELLS)
@@ -171,7 +176,7 @@ def parse(text, path="<layout>"):
     game = doc.get("game")
     if game is None:
         raise LayoutError(path, None, 'game is missing: a layout starts with game = '
-                          '"storybook" or game = "royale"')
+                          '"storybook", "royale" or "heroes"')
     if game not in GAMES:
         raise LayoutError(path, _top_line(text, "game"), "game must be one of %s, not %s"
                           % (", ".join(GAMES), _shown(game)))
@@ -259,13 +264,19 @@ def parse(text, path="<layout>"):
                               _board_words(game), [list(m) for m in missing[:5]],
                               " and %d more" % (len(missing) - 5) if len(missing) > 5 else ""))
     layout = Layout(game, name, tiles, path)
-    if game == "royale" and layout.dice_tile is None:
-        raise LayoutError(path, None, "tile, variant: Battle Royale needs a dice tile "
-                          '([[tile]] variant = "dice")')
+    if game in ("royale", "heroes") and layout.dice_tile is None:
+        raise LayoutError(path, None, "tile, variant: %s needs a dice tile "
+                          '([[tile]] variant = "dice")' % _game_words(game))
     return layout
 
 
+def _game_words(game):
+    return {"royale": "Battle Royale", "heroes": "Battle Royale with hero teams"}.get(game, game)
+
+
 def _board_words(game):
+    if game == "heroes":
+        return "heroes grid (7 x 7 cells, [0, 0] to [6, 6])"
     if game == "storybook":
         cols, rows = max(board_cells(game))
         return "Storybook board (%d x %d cells, [0, 0] to [%d, %d])" % (cols + 1, rows + 1,

@@ -28,6 +28,11 @@ from shared_rules.tag_mac import KINDS
 
 PAWN_COLOURS = ("red", "blue", "green", "yellow", "purple", "orange", "white", "black")
 DICE = 3
+# Battle Royale with hero teams rolls dice by colour: red (attack), white (defence), green
+# (movement and roll-offs); each die's six faces are tagged "die:<colour>:<face>".
+HEROES_DICE = ("red", "white", "green")
+# Its flags (Capture the Flag) are tagged tokens, one per team.
+HEROES_FLAG_TEAMS = ("red", "blue")
 
 
 class TagRefused(ValueError):
@@ -49,6 +54,18 @@ def known_items():
     items += ["royale:" + c["id"] for c in royale.get("cards", [])]
     items += ["pawn:" + colour for colour in PAWN_COLOURS]
     items += ["die:%d:%d" % (d, face) for d in range(1, DICE + 1) for face in range(1, 7)]
+    try:
+        heroes = catalog.load("heroes_cards.json")
+    except OSError:
+        heroes = {}
+    # Characters are tagged figures, action and Bonus Cards tagged cards, flags tagged tokens.
+    items += ["heroes:" + c["id"] for c in heroes.get("characters", [])]
+    items += ["heroes-card:" + c["id"] for c in heroes.get("action_cards", []) +
+              heroes.get("bonus_cards", [])]
+    if heroes:
+        items += ["heroes-flag:" + team for team in HEROES_FLAG_TEAMS]
+        items += ["die:%s:%d" % (colour, face) for colour in HEROES_DICE
+                  for face in range(1, 7)]
     return sorted(items)
 
 
@@ -58,7 +75,8 @@ def item_code(name):
 
 def kind_of(name):
     prefix = name.split(":")[0]
-    return "card" if prefix in ("storybook", "royale") else prefix
+    return "card" if prefix in ("storybook", "royale", "heroes", "heroes-card",
+                                "heroes-flag") else prefix
 
 
 KEY_BYTES = 32

@@ -87,7 +87,11 @@ def secret_words(state, engine, seat=None):
     for cid in engine.secrets(state, seat):
         words.add(cid)
         cat = getattr(state, "cat", None)
-        if cat is not None:
+        if isinstance(cat, dict):   # heroes: its catalog is data; the secrets are Bonus Cards
+            card = cat.get("bonus", {}).get(cid)
+            if card is not None:
+                words.add(card["name"])
+        elif cat is not None:
             card = cat.cards.get(cid)
             if card is not None:
                 words.add(card[1])
@@ -133,7 +137,8 @@ class WebTable:
                 tuple(m.message for m in s.mismatches), tiles, len(s.log.lines),
                 s.attract, s.paused, pockets, id(throw), repr(s.bots.request),
                 repr(getattr(table, "pending_place", None)), repr(getattr(table, "in_hand", None)),
-                repr(getattr(table, "lifting", None)),
+                repr(getattr(table, "lifting", None)), repr(getattr(table, "attacker", None)),
+                repr(getattr(table, "card_play", None)),
                 len(getattr(s, "flash", ())))
 
     # ------------------------------------------------------------ the view
@@ -167,6 +172,13 @@ class WebTable:
             out["overtime"] = known["overtime"]
             out["hand_sizes"] = known["hand_sizes"]
             out["deck_sizes"] = known["deck_sizes"]
+        elif game == "heroes":
+            out["scores"] = None
+            for key in ("mode", "actions_left", "roll", "turn_number", "battle",
+                        "bonus_rolls", "end_reason"):
+                out[key] = known.get(key)
+            out["characters"] = known["characters"]
+            out["flags"] = known["flags"]
         else:
             out["scores"] = known.get("scores")
             out["actions_left"] = known.get("actions_left")
@@ -226,6 +238,8 @@ class WebTable:
                         item["name"] = state.cat.cards[cid][1]
                         item["face_up"] = True
                     items.setdefault(cell, []).append(item)
+        elif s.match.game == "heroes":
+            self._heroes_items(state, known, items)
         else:
             for entry in known["map"]:
                 cell = tuple(entry["cell"])
@@ -247,6 +261,32 @@ class WebTable:
             out.append({"cell": list(cell), "leds": scene_json(scene),
                         "items": items.get(cell, []), "flash": cell in flashing})
         return out
+
+    def _heroes_items(self, state, known, items):
+        """What lies on each cell of a heroes game: walls, figures, flags, cards laid."""
+        from host.table import heroes_table
+        for i, blocked in enumerate(state.map["blocked"]):
+            if blocked:
+                items.setdefault(heroes_table.cell_of(i), []).append({"kind": "wall"})
+        for ch in known["characters"]:
+            if ch["cell"] is not None:
+                items.setdefault(tuple(ch["cell"]), []).append(
+                    {"kind": "figure", "id": ch["id"], "name": heroes_table.name_of(
+                        state, ch["id"]), "seat": ch["seat"], "colour": ch["seat"],
+                     "health": ch["health"], "max_health": ch["max_health"],
+                     "state": ch["state"]})
+        for f in known["flags"]:
+            items.setdefault(tuple(f["cell"]), []).append(
+                {"kind": "flag", "team": f["team"], "carrier": f["carrier"]})
+        # A card laid on a cell is face up for everyone: it is being played.
+        for cell, seen in sorted(self.session.table.observed.items()):
+            for item in seen:
+                if item.startswith(heroes_table.CARD):
+                    cid = item[len(heroes_table.CARD):]
+                    card = heroes_table.card_of(state, cid)
+                    items.setdefault(cell, []).append(
+                        {"kind": "card", "id": cid, "name": card["name"] if card else cid,
+                         "face_up": True, "owner": None, "unplaced": True})
 
     def _public_card(self, state, cid, seat):
         """Is a Storybook card's identity known to everyone (or to `seat`)?"""
@@ -290,6 +330,9 @@ class WebTable:
             return {"kind": "pawn_in_hand", "player": table.in_hand, "cells": []}
         throw = getattr(table, "throw", None)
         if throw is not None:
+            if hasattr(throw, "missing"):   # heroes: dice by colour
+                return {"kind": "throw", "throw": throw.action["type"],
+                        "dice": throw.missing(), "cells": []}
             return {"kind": "throw", "throw": throw.kind, "cells": []}
         return None
 
@@ -339,6 +382,8 @@ class WebTable:
                                                      lights.slide_targets(state, cell)]
             you["buttons"] = ["draw", "end_turn", "twist"]
             you["plot_twist_choices"] = known.get("plot_twist_choices")
+        elif s.match.game == "heroes":
+            you.update(self._heroes_seat_part(state, seat))
         else:
             from shared_rules import royale
             you["colour"] = self._colour(state, seat)
@@ -353,6 +398,29 @@ class WebTable:
             you["targets"] = targets
             you["buttons"] = ["roll", "swap", "end_turn"]
         return you
+
+    def _heroes_seat_part(self, state, seat):
+        """A heroes seat's hand: its free characters while picking, its characters' face-up
+        cards and its Bonus Cards (placed on a character's cell to play them)."""
+        from host.table import heroes_table
+        hand = []
+        if state.phase == "pick":
+            hand = [{"id": c, "name": heroes_table.name_of(state, c)}
+                    for c in state.cat["character_order"] if c not in state.heroes]
+        else:
+            for cid in state.roster:
+                h = state.heroes[cid]
+                if h["seat"] != seat or h["state"] != "standing":
+                    continue
+                for card in state.cat["characters"][cid]["cards"]:
+                    if card not in h["face_down"]:
+                        hand.append({"id": card, "name": "%s (%s)" % (
+                            heroes_table.card_of(state, card)["name"],
+                            heroes_table.name_of(state, cid))})
+            hand += [{"id": c, "name": heroes_table.card_of(state, c)["name"] + " (Bonus)"}
+                     for c in state.hands[seat]]
+        return {"colour": seat, "hand": hand, "targets": {"place": [], "move": []},
+                "buttons": ["roll", "end_turn", "no_defence"]}
 
     def _storybook_targets(self, state, seat, cards):
         """card id -> cells where it may go now (lit in the seat's view while picked)."""
@@ -414,8 +482,9 @@ class WebTable:
             raise Refused(409, "no game is running (attract mode): staff start a new game.")
         if op == "button":
             name = msg.get("name")
-            valid = ("draw", "end_turn", "twist") if s.match.game == "storybook" else \
-                ("roll", "swap", "end_turn")
+            valid = {"storybook": ("draw", "end_turn", "twist"),
+                     "heroes": ("roll", "end_turn", "no_defence")}.get(
+                         s.match.game, ("roll", "swap", "end_turn"))
             if name not in valid:
                 raise Refused(400, "unknown button %r: one of %s." % (name, ", ".join(valid)))
             action = s.button(seat, name)
@@ -480,6 +549,8 @@ class WebTable:
             if self.session.table.observed.get(cell):
                 raise Refused(409, "a card already lies on %s: one card per cell." % cell_key(cell))
             return "storybook:" + card
+        if self.session.match.game == "heroes":
+            return self._heroes_hand_item(state, seat, card)
         # Battle Royale: the seat's hand holds its pawn while it is off the map.
         colour = self._colour(state, seat)
         if card not in (None, "pawn", "pawn:" + colour):
@@ -488,6 +559,15 @@ class WebTable:
             if "pawn:" + colour in items:
                 raise Refused(409, "%s's pawn is already on the table: move it." % seat)
         return "pawn:" + colour
+
+    def _heroes_hand_item(self, state, seat, card):
+        from host.table import heroes_table
+        mine = [c["id"] for c in self._heroes_seat_part(state, seat)["hand"]]
+        if not isinstance(card, str) or card not in mine:
+            raise Refused(403, "%s is not in %s's hand." % (card, seat))
+        if card in state.cat["characters"]:
+            return heroes_table.FIGURE + card
+        return heroes_table.CARD + card
 
     def _liftable(self, state, seat, cell):
         """The item the seat may lift off `cell` (its own card or pawn, or one to tidy)."""
@@ -500,6 +580,8 @@ class WebTable:
             if entry is not None and entry[0] == cid and entry[1] != seat:
                 raise Refused(403, "the card on %s is not %s's." % (cell_key(cell), seat))
             return "storybook:" + cid
+        if self.session.match.game == "heroes":
+            return self._heroes_liftable(state, seat, cell, seen)
         colour = self._colour(state, seat)
         pawn = "pawn:" + colour
         if pawn in seen:
@@ -510,6 +592,23 @@ class WebTable:
             return cards[0]
         raise Refused(403, "%s may lift only its own pawn (%s) or a won card." % (seat, colour))
 
+    def _heroes_liftable(self, state, seat, cell, seen):
+        """A seat lifts its own figure, a card laid there, a flag (carried along), or a
+        piece the game does not have there (tidying)."""
+        from host.table import heroes_table
+        for item in seen:
+            cid = item[len(heroes_table.FIGURE):] if item.startswith(heroes_table.FIGURE) \
+                else None
+            if cid in state.heroes and state.heroes[cid]["seat"] == seat:
+                return item
+        expected = self.session.table.expected().get(cell, [])
+        for item in seen:
+            if item.startswith(heroes_table.CARD) or item.startswith(heroes_table.FLAG) or \
+                    item not in expected:
+                return item
+        raise Refused(403, "%s may lift only its own figures, a card laid down, a flag, or a "
+                      "piece that should not be there." % seat)
+
     def _map_cells(self, state):
         from host.table import royale_table
         return set(royale_table.cell_of(i) for i, c in enumerate(state.map) if c is not None)
@@ -517,6 +616,8 @@ class WebTable:
     async def _throw(self, seat):
         """Roll dice into the pockets the tray waits for (the lit ones), a person's throw."""
         s = self.session
+        if s.match.game == "heroes":
+            return await self._throw_heroes(seat)
         if s.match.game != "royale":
             raise Refused(400, "this game has no dice.")
         table = s.table
@@ -531,6 +632,22 @@ class WebTable:
             except HandsSlipped as e:
                 raise Refused(503, "the dice were not read (%s): throw again." % e)
         return "%s rolled %s" % (seat, ", ".join(str(v) for v in values))
+
+    async def _throw_heroes(self, seat):
+        """The dice the tray waits for (red, white, green), each rolled by the person."""
+        table = self.session.table
+        if table.throw is None or not table.throw.missing():
+            raise Refused(409, "the tray waits for no dice now: tap an attacker, then its "
+                          "target, to attack.")
+        colours = table.throw.missing()
+        values = [self.rng.randint(1, 6) for _ in colours]
+        async with self.control_lock:
+            try:
+                await self.hands.throw_dice(table, [(c, None) for c in colours], values)
+            except HandsSlipped as e:
+                raise Refused(503, "the dice were not read (%s): throw again." % e)
+        return "%s rolled %s" % (seat, ", ".join("%s %d" % cv for cv in zip(colours, values,
+                                                                          strict=True)))
 
     # ------------------------------------------------------------ staff
 
@@ -592,6 +709,12 @@ class WebTable:
         if game == "royale" and players is not None:
             if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 8:
                 raise Refused(400, "players must be 2 to 8 for Battle Royale.")
+        elif game == "heroes" and players is not None:
+            if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 4:
+                raise Refused(400, "players must be 2 to 4 for Battle Royale with hero teams "
+                              "(2 in Capture the Flag).")
+            if self.session.match.options.get("mode") == "ctf" and players != 2:
+                raise Refused(400, "Capture the Flag is played by 2 seats.")
         elif players is not None and players != seats_now:
             raise Refused(400, "Storybook Battles is played by %d seats." % seats_now)
         bots = params.get("bots", len(s.bots.seats))
@@ -685,6 +808,9 @@ class WebTable:
         state = again.state
         if match.game == "storybook":
             scenes = lights.storybook_scenes(state, events)
+        elif match.game == "heroes":
+            from host.table import heroes_game
+            scenes = heroes_game.heroes_scenes(state)
         else:
             from host.table import royale_table
             scenes = lights.royale_scenes(state, colours=[royale_table.colour_of(state, p)
@@ -702,6 +828,18 @@ class WebTable:
                     items.append({"kind": "card", "id": entry[0], "owner": entry[1],
                                   "face_up": entry[3], "name": state.cat.cards[entry[0]][1],
                                   "facing": storybook.FACINGS[entry[2]]})
+            elif match.game == "heroes":
+                from host.table import heroes_table
+                i = heroes_table.index_of(cell)
+                for cid in state.roster:
+                    h = state.heroes[cid]
+                    if h["cell"] == i:
+                        items.append({"kind": "figure", "id": cid, "seat": h["seat"],
+                                      "colour": h["seat"], "health": h["health"],
+                                      "state": h["state"]})
+                for team in sorted(state.flags):
+                    if state.flags[team]["cell"] == i:
+                        items.append({"kind": "flag", "team": team})
             else:
                 from shared_rules import royale
                 i = royale.INDEX.get(cell)

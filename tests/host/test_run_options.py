@@ -66,6 +66,9 @@ CASES = [
     (["--journal", "{setups}"], "the journal {setups} cannot be used: it is a folder"),
     (["--layout", "{setups}/missing.toml"], "{setups}/missing.toml: cannot read the layout"),
     (["--game", "chess"], "--game: invalid choice"),
+    (["--game", "royale", "--mode", "ctf"], "--mode is a heroes option"),
+    (["--game", "heroes", "--mode", "tag"], "--mode: invalid choice"),
+    (["--game", "heroes", "--mode", "ctf", "--players", "3"], "--players 3: "),
 ]
 
 

@@ -129,6 +129,21 @@
         ";left:" + pos[1] + (pos[1] === "auto" ? ";right:4px" : "") +
         (pos[0] === "auto" ? ";bottom:4px" : "") + '"></div>';
     }
+    if (it.kind === "wall") return '<div class="wall" title="a wall"></div>';
+    if (it.kind === "figure") {
+      return '<div class="figure' + (it.state === "standing" ? "" : " down") +
+        '" data-figure="' + esc(it.id) + '" title="' + esc(it.name || it.id) + " (" +
+        esc(it.seat) + ')" style="border-color:' + it.colour + '">' + esc(it.name || it.id) +
+        '<span class="health">' + it.health + "</span></div>";
+    }
+    if (it.kind === "flag") {
+      return '<div class="flag" data-flag="' + esc(it.team) + '" style="color:' + it.team +
+        '">⚑</div>';
+    }
+    if (v.game === "heroes") {
+      return '<div class="card" data-item="card" data-card="' + esc(it.id) +
+        '" data-face-up="1">' + esc(it.name || it.id) + "</div>";
+    }
     if (v.game === "royale") {
       const txt = it.id ? it.id : (it.value !== undefined ? "≤" + it.value : "");
       return '<div class="card map' + (it.id ? "" : " back") + '" data-item="card" data-face-up="' +
@@ -281,6 +296,9 @@
       if (you.unseen && you.pool) for (const c of you.pool) hand.push([c.id, c.name]);
       h += '<div>Hand' + (you.unseen ? " (" + you.unseen + " unknown: pick the one you hold)" : "") +
         ":</div>";
+    } else if (v.game === "heroes") {
+      for (const c of you.hand || []) hand.push([c.id, c.name]);
+      h += "<div>Figures and cards to lay down:</div>";
     } else if (!you.pawn_on_table) {
       hand.push(["pawn", "Your pawn (" + you.colour + ")"]);
       h += "<div>In hand:</div>";
@@ -293,10 +311,11 @@
     h += '<div class="row tools">' + tools.map(t => '<button data-tool="' + t[0] + '"' +
       (tool === t[0] ? ' class="on"' : "") + ">" + t[1] + "</button>").join("") + "</div>";
     const names = {draw: "Draw", end_turn: "End turn", twist: "Plot twist", roll: "Roll order",
-                   swap: "Swap"};
+                   swap: "Swap", no_defence: "No defence"};
     h += '<div class="row buttons">' + you.buttons.map(b => '<button data-button="' + b + '">' +
       names[b] + "</button>").join("") +
-      (v.game === "royale" ? '<button data-op="throw">Throw dice</button>' : "") + "</div>";
+      (v.game === "royale" || v.game === "heroes" ? '<button data-op="throw">Throw dice</button>'
+       : "") + "</div>";
     if (you.plot_twist_choices) h += "<div>Plot twist choices: " +
       you.plot_twist_choices.map(esc).join(", ") + " (Plot twist: next; End turn: take it)</div>";
     h += '<div id="hint">' + esc(hint()) + "</div>";

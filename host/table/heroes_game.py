@@ -1,0 +1,174 @@
+"""Battle Royale with hero teams and Capture the Flag on the table: the adapter
+(host/table/contract.py, TableGame).
+
+It lights the 7 x 7 grid and the dice tray, draws the game in the terminal, lets the
+greedy bot (shared_rules/bots.py, with heroes.evaluate and heroes.imagine) choose moves and
+says when the table carried one out; the interpreter is host/table/heroes_table.py, the
+virtual hands host/virtual/hands.py (HeroesHands).
+
+The mode is an option: `fairytable run --game heroes --mode ctf` plays Capture the Flag
+(host/run.py passes it as options["mode"]); the default is Battle Royale.
+"""
+
+from host import lights
+from host.table.contract import TableGame
+from host.table.heroes_table import HeroesTable, cell_of, current_seat, name_of
+from host.virtual.hands import HeroesHands
+from shared_rules import heroes
+
+FLOOR = (6, 6, 6)        # a free cell glows faintly; walls and bases are dark
+HEALTH = (0, 200, 40)    # a character's health, LED by LED
+FLAG_LIGHT = (255, 255, 255)
+
+
+def team_colour(seat, dim=False):
+    rgb = lights.PAWN_COLOURS.get(seat, lights.BOT_MOVE)
+    return tuple(v // 8 for v in rgb) if dim else rgb
+
+
+def bot_cells(state, action):
+    """The cells a bot's move concerns, chased in white for a person to carry out."""
+    s = state
+    out = []
+    for key in ("character", "attacker", "target"):
+        cid = action.get(key)
+        if isinstance(cid, str) and cid in s.heroes and s.heroes[cid]["cell"] >= 0:
+            out.append(cell_of(s.heroes[cid]["cell"]))
+    for key in ("cell", "to", "flag_to"):
+        if isinstance(action.get(key), list):
+            out.append(tuple(action[key]))
+    if action["type"] == "defend" and s.battle is not None:
+        t = s.battle["targets"][s.battle["next"]]
+        out.append(cell_of(s.heroes[t]["cell"]))
+    return sorted(set(out))
+
+
+def heroes_scenes(state, mismatches=(), pockets=(), chased=(), moves=()):
+    """cell -> scene for the grid, and ("pocket", i) -> scene for the dice tray.
+
+    - walls and bases are blacked out (dark); free cells glow faintly; the cells behind a
+      Capture the Flag base breathe dimly in the team's colour;
+    - a character: its team's colour on the N and S edges, its health as that many LEDs
+      on the E and W edges; a character lying down (Respawn Phase) blinks;
+    - a flag lying free chases in its team's colour, a flag a character controls in white;
+    - the pockets the tray waits for are lit; where a lifted figure may go glows; a bot's
+      move for a person to carry out chases in white; mismatch cells blink red.
+    """
+    s = state
+    scenes = {}
+    for i in range(heroes.NCELLS):
+        scenes[cell_of(i)] = lights.DARK_CELL if s.map["blocked"][i] else \
+            lights.all_edges(lights.solid(FLOOR))
+    for t, zone in enumerate(s.map["teams"] if s.options["mode"] == "ctf" else ()):
+        for i in zone["behind"]:
+            scenes[cell_of(i)] = lights.all_edges(lights.pulse(team_colour(s.seats[t], True),
+                                                               3000, 20))
+    for cell in moves:
+        scenes[cell] = lights.all_edges(lights.pulse(lights.HINT, 1000, 60))
+    for team in sorted(s.flags):
+        f = s.flags[team]
+        rgb = FLAG_LIGHT if f["carrier"] is not None else team_colour(team)
+        scenes[cell_of(f["cell"])] = lights.all_edges(lights.chase(rgb, 1200))
+    for cid in s.roster:
+        h = s.heroes[cid]
+        if h["cell"] < 0:
+            continue
+        rgb = team_colour(h["seat"])
+        side = lights.solid(rgb) if h["state"] == "standing" else lights.blink(rgb, 1600, 60)
+        health = lights.value(HEALTH, h["health"])
+        scenes[cell_of(h["cell"])] = (side, health, side, health)
+    for pocket in pockets:
+        scenes[("pocket", pocket)] = lights.all_edges(lights.pulse(lights.TRAY, 800, 40))
+    for cell in chased:
+        scenes[cell] = lights.all_edges(lights.chase(lights.BOT_MOVE, 800))
+    for m in mismatches:
+        for cell in m.cells:
+            scenes[cell] = lights.all_edges(lights.blink(lights.MISMATCH, 500))
+    return scenes
+
+
+class HeroesGame(TableGame):
+    """What the session needs to play Battle Royale with hero teams on the table."""
+
+    name = "heroes"
+    options = {}
+    virtual_heap = "64k"
+    players_from_bots = True    # `run --headless --bots N` plays N players (Battle Royale)
+    button_actions = ("end_turn", "no_defence")
+    interpreter = HeroesTable
+
+    def scenes(self, state, table, cells, events=(), bot_request=None):
+        s = state
+        chased = bot_cells(s, bot_request) if bot_request is not None else []
+        moves = []
+        if table.in_hand is not None and s.phase == "play":
+            moves = sorted(set(tuple(a["to"]) for a in heroes.legal_actions(s)
+                               if a.get("character") == table.in_hand and "to" in a))
+        return heroes_scenes(s, table.mismatches, table.pockets_wanted(), chased, moves)
+
+    def render(self, state, scene_map, mismatches, colour=True):
+        """The grid as text: "##" a wall or base, a figure by its team's initial and health,
+        "F" a flag; then who acts and each character's health."""
+        s = state
+        grid = {}
+        for cid in s.roster:
+            h = s.heroes[cid]
+            if h["cell"] >= 0:
+                mark = h["seat"][0].upper() if h["state"] == "standing" else h["seat"][0]
+                grid[cell_of(h["cell"])] = "%s%-2d" % (mark, h["health"])
+        for team in sorted(s.flags):
+            cell = cell_of(s.flags[team]["cell"])
+            grid[cell] = "F" + team[0] + " "
+        lines = []
+        for y in range(heroes.SIZE - 1, -1, -1):
+            row = []
+            for x in range(heroes.SIZE):
+                i = y * heroes.SIZE + x
+                row.append(grid.get((x, y), " ## " if s.map["blocked"][i] else "  . ")
+                           .rjust(4))
+            lines.append("%d %s" % (y, "".join(row)))
+        lines.append("  " + "".join("%4d" % x for x in range(heroes.SIZE)))
+        result = heroes.result(s)
+        lines.append("%s, %s: %s%s" % (s.options["mode"], s.phase, result["status"],
+                                       " (winner %s)" % result["winner"]
+                                       if result["winner"] else ""))
+        if s.status == "ongoing" and s.phase == "play":
+            lines.append("turn %d: %s, %d actions left, die %s" % (
+                s.turn_number, heroes.current(s), s.actions_left, s.roll))
+        for cid in s.roster:
+            h = s.heroes[cid]
+            lines.append("  %-6s %-24s %2d/%-2d %s" % (h["seat"], name_of(s, cid), h["health"],
+                                                     s.cat["characters"][cid]["health"],
+                                                     h["state"]))
+        lines.extend("! " + m.message for m in mismatches)
+        return "\n".join(lines)
+
+    def action_cells(self, state, action):
+        return bot_cells(state, action)
+
+    def current_seat(self, state):
+        return current_seat(state)
+
+    def turns(self, match):
+        return match.state.turn_number
+
+    def status_strip(self, match):
+        """Characters still in the game per seat, toward a whole team."""
+        s = match.state
+        left = {}
+        for q in s.seats:
+            left[q] = len([c for c in s.roster if s.heroes[c]["seat"] == q
+                           and s.heroes[c]["state"] != "out"])
+        return left, s.options["team_size"], heroes.current(s)
+
+    def normal_bot_action(self, action):
+        return action
+
+    def carries_out(self, table_action, request):
+        """True if what the table did is the bot's move (the dice come from the table)."""
+        def strip(a):
+            return dict((k, v) for k, v in a.items() if k not in ("dice", "die"))
+        return strip(table_action) == strip(request)
+
+    def hands(self, vtable, layout, registry):
+        return HeroesHands(vtable, layout, registry)
