@@ -317,9 +317,8 @@ def _main(argv):
     # made first, in a whole heap, before the firmware loads: placing one later only
     # loads a spare, so the emulated tags never fight the firmware for a block of its
     # fragmented 64 KB (host/virtual/image.py counts them with the emulated chips).
-    from firmware.sim.mfrc522_emu import tag_pool
-    from shared_rules.wire import MAX_TAGS
-    pool = tag_pool(spec["readers"] * MAX_TAGS)
+    from firmware.sim.mfrc522_emu import SPARE_PER_READER, tag_pool
+    pool = tag_pool(spec["readers"] * SPARE_PER_READER)
     from firmware.main import Tile
 
     board = SimBoard(_unhex(uid), control, spec["buttons"])
