@@ -47,7 +47,7 @@ MAX_SETUP_BYTES = 1 << 20
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="fairytable run", description=__doc__.split("\n\n")[0])
-    p.add_argument("--game", default="storybook", choices=["storybook", "royale"])
+    p.add_argument("--game", default="storybook", choices=["storybook", "royale", "fightclub"])
     p.add_argument("--seed", type=int, default=None,
                    help="seed of a new game, 0 to %d (default: random)" % MAX_SEED)
     p.add_argument("--bots", type=int, default=0, help="bots in the last N seats")

@@ -1,7 +1,8 @@
 """The games the table plays: name -> the game's TableGame adapter (host/table/contract.py)."""
 
 _ADAPTERS = {"storybook": ("host.table.storybook_game", "StorybookGame"),
-             "royale": ("host.table.royale_game", "RoyaleGame")}
+             "royale": ("host.table.royale_game", "RoyaleGame"),
+             "fightclub": ("host.table.fightclub_game", "FightclubGame")}
 
 
 def table_game(name):

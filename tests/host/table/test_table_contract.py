@@ -10,7 +10,8 @@ from host.table.games import table_game
 from host.table.mismatch import Mismatch
 from shared_rules.engine import Match
 
-GAMES = [("storybook", {"mode": "physical"}), ("royale", {"players": 3})]
+GAMES = [("storybook", {"mode": "physical"}), ("royale", {"players": 3}),
+         ("fightclub", {"players": 3})]
 
 
 @pytest.mark.parametrize("name,options", GAMES)
