@@ -188,4 +188,4 @@ class _NoTable:
         self.state = state
 
     def contract_cells(self):
-        return dict(zip(self.state.area, ft.CONTRACT_CELLS))
+        return dict(zip(self.state.area, ft.CONTRACT_CELLS, strict=False))

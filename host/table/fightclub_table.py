@@ -64,7 +64,7 @@ def _zones():
             "p3": [(5, 6), (4, 6), (3, 6), (2, 6)],
             "p4": [(6, 1), (6, 2), (6, 3), (6, 4)]}
     for seat in rows:
-        for w, cell in zip(fightclub.WAGONS, rows[seat]):
+        for w, cell in zip(fightclub.WAGONS, rows[seat], strict=True):
             zones[cell] = ("wagon", seat, w)
     for i, cell in enumerate([(2, 4), (3, 4), (4, 4), (5, 4), (2, 3), (3, 3), (4, 3), (5, 3)]):
         zones[cell] = ("contract", i)

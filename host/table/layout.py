@@ -16,9 +16,10 @@ A layout file:
 
 Cells are [column, row] for Storybook and Fairy Tale Fight Club (the 7 x 7 grid;
 host/table/fightclub_table.py says which cell is a wagon, a contract or the Market)
-and [x, y] with |x|+|y| <= 3 for the Battle Royale diamond. A layout covers exactly the game's board: every cell of
-it on one tile's slot, no cell beside it (Storybook: the 7 x 7 grid; Battle
-Royale: the 25-cell diamond and the dice tray). Errors name the file, the line
+and [x, y] with |x|+|y| <= 3 for the Battle Royale diamond. A layout covers exactly
+the game's board: every cell of it on one tile's slot, no cell beside it
+(Storybook and Fight Club: the 7 x 7 grid; Battle Royale: the 25-cell diamond and the
+dice tray). Errors name the file, the line
 and the field, and what is wrong. Everything is bounded before it is used: the
 file's size, the number of tiles (at most one per cell, and the tray), the
 cells (the board's, so nothing is ever sized by a number in the file).

@@ -1,8 +1,8 @@
 """A fully loaded cell tile in its 64 KB firmware heap: every cell with a card and three pawns.
 
 A Battle Royale tile of the layout holds 7 cells (a cell tile up to 8); each may hold its
-face-down card and pawns
-(4 tags in one field; a slot reports up to wire.MAX_TAGS). The tile must read them all, report them, keep
+face-down card and pawns (4 tags in one field; a slot reports up to wire.MAX_TAGS).
+The tile must read them all, report them, keep
 room in its heap, and answer a host that reconnects with a snapshot that has every tag
 (a full tile's tags do not fit one frame: the slots left over come as TAG events).
 """
