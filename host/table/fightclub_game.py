@@ -71,8 +71,8 @@ class FightclubGame(TableGame):
         return fightclub.actor(state, {"type": "fight_card"})
 
     def turns(self, match):
-        return sum(1 for a in match.actions if a["type"] == "to_market") + (
-            1 if match.state.status == "ongoing" else 0)
+        """Rounds begun (a round is every seat's turn once; the solo game counts 16)."""
+        return match.state.round
 
     def action_cells(self, state, action):
         if action["type"] in ("load", "move", "discard", "complete", "exchange", "to_market"):
@@ -80,6 +80,8 @@ class FightclubGame(TableGame):
         return []
 
     def status_strip(self, match):
+        """The seats' VP; Fight Club has no target score, so the strip's scale is 40 VP
+        (about the best score of a game; the solo book's top band starts at 50)."""
         return fightclub.scores(match.state), 40, None
 
     # ------------------------------------------------------------ light and views
