@@ -420,12 +420,6 @@ class NtagCard:
         return b"\x0a", 4
 
 
-# Spare cards a tile process makes per reader (tag_pool): a card and three pawns. A
-# fuller stack (a Fight Club wagon) gets new cards beyond them (control.py), so the
-# 64 KB tiles of the other games do not pay for stacks they never hold.
-SPARE_PER_READER = 4
-
-
 def tag_pool(n):
     """`n` spare NTAG213 cards (blank, 4-byte UID 0) for NtagCard.load: a tile process
     makes its virtual table's tags at start-up, before the firmware's heap fragments."""

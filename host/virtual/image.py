@@ -231,20 +231,20 @@ from firmware.boards import sim
 gc.collect()
 micropython.qstr_info()
 before = gc.mem_free()
-from firmware.sim.mfrc522_emu import Mfrc522Emulator, SimPin, SimSPI, SPARE_PER_READER, tag_pool
+from firmware.sim.mfrc522_emu import Mfrc522Emulator, SimPin, SimSPI, tag_pool
 from firmware.sim import control
 spi = SimSPI()
 rst = SimPin(value=1)
 chips = []
 readers = %d
-pool = tag_pool(readers * SPARE_PER_READER)    # the sim board's spare tags (board.readers)
+pool = tag_pool(readers * 4)    # the sim board's spare tags: four a reader (firmware/boards/sim.py)
 for i in range(readers):
     cs = SimPin()
     emu = Mfrc522Emulator()
     spi.attach(cs, emu)
     emu.attach_rst(rst)
-    for k in range(SPARE_PER_READER):   # a card and its pawns, each with an identity record
-        card = pool[i * SPARE_PER_READER + k]
+    for k in range(4):   # a card and its pawns, each with an identity record
+        card = pool[i * 4 + k]
         card.load(bytes((4, i, k, 2, 3, 4, 5)), tag_identity.record(bytes(12)))
         emu.place(card)
     chips.append((cs, emu))

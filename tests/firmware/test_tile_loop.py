@@ -476,6 +476,14 @@ def test_a_card_swapped_on_a_full_cell_waits_until_the_one_lifted_is_gone():
     assert board.failures == [] and tags_sent(board, 0)[-1] == [(u, None) for u in uids[1:]]
 
 
+def test_a_tag_report_of_a_full_stack_fits_the_tiles_transmit_buffer():
+    # Six tags of the longest UIDs with full identities: the TAG is built in the buffer
+    # the link made at start-up, never in a new block of the fragmented heap.
+    from firmware import link
+    six = [(bytes((4, k)) + bytes(8), bytes(12)) for k in range(wire.MAX_TAGS)]
+    assert len(wire.tag(7, six)) <= link._TX_PAYLOAD
+
+
 @pytest.mark.parametrize("stack", [5, 6])
 def test_a_stack_of_creature_cards_on_a_wagon_cell_is_reported_whole(stack):
     # A Fight Club wagon: up to five creature cards on one reader, and a sixth to refuse.
