@@ -257,3 +257,23 @@ def test_tags_of_another_game_are_refused():
     table.reconcile(0)
     assert table.mismatches[0].code == "bad_tag"
     assert "not a Fight Club card" in table.mismatches[0].message
+
+
+def test_the_lights_show_each_seats_gold_its_wagons_and_a_reservation():
+    from host import lights
+    from host.table.fightclub_game import GOLD, SEAT_COLOUR, FightclubGame
+    match, table = table_for(gold=3)
+    game = FightclubGame()
+    apply(match, table, {"type": "reserve", "contract": "L1-03"}, 0)
+    scenes = game.scenes(match.state, table, list(ft.ZONES))
+    assert scenes[P1_BARROW][2] == lights.value(GOLD, 2)     # 3 gold, 1 paid to reserve
+    assert scenes[P1_BARROW][0] == lights.pulse(SEAT_COLOUR["p1"], 1600, 40)  # p1's turn
+    assert scenes[table.contract_cells()["L1-03"]][0] == lights.solid(SEAT_COLOUR["p1"])
+    assert scenes[(0, 0)] == lights.DARK_CELL
+    table.observe((0, 0), ["c01-01"])
+    table.reconcile(10)
+    scenes = game.scenes(match.state, table, list(ft.ZONES))
+    assert scenes[(0, 0)] == lights.all_edges(lights.blink(lights.MISMATCH, 500))
+    text = game.render(match.state, scenes, table.mismatches, colour=False)
+    assert "p1: 2 gold" in text and "Market: [2, 3, 4, 6]" in text
+    assert "Nothing goes on [0, 0]" in text
