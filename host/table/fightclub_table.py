@@ -80,6 +80,10 @@ CONTRACT_CELLS = [cell for _, cell in CONTRACT_CELLS]
 MARKET_CELLS = [cell for _, cell in sorted((z[1], cell) for cell, z in ZONES.items()
                                            if z and z[0] == "market")]
 
+# Events of what the engine moves on the table by itself.
+ENGINE_MOVES = ("contract_drawn", "market_dealt", "market_discarded", "creatures_reshuffled",
+                "wheelbarrow_destroyed")
+
 # Actions read only once the table has been still for the window (a group goes down card
 # by card); the others are read at once.
 GROUPS = ("load", "move", "discard", "exchange")
@@ -172,10 +176,13 @@ class FightclubTable(TableInterpreter):
         self.observe(cell, cards, problems)
 
     def after(self, events):
-        """The engine applied an action: what it changed by itself must reach the table
-        before the table's changes are read as moves again."""
+        """The engine applied an action: what it changed on the table by itself (a contract
+        drawn, the Market dealt or shuffled away, a wheelbarrow destroyed) must reach the
+        table before the table's changes are read as moves again. A button's action that
+        changed nothing there leaves a group being put down as it is."""
         self.pending = None
-        self.catching_up = True
+        if any(ev["type"] in ENGINE_MOVES for ev in events):
+            self.catching_up = True
 
     def busy(self):
         return self.pending is not None

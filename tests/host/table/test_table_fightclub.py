@@ -277,3 +277,15 @@ def test_the_lights_show_each_seats_gold_its_wagons_and_a_reservation():
     text = game.render(match.state, scenes, table.mismatches, colour=False)
     assert "p1: 2 gold" in text and "Market: [2, 3, 4, 6]" in text
     assert "Nothing goes on [0, 0]" in text
+
+
+def test_a_button_pressed_while_a_group_goes_down_leaves_the_group_to_be_read():
+    match, table = table_for(gold=3)
+    table.observe(P1_BARROW, ["c01-01"])
+    table.reconcile(0)
+    apply(match, table, {"type": "buy_action"}, 100)
+    assert table.mismatches == []
+    table.observe(P1_BARROW, ["c01-01", "c05-01"])
+    table.reconcile(200)
+    assert table.tick(200 + table.hide_window_ms) == {
+        "type": "load", "wagon": "wheelbarrow", "cards": ["c01-01", "c05-01"]}
