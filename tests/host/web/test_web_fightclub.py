@@ -94,3 +94,42 @@ def test_a_hand_action_is_made_on_the_web_and_a_table_move_is_not(tmp_path):
     assert session.match.actions == [{"type": "discard", "from": "hand", "cards": hand[:1]}]
     assert asyncio.run(web.control(seat, {"op": "button", "name": "end_turn"}))
     assert session.match.actions[-1] == {"type": "end_actions"}
+
+
+class RecordingHands:
+    """Virtual hands that put the cards straight into what the interpreter sees."""
+
+    def __init__(self, table):
+        self.table = table
+        self.done = []
+
+    async def place(self, cell, item):
+        self.done.append(("place", cell, item))
+        self.table.observe(cell, self.table.observed.get(cell, []) + [item.split(":", 1)[1]])
+
+    async def lift(self, cell, item=None):
+        self.done.append(("lift", cell, item))
+        seen = list(self.table.observed.get(cell, []))
+        seen.remove(item.split(":", 1)[1])
+        self.table.observe(cell, seen)
+
+
+def test_a_seat_stacks_its_cards_on_a_wagon_and_lifts_a_named_one_on_the_virtual_table(
+        tmp_path):
+    from host.table import fightclub_table as ft
+    session = fightclub_session(tmp_path)
+    state = session.match.state
+    seat = session.game.current_seat(state)
+    hands = RecordingHands(session.table)
+    web = WebTable(session, hands=hands)
+    barrow = list(ft.WAGON_CELL[(seat, "wheelbarrow")])
+    first, second = state.players[seat].hand[:2]
+    for card in (first, second):
+        asyncio.run(web.control(seat, {"op": "place", "cell": barrow, "card": card}))
+    assert sorted(session.table.observed[tuple(barrow)]) == sorted([first, second])
+    with pytest.raises(Refused) as e:
+        asyncio.run(web.control(seat, {"op": "place", "cell": barrow, "card": "c99-01"}))
+    assert e.value.status == 403
+    asyncio.run(web.control(seat, {"op": "lift", "cell": barrow, "card": first}))
+    assert session.table.observed[tuple(barrow)] == [second]
+    assert hands.done[-1] == ("lift", tuple(barrow), "fightclub:" + first)
