@@ -423,6 +423,8 @@ class FightclubTable(TableInterpreter):
             if extra:
                 (dst, moved), = extra.items()
                 if moved != vals:
+                    if not minus(moved, vals):
+                        return self._wait(s, d, None, now)    # a move under way
                     self._say_all(s, d)
                     return None
                 action = {"type": "move", "from": src[1], "to": dst[1], "cards": ids}

@@ -164,6 +164,18 @@ def test_cards_moved_between_own_wagons_are_a_move():
         "type": "move", "from": "wheelbarrow", "to": "hand_cart", "cards": ["c05-01"]}
 
 
+def test_a_move_card_by_card_is_no_mismatch_halfway():
+    match, table = table_for(wagons={"wheelbarrow": ["c01-01", "c05-01", "c09-01"],
+                                     "hand_cart": []}, hand=("c07-01",))
+    table.observe(P1_BARROW, ["c01-01"])
+    table.observe(P1_CART, ["c05-01"])
+    assert table.reconcile(0) is None and table.mismatches == []    # the 9 is in the hand
+    table.observe(P1_CART, ["c05-01", "c09-01"])
+    table.reconcile(100)
+    assert table.tick(100 + table.hide_window_ms) == {
+        "type": "move", "from": "wheelbarrow", "to": "hand_cart", "cards": ["c05-01", "c09-01"]}
+
+
 def test_cards_lifted_off_a_wagon_are_a_discard():
     match, table = table_for(wagons={"wheelbarrow": ["c01-01", "c09-01"]}, hand=("c07-01",))
     table.observe(P1_BARROW, ["c01-01"])
