@@ -371,6 +371,12 @@ class WebTable:
             you["hand"] = [{"id": c, "value": int(c[1:3])} for c in p.hand]
             you["gold"] = p.gold
             you["buttons"] = list(BUTTONS["fightclub"])
+            # Where a picked card may go: the seat's own wagons and the Market.
+            from host.table import fightclub_table
+            own = [list(fightclub_table.WAGON_CELL[(seat, w)]) for w in p.wagons
+                   if p.wagons[w] is not None]
+            you["targets"] = {"place": own + [list(c) for c in fightclub_table.MARKET_CELLS],
+                              "move": own}
             # What this seat makes on the web table (its hand's cards, no table move).
             you["web_actions"] = []
             if you["legal"]:

@@ -49,6 +49,10 @@ def test_a_seat_sees_its_hand_and_everybodys_gold_and_no_other_hand(tmp_path):
     mine = web.view(seat)
     assert [c["id"] for c in mine["you"]["hand"]] == state.players[seat].hand
     assert mine["you"]["buttons"] == ["end_turn", "draw", "wagon", "action"]
+    from host.table import fightclub_table as ft
+    barrow = list(ft.WAGON_CELL[(seat, "wheelbarrow")])
+    assert mine["you"]["targets"]["move"] == [barrow]         # a Wheelbarrow only, so far
+    assert len(mine["you"]["targets"]["place"]) == 1 + len(ft.MARKET_CELLS)
     assert all(session.game.is_button_action(a) for a in mine["you"]["web_actions"])
     text = json.dumps(mine)
     for cid in state.players[other].hand:
