@@ -25,10 +25,11 @@ What the table shows, for the seat whose turn it is:
                                                    limited action for 2 gold
 
 A group is read when the table has been still for `hide_window_ms` (a load of three
-cards is one action, however slowly it goes down), or at once when it is the move a bot
-asked for. Discarding from the hand, drawing one for one, paying a wagon with creature
-points, discarding down, fight cards and passing cards name cards of the hand only: the
-web table or a bot makes them (`FightclubGame.is_button_action`).
+cards is one action, however slowly it goes down), at once when its player taps the pad of
+the wagon (or a Market cell) it went to, and at once when it is the move a bot asked for.
+Discarding from the hand, drawing one for one, paying a wagon with creature points,
+discarding down, fight cards and passing cards name cards of the hand only: the web table
+or a bot makes them (`FightclubGame.is_button_action`).
 
 Anything else is a mismatch in words naming the cells: a card on another seat's wagon, a
 card on a cell that holds nothing in this game, a completed contract still on the table,
@@ -146,11 +147,12 @@ def contract_words(s, cid):
 class FightclubTable(TableInterpreter):
     """The Fight Club interpreter: `observed` holds item ids ("c07-03", "L1-05")."""
 
-    hide_window_ms = 1500
+    hide_window_ms = 3000     # a person puts a few cards down one by one (or taps: done)
 
     def __init__(self, match, hide_window_ms=None):
         super().__init__(match, hide_window_ms)
         self.pending = None       # (action, since_ms): a group read, waiting for stillness
+        self.done_tapped = False  # the player tapped a pad: the group is complete
         self.catching_up = False  # the engine changed the table by itself: not yet shown
 
     # ------------------------------------------------------------ inputs
@@ -458,6 +460,12 @@ class FightclubTable(TableInterpreter):
         if self.pending is None or self.pending[0] != action:
             self.pending = (action, now)
             self.progress_at = now
+            if action is None:
+                self.done_tapped = False
+        if self.done_tapped and action is not None and self.bot_move is None:
+            self.done_tapped = False
+            self.pending = None
+            return self._checked(s, d, action)
         if now - self.pending[1] < self.hide_window_ms:
             return None
         if self.bot_move is not None:
@@ -495,9 +503,14 @@ class FightclubTable(TableInterpreter):
     # ------------------------------------------------------------ pads and buttons
 
     def gesture(self, cell, kind, now):
-        """Hold a contract's pad: reserve it."""
+        """Hold a contract's pad: reserve it. Tap a pad while a group is going down: the
+        group is complete, read it now."""
         s = self.state
         zone = ZONES.get(cell)
+        if kind == "tap" and self.pending is not None and zone is not None and \
+                zone[0] in ("wagon", "market"):
+            self.done_tapped = True
+            return self.reconcile(now)
         if kind != "hold" or zone is None or zone[0] != "contract" or self.mismatches:
             return None
         here = [c for c in self.observed.get(cell, ()) if c in s.area]

@@ -59,6 +59,15 @@ def test_cards_put_on_a_wagon_are_one_load_once_the_table_is_still():
         "type": "load", "wagon": "wheelbarrow", "cards": ["c01-01", "c05-01"]}
 
 
+def test_a_tap_on_the_wagons_pad_reads_the_group_at_once():
+    match, table = table_for()
+    table.observe(P1_BARROW, ["c01-01", "c05-01"])
+    assert table.reconcile(1000) is None
+    assert table.gesture(P1_BARROW, "tap", 1200) == {
+        "type": "load", "wagon": "wheelbarrow", "cards": ["c01-01", "c05-01"]}
+    assert table.gesture((0, 0), "tap", 1300) is None       # nothing going down
+
+
 def test_any_card_of_the_number_stands_for_the_one_in_the_hand():
     # The hand holds c01-01 and c01-02; the person put down another 1 and the 5.
     match, table = table_for()
