@@ -31,8 +31,9 @@ from shared_rules import wire
 _MAX_PENDING = const(12)  # unacked events kept for resend; oldest dropped beyond this
 _SEEN = const(16)         # host seqs acted on lately, to drop resent duplicates
 _QUIET_TX_BYTES = const(256)  # the rp2 USB CDC transmit buffer: what a host not reading holds
-_TX_PAYLOAD = const(160)  # the biggest payload the tile encodes in place: a TAG is under 100
-#                           bytes, a SNAPSHOT 128 (main.py); a longer LOG is encoded apart
+_TX_PAYLOAD = const(160)  # the biggest payload the tile encodes in place: a TAG of six tags
+#                           (wire.MAX_TAGS, 10-byte UIDs) is 146 bytes, a SNAPSHOT 128
+#                           (main.py); a longer LOG is encoded apart
 _NOISY_MS = const(5000)   # a damaged frame from the host makes the line noisy this long ...
 _NOISY_RESEND = const(4)  # ... and resends go this many times as often (a lost frame is
                           # random damage, not a crowded line: trying sooner is what helps)

@@ -1,7 +1,7 @@
 """`fairytable run`: the main job. Plays a game on the table, or on the virtual table.
 
-    fairytable run [--game storybook|royale|heroes] [--mode royale|ctf] [--seed N]
-                   [--bots N] [--journal PATH] [--headless] [--json]
+    fairytable run [--game storybook|royale|heroes|fightclub] [--mode royale|ctf]
+                   [--seed N] [--bots N] [--journal PATH] [--headless] [--json]
                    [--port /dev/ttyACM0 ...] [--layout FILE] [--offline-grace SECONDS]
                    [--key FILE] [--registry FILE]
 
@@ -47,7 +47,8 @@ MAX_SETUP_BYTES = 1 << 20
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="fairytable run", description=__doc__.split("\n\n")[0])
-    p.add_argument("--game", default="storybook", choices=["storybook", "royale", "heroes"])
+    p.add_argument("--game", default="storybook",
+                   choices=["storybook", "royale", "heroes", "fightclub"])
     p.add_argument("--mode", default=None, choices=["royale", "ctf"],
                    help="heroes only: Battle Royale (default) or Capture the Flag")
     p.add_argument("--seed", type=int, default=None,
@@ -72,7 +73,8 @@ def parse_args(argv):
                    help="what runs the virtual tiles (default: auto)")
     p.add_argument("--new", action="store_true", help="start a new game, even if one can resume")
     p.add_argument("--players", type=int, default=None,
-                   help="players of a new game, for games that take it (royale: 2 to 8)")
+                   help="players of a new game, for games that take it (royale: 2 to 8, "
+                   "fightclub: 1 to 4, 1 is the solo game)")
     p.add_argument("--setup", default=None,
                    help="a new game's setup (JSON file in the game's setup form)")
     p.add_argument("--offline-grace", type=float, default=5.0, metavar="SECONDS",

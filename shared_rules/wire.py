@@ -126,7 +126,8 @@ CONFIG_NAMES = {CONFIG_ARRIVE_POLLS: "arrive_polls", CONFIG_GONE_POLLS: "gone_po
 REBOOT_MAINTENANCE = 1    # the next boot skips the tile: the REPL is free for mpremote
 REBOOT_BOOTLOADER = 2     # the UF2 bootloader (machine.bootloader())
 
-MAX_TAGS = 4      # tags reported per slot (a card and pawns)
+MAX_TAGS = 6      # tags reported per slot: a card and pawns, or a Fight Club wagon's five
+#                   creatures and one more (a sixth is seen, to be refused in words)
 _MAX_UID = const(10)       # ISO 14443-3A triple-size UID
 _MAX_IDENTITY = const(16)
 _RECORD_LEN = const(16)    # an identity record: NTAG pages 4..7 (shared_rules/tag_identity.py)

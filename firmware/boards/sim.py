@@ -317,9 +317,13 @@ def _main(argv):
     # made first, in a whole heap, before the firmware loads: placing one later only
     # loads a spare, so the emulated tags never fight the firmware for a block of its
     # fragmented 64 KB (host/virtual/image.py counts them with the emulated chips).
+    # Four spares a reader (a card and three pawns), not wire.MAX_TAGS: a fuller stack (a
+    # Fight Club wagon) gets new cards beyond them (control.py), so the 64 KB tiles of the
+    # other games do not pay for stacks they never hold. The wire module is loaded first,
+    # as the firmware needs it anyway: the spares then lie after it in the heap.
     from firmware.sim.mfrc522_emu import tag_pool
-    from shared_rules.wire import MAX_TAGS
-    pool = tag_pool(spec["readers"] * MAX_TAGS)
+    from shared_rules import wire  # noqa: F401
+    pool = tag_pool(spec["readers"] * 4)
     from firmware.main import Tile
 
     board = SimBoard(_unhex(uid), control, spec["buttons"])

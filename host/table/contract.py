@@ -201,6 +201,11 @@ class TableGame:
                 "pockets_wanted": table.pockets_wanted(),
                 "busy": table.busy()}
 
+    def event_view(self, event, seat=None):
+        """An event as `seat` may see it (None: a spectator). Default: as it is (a game
+        whose events carry hidden cards overrides it, e.g. with its engine's event_view)."""
+        return event
+
     def status_strip(self, match):
         """(scores, target, side whose turn) for the Pi's status strip (host/pi.py), which
         shows two sides' scores toward a target. Default: the result's scores, target 10,

@@ -2,7 +2,8 @@
 
 _ADAPTERS = {"storybook": ("host.table.storybook_game", "StorybookGame"),
              "royale": ("host.table.royale_game", "RoyaleGame"),
-             "heroes": ("host.table.heroes_game", "HeroesGame")}
+             "heroes": ("host.table.heroes_game", "HeroesGame"),
+             "fightclub": ("host.table.fightclub_game", "FightclubGame")}
 
 
 def table_game(name):

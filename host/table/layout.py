@@ -2,7 +2,7 @@
 
 A layout file:
 
-    game = "storybook"            # or "royale", "heroes"
+    game = "storybook"            # or "royale", "heroes", "fightclub"
     name = "Storybook Battles, 7 x 7"
 
     [[tile]]                      # one per tile, in the order the virtual table starts them
@@ -14,11 +14,12 @@ A layout file:
     variant = "dice"
     pockets = 3                   # the dice tray: slot i is die pocket i
 
-Cells are [column, row] for Storybook and heroes (Battle Royale with hero teams),
-and [x, y] with |x|+|y| <= 3 for the Battle Royale diamond. A layout covers exactly
-the game's board: every cell of it on one tile's slot, no cell beside it (Storybook:
-the 7 x 7 grid; Battle Royale: the 25-cell diamond and the dice tray; heroes: the
-7 x 7 grid and the dice tray). Errors name the file, the line
+Cells are [column, row] for Storybook, heroes (Battle Royale with hero teams) and Fairy
+Tale Fight Club (host/table/fightclub_table.py says which cell is a wagon, a contract or
+the Market), and [x, y] with |x|+|y| <= 3 for the Battle Royale diamond. A layout covers
+exactly the game's board: every cell of it on one tile's slot, no cell beside it
+(Storybook and Fight Club: the 7 x 7 grid; Battle Royale: the 25-cell diamond and the
+dice tray; heroes: the 7 x 7 grid and the dice tray). Errors name the file, the line
 and the field, and what is wrong. Everything is bounded before it is used: the
 file's size, the number of tiles (at most one per cell, and the tray), the
 cells (the board's, so nothing is ever sized by a number in the file).
@@ -27,7 +28,7 @@ cells (the board's, so nothing is ever sized by a number in the file).
 import re
 import tomllib
 
-GAMES = ("storybook", "royale", "heroes")
+GAMES = ("storybook", "royale", "heroes", "fightclub")
 MAX_SLOTS = {"cell": 8, "dice": 3}
 # The shipped layouts are about 1.5 kB; a layout of one tile per cell is under 10 kB.
 MAX_LAYOUT_BYTES = 64 * 1024
@@ -49,6 +50,9 @@ def board_cells(game):
             from shared_rules import heroes
             _boards[game] = frozenset((x, y) for x in range(heroes.SIZE)
                                       for y in range(heroes.SIZE))
+        elif game == "fightclub":
+            from host.table import fightclub_table
+            _boards[game] = frozenset(fightclub_table.ZONES)
         else:
             from shared_rules import royale
             _boards[game] = frozenset(tuple(cell) for cell in royale.CELLS)
@@ -176,7 +180,7 @@ def parse(text, path="<layout>"):
     game = doc.get("game")
     if game is None:
         raise LayoutError(path, None, 'game is missing: a layout starts with game = '
-                          '"storybook", "royale" or "heroes"')
+                          '"storybook", "royale", "heroes" or "fightclub"')
     if game not in GAMES:
         raise LayoutError(path, _top_line(text, "game"), "game must be one of %s, not %s"
                           % (", ".join(GAMES), _shown(game)))
@@ -281,6 +285,8 @@ def _board_words(game):
         cols, rows = max(board_cells(game))
         return "Storybook board (%d x %d cells, [0, 0] to [%d, %d])" % (cols + 1, rows + 1,
                                                                         cols, rows)
+    if game == "fightclub":
+        return "Fight Club table (7 x 7 cells, [0, 0] to [6, 6])"
     return "Battle Royale diamond (|x| + |y| <= 3)"
 
 

@@ -52,6 +52,7 @@ def known_items():
     except OSError:
         royale = {"cards": []}
     items += ["royale:" + c["id"] for c in royale.get("cards", [])]
+    items += fightclub_items()
     items += ["pawn:" + colour for colour in PAWN_COLOURS]
     items += ["die:%d:%d" % (d, face) for d in range(1, DICE + 1) for face in range(1, 7)]
     try:
@@ -69,6 +70,15 @@ def known_items():
     return sorted(items)
 
 
+def fightclub_items():
+    """Fairy Tale Fight Club: every creature card ("fightclub:c07-03") and contract card
+    ("fightclub:L1-05"); events are drawn by the engine and never lie on the table."""
+    from shared_rules import fightclub
+    cat = fightclub.load_catalog()
+    return ["fightclub:" + c for c in cat.creature_ids] + \
+        ["fightclub:" + c for c in sorted(cat.contracts)]
+
+
 def item_code(name):
     return (binascii.crc32(name.encode()) & 0xFFFFFF).to_bytes(3, "big")
 
@@ -76,7 +86,7 @@ def item_code(name):
 def kind_of(name):
     prefix = name.split(":")[0]
     return "card" if prefix in ("storybook", "royale", "heroes", "heroes-card",
-                                "heroes-flag") else prefix
+                                "heroes-flag", "fightclub") else prefix
 
 
 KEY_BYTES = 32

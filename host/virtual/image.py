@@ -241,14 +241,14 @@ spi = SimSPI()
 rst = SimPin(value=1)
 chips = []
 readers = %d
-pool = tag_pool(readers * wire.MAX_TAGS)    # the sim board's spare tags (board.readers)
+pool = tag_pool(readers * 4)    # the sim board's spare tags: four a reader (firmware/boards/sim.py)
 for i in range(readers):
     cs = SimPin()
     emu = Mfrc522Emulator()
     spi.attach(cs, emu)
     emu.attach_rst(rst)
-    for k in range(wire.MAX_TAGS):   # a card and its pawns, each with an identity record
-        card = pool[i * wire.MAX_TAGS + k]
+    for k in range(4):   # a card and its pawns, each with an identity record
+        card = pool[i * 4 + k]
         card.load(bytes((4, i, k, 2, 3, 4, 5)), tag_identity.record(bytes(12)))
         emu.place(card)
     chips.append((cs, emu))

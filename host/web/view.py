@@ -27,7 +27,11 @@ from host.virtual.hands import HandsSlipped
 HIDDEN = "a hidden card"
 LOG_LINES = 40
 GESTURES = ("tap", "double", "hold")
-CONTROL_OPS = ("place", "lift", "move", "tap", "double", "hold", "button", "throw")
+CONTROL_OPS = ("place", "lift", "move", "tap", "double", "hold", "button", "throw", "action")
+# Seat buttons per game (the web table's, and the Pi's for the games it wires).
+BUTTONS = {"storybook": ("draw", "end_turn", "twist"), "royale": ("roll", "swap", "end_turn"),
+           "heroes": ("roll", "end_turn", "no_defence"),
+           "fightclub": ("end_turn", "draw", "wagon", "action")}
 
 
 class Refused(Exception):
@@ -92,7 +96,7 @@ def secret_words(state, engine, seat=None):
             if card is not None:
                 words.add(card["name"])
         elif cat is not None:
-            card = cat.cards.get(cid)
+            card = getattr(cat, "cards", {}).get(cid)
             if card is not None:
                 words.add(card[1])
             twist = getattr(cat, "twists", {}).get(cid)
@@ -179,6 +183,16 @@ class WebTable:
                 out[key] = known.get(key)
             out["characters"] = known["characters"]
             out["flags"] = known["flags"]
+        elif game == "fightclub":
+            # Gold is the host's: every seat's, with the wagons, contracts and the Market.
+            out["scores"] = known.get("scores")
+            out["actions_left"] = known.get("actions_left")
+            out["round"] = known.get("round")
+            out["market"] = known.get("market")
+            out["contracts"] = known.get("contracts")
+            out["pending"] = known.get("pending")
+            out["players"] = [dict(known["players"][x], id=x) for x in sorted(known["players"])]
+            out["gold"] = dict((x, known["players"][x]["gold"]) for x in known["players"])
         else:
             out["scores"] = known.get("scores")
             out["actions_left"] = known.get("actions_left")
@@ -194,7 +208,7 @@ class WebTable:
         out["in_progress"] = self._in_progress()
         out["bot_request"] = self._bot_request_cells()
         out["log"] = list(s.log.lines[-LOG_LINES:])
-        out["last"] = self._last(state)
+        out["last"] = self._last(state, seat)
         out["tiles"] = [{"id": uid, "online": t.online} for uid, t in sorted(s.link.tiles.items())]
         out["knowledge"] = known
         if seat is not None:
@@ -240,6 +254,19 @@ class WebTable:
                     items.setdefault(cell, []).append(item)
         elif s.match.game == "heroes":
             self._heroes_items(state, known, items)
+        elif s.match.game == "fightclub":
+            # Everything on a Fight Club table lies face up: creatures and contracts.
+            for cell, seen in sorted(s.table.observed.items()):
+                for cid in seen:
+                    if cid in state.cat.contracts:
+                        c = state.cat.contracts[cid]
+                        items.setdefault(cell, []).append(
+                            {"kind": "contract", "id": cid, "name": c["name"],
+                             "creatures": list(c["creatures"]), "face_up": True})
+                    else:
+                        items.setdefault(cell, []).append(
+                            {"kind": "card", "id": cid, "value": int(cid[1:3]),
+                             "face_up": True, "owner": None})
         else:
             for entry in known["map"]:
                 cell = tuple(entry["cell"])
@@ -343,9 +370,10 @@ class WebTable:
         cells = [req[k] for k in ("cell", "to") if k in req]
         return {"type": req["type"], "cells": cells}
 
-    def _last(self, state):
+    def _last(self, state, seat=None):
+        """The last action's events, as the game lets `seat` see them."""
         events = self.session.recent_events or []
-        return [dict(ev) for ev in events]
+        return [dict(self.session.game.event_view(ev, seat)) for ev in events]
 
     def _seat_part(self, state, known, seat):
         s = self.session
@@ -384,6 +412,22 @@ class WebTable:
             you["plot_twist_choices"] = known.get("plot_twist_choices")
         elif s.match.game == "heroes":
             you.update(self._heroes_seat_part(state, seat))
+        elif s.match.game == "fightclub":
+            p = state.players[seat]
+            you["hand"] = [{"id": c, "value": int(c[1:3])} for c in p.hand]
+            you["gold"] = p.gold
+            you["buttons"] = list(BUTTONS["fightclub"])
+            # Where a picked card may go: the seat's own wagons and the Market.
+            from host.table import fightclub_table
+            own = [list(fightclub_table.WAGON_CELL[(seat, w)]) for w in p.wagons
+                   if p.wagons[w] is not None]
+            you["targets"] = {"place": own + [list(c) for c in fightclub_table.MARKET_CELLS],
+                              "move": own}
+            # What this seat makes on the web table (its hand's cards, no table move).
+            you["web_actions"] = []
+            if you["legal"]:
+                you["web_actions"] = [a for a in s.match.engine.legal_actions(state)
+                                      if s.game.is_button_action(a)]
         else:
             from shared_rules import royale
             you["colour"] = self._colour(state, seat)
@@ -482,15 +526,15 @@ class WebTable:
             raise Refused(409, "no game is running (attract mode): staff start a new game.")
         if op == "button":
             name = msg.get("name")
-            valid = {"storybook": ("draw", "end_turn", "twist"),
-                     "heroes": ("roll", "end_turn", "no_defence")}.get(
-                         s.match.game, ("roll", "swap", "end_turn"))
+            valid = BUTTONS.get(s.match.game, ())
             if name not in valid:
                 raise Refused(400, "unknown button %r: one of %s." % (name, ", ".join(valid)))
             action = s.button(seat, name)
             if action is not None:
                 s.apply_from_table(action)
             return "%s pressed %s" % (seat, name)
+        if op == "action":
+            return self._web_action(seat, msg.get("action"))
         if not self.virtual:
             raise Refused(409, "this is a real table: play with the cards on it.")
         if op == "throw":
@@ -514,6 +558,9 @@ class WebTable:
                 return "placed on %s" % cell_key(cell)
             if op == "lift":
                 item = self._liftable(state, seat, cell)
+                if state is not None and self.session.match.game == "fightclub" and \
+                        msg.get("card") in self.session.table.observed.get(cell, ()):
+                    item = "fightclub:" + msg["card"]   # one card named out of a stack
                 await self.hands.lift(cell, item)
                 return "lifted from %s" % cell_key(cell)
             # move: lift and put down elsewhere, one motion of the hand.
@@ -528,8 +575,27 @@ class WebTable:
             await self.hands.place(to, item)
             return "moved from %s to %s" % (cell_key(cell), cell_key(to))
 
+    def _web_action(self, seat, action):
+        """An action of the seat's own cards made on the web table (Fight Club: discard
+        from the hand, draw one for one, pay a wagon in creatures, discard down, a fight
+        card, cards to pass): what no table move shows. Applied as a button press is."""
+        s = self.session
+        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+            raise Refused(400, 'an action is a JSON object with a "type".')
+        if not s.game.is_button_action(action):
+            raise Refused(400, "%s is made on the table, not on the web." % action["type"])
+        state = s.match.state
+        if s.match.engine.status(state) != "ongoing" or s.game.current_seat(state) != seat:
+            raise Refused(409, "it is not %s's move." % seat)
+        problem = s.match.engine.validate(state, action)
+        if problem is not None:
+            raise Refused(409, problem.message)
+        s.apply_from_table(action)
+        return "%s made %s" % (seat, action["type"])
+
     async def _seen_gone(self, cell, item, timeout_s=3.0):
-        name = item.split(":", 1)[1] if self.session.match.game == "storybook" else item
+        name = item.split(":", 1)[1] if self.session.match.game in ("storybook", "fightclub") \
+            else item
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         while name in self.session.table.observed.get(cell, ()):
@@ -539,6 +605,11 @@ class WebTable:
             await asyncio.sleep(0.02)
 
     def _hand_item(self, state, seat, card, cell):
+        if self.session.match.game == "fightclub":
+            # A creature card of the seat's hand; cards stack on a wagon or in the Market.
+            if not isinstance(card, str) or card not in state.players[seat].hand:
+                raise Refused(403, "%r is not in %s's hand." % (card, seat))
+            return "fightclub:" + card
         if self.session.match.game == "storybook":
             if not isinstance(card, str):
                 raise Refused(400, "say which card to place: {\"card\": ID}.")
@@ -572,6 +643,11 @@ class WebTable:
     def _liftable(self, state, seat, cell):
         """The item the seat may lift off `cell` (its own card or pawn, or one to tidy)."""
         seen = list(self.session.table.observed.get(cell, []))
+        if self.session.match.game == "fightclub":
+            # The top card of the stack: what a hand takes first.
+            if not seen:
+                raise Refused(409, "nothing lies on %s." % cell_key(cell))
+            return "fightclub:" + seen[-1]
         if self.session.match.game == "storybook":
             if not seen:
                 raise Refused(409, "nothing lies on %s." % cell_key(cell))

@@ -675,3 +675,67 @@ def test_an_anticollision_answer_of_the_wrong_length_is_a_misread():
     card.short = True
     assert reader.drv.inventory() == []
     assert reader.drv.errors >= 1
+
+
+# -- stacks: a Fight Club wagon holds up to five creature cards on one reader -------------
+
+# Creature cards of one print run: NTAG213 UIDs alike but for their last bytes, so the
+# anticollision meets collisions deep in the UID; two differ in one bit only.
+STACK = [bytes((4, 0x5A, 0x31, 0x92, 0xC4, 0x7E, last)) for last in
+         (0x80, 0x81, 0x83, 0x90, 0xA7, 0x27, 0x11)]
+
+
+def _creature(k):
+    return ("fc:c%02d-01" % (k + 1)).encode()
+
+
+def _stack_reader(n):
+    reader = ready()
+    for k in range(n):
+        reader.emu.place(NtagCard(STACK[k], identity_record(_creature(k))))
+    return reader
+
+
+def test_a_stack_of_five_or_six_cards_is_all_found_with_their_identities():
+    from shared_rules import wire
+    assert wire.MAX_TAGS >= 6, "a wagon of five and a card too many must both be seen"
+    for n in (5, 6):
+        reader = _stack_reader(n)
+        ids = {}
+        found = reader.drv.inventory(wire.MAX_TAGS, ids)
+        assert sorted(found) == sorted(STACK[:n]), n
+        for k in range(n):
+            assert parse_identity(ids[STACK[k]]) == _creature(k)
+        # Lying still, the stack is polled by UID: the same cards, fewer exchanges.
+        first, cost_search = reader.transactions_of(reader.drv.inventory, wire.MAX_TAGS, ids)
+        again, cost_known = reader.transactions_of(reader.drv.inventory, wire.MAX_TAGS, ids,
+                                                   sorted(found))
+        assert sorted(first) == sorted(again) == sorted(STACK[:n])
+        assert cost_known < cost_search, (n, cost_known, cost_search)
+
+
+def test_a_seventh_card_on_a_stack_is_left_for_a_later_poll():
+    from shared_rules import wire
+    reader = _stack_reader(7)
+    found = reader.drv.inventory(wire.MAX_TAGS)
+    assert len(found) == wire.MAX_TAGS and len(set(found)) == wire.MAX_TAGS
+    assert all(uid in STACK for uid in found)
+
+
+def test_a_card_taken_off_a_stack_of_six_is_gone_and_the_five_stay():
+    from shared_rules import wire
+    reader = _stack_reader(6)
+    known = sorted(reader.drv.inventory(wire.MAX_TAGS))
+    reader.emu.lift(STACK[2])
+    assert sorted(reader.drv.inventory(wire.MAX_TAGS, None, known)) == \
+        sorted(STACK[:2] + STACK[3:6])
+
+
+def test_a_misread_in_a_stack_never_yields_a_wrong_uid():
+    from shared_rules import wire
+    reader = _stack_reader(6)
+    reader.emu.misread(2, command=0x93)      # two garbled answers to cascade level 1
+    found = reader.drv.inventory(wire.MAX_TAGS)
+    assert all(uid in STACK[:6] for uid in found)
+    assert sorted(reader.drv.inventory(wire.MAX_TAGS, None, sorted(found))) == \
+        sorted(STACK[:6])

@@ -6,7 +6,8 @@ the shared RST line leaves no reader with its reset defaults; a reader that stay
 dead, or fails every poll, is not reset every few seconds forever nor logged each
 time; a revival never blocks the loop; an exception in a poll stalls no reader; a
 card whose identity read failed is read again, before it is reported and while it
-stays; a full cell never reports a fifth tag; a task that keeps failing stops
+stays; a stack of five or six cards is reported whole; a full cell never reports more
+than wire.MAX_TAGS; a task that keeps failing stops
 feeding the watchdog; the host's commands are checked before they change anything,
 and one whose handling failed is handled when the host resends it; the loop runs on
 when the ticks wrap.
@@ -456,22 +457,54 @@ def test_a_readers_task_that_starts_over_begins_a_round_with_every_field_off():
 # -- the slots' tags ------------------------------------------------------------------------
 
 def test_a_card_swapped_on_a_full_cell_waits_until_the_one_lifted_is_gone():
-    # Four tags on a cell (a card and three pawns); one lifted and a new one put down at
-    # once: the cell never reports five (a TAG carries four), nothing fails, and the
-    # newcomer arrives when the lifted one is gone.
+    # A full cell (wire.MAX_TAGS tags: a wagon's five creatures and one too many); one
+    # lifted and a new one put down at once: the cell never reports one more than a TAG
+    # carries, nothing fails, and the newcomer arrives when the lifted one is gone.
+    full = wire.MAX_TAGS
     tile, board = make_tile(4)
-    uids = [bytes((4, 1, k, 3, 4, 5, 6)) for k in range(5)]
-    for u in uids[:4]:
+    uids = [bytes((4, 1, k, 3, 4, 5, 6)) for k in range(full + 1)]
+    for u in uids[:full]:
         board.emus[0].place(NtagCard(u))
     run(board, tile, ("readers", "health"), polls_of(tile, 0, 3))
     board.emus[0].lift(uids[0])
-    board.emus[0].place(NtagCard(uids[4]))
+    board.emus[0].place(NtagCard(uids[full]))
     run(board, tile, ("readers", "health", "link"), polls_of(tile, 0, 8))
     assert board.failures == []
     sent = tags_sent(board, 0)
-    assert [sorted(u for u, _ in tags) for tags in sent] == [uids[:4], uids[1:]]
+    assert [sorted(u for u, _ in tags) for tags in sent] == [uids[:full], uids[1:]]
     tile.snapshot()
     assert board.failures == [] and tags_sent(board, 0)[-1] == [(u, None) for u in uids[1:]]
+
+
+def test_a_tag_report_of_a_full_stack_fits_the_tiles_transmit_buffer():
+    # Six tags of the longest UIDs with full identities: the TAG is built in the buffer
+    # the link made at start-up, never in a new block of the fragmented heap.
+    from firmware import link
+    six = [(bytes((4, k)) + bytes(8), bytes(12)) for k in range(wire.MAX_TAGS)]
+    assert len(wire.tag(7, six)) <= link._TX_PAYLOAD
+
+
+@pytest.mark.parametrize("stack", [5, 6])
+def test_a_stack_of_creature_cards_on_a_wagon_cell_is_reported_whole(stack):
+    # A Fight Club wagon: up to five creature cards on one reader, and a sixth to refuse.
+    # Put down as a group: the slot's report carries the whole stack with every identity,
+    # the neighbour's card is untouched, and lifting the stack is one empty report.
+    tile, board = make_tile(4)
+    board.emus[1].place(NtagCard(CARD, identity_record(b"contract")))
+    uids = [bytes((4, 0x5A, 0x31, 0x92, 0xC4, 0x7E, 0x80 + k)) for k in range(stack)]
+    for k, u in enumerate(uids):
+        board.emus[0].place(NtagCard(u, identity_record(("fc:c%02d" % (k + 1)).encode())))
+    run(board, tile, ("readers", "health", "link"), polls_of(tile, 0, 6))
+    assert board.failures == []
+    sent = tags_sent(board, 0)
+    assert sorted(sent[-1]) == sorted((u, ("fc:c%02d" % (k + 1)).encode())
+                                      for k, u in enumerate(uids))
+    assert tags_sent(board, 1) == [[(CARD, b"contract")]]
+    reports = len(sent)
+    for u in uids:
+        board.emus[0].lift(u)
+    run(board, tile, ("readers", "health", "link"), polls_of(tile, 0, 6))
+    assert tags_sent(board, 0)[reports:] == [[]]
 
 
 def test_a_card_reported_without_its_identity_is_read_again_while_it_stays():

@@ -373,8 +373,12 @@ def test_other_protocol_version_is_refused_by_name():
 
 
 def test_builders_refuse_out_of_range_fields():
-    with pytest.raises(wire.WireError, match="5 tags exceed"):
-        wire.tag(0, [(b"\x01\x02\x03\x04", None)] * 5)
+    with pytest.raises(wire.WireError, match="7 tags exceed the 6 per slot"):
+        wire.tag(0, [(b"\x01\x02\x03\x04", None)] * 7)
+    # A Fight Club wagon's five creatures and one too many still fit one TAG.
+    six = [(bytes((4, 1, 2, 3, 4, 5, k)), b"fc:c0%d" % k) for k in range(6)]
+    assert len(wire.parse(wire.Frame(wire.PROTOCOL_VERSION, wire.TAG, 1,
+                                     wire.tag(0, six)))["tags"]) == 6
     with pytest.raises(wire.WireError, match="scene is 3 bytes, not 24"):
         wire.led_scene([(0, b"abc")])
     with pytest.raises(wire.WireError, match="slot 300"):

@@ -144,6 +144,15 @@
       return '<div class="card" data-item="card" data-card="' + esc(it.id) +
         '" data-face-up="1">' + esc(it.name || it.id) + "</div>";
     }
+    if (v.game === "fightclub") {
+      // A creature shows its number, a contract its name and the creatures it wants.
+      if (it.kind === "contract")
+        return '<div class="card contract" data-item="contract" data-card="' + esc(it.id) +
+          '" title="' + esc(it.name) + '">' + esc(it.name) + "<br>" +
+          esc(it.creatures.join(" ")) + "</div>";
+      return '<div class="card creature" data-item="card" data-card="' + esc(it.id) +
+        '" data-face-up="1">' + it.value + "</div>";
+    }
     if (v.game === "royale") {
       const txt = it.id ? it.id : (it.value !== undefined ? "≤" + it.value : "");
       return '<div class="card map' + (it.id ? "" : " back") + '" data-item="card" data-face-up="' +
@@ -216,7 +225,10 @@
       (String(v.turn).indexOf("hero") === 0 ? "#24408f" : "#8f2420") :
       (colourOf(v, v.turn) || "#333");
     let scores = "";
-    if (v.game === "storybook" && v.scores)
+    if (v.game === "fightclub" && v.players)
+      scores = v.players.map(p => p.id + " " + p.gold + " gold " + (v.scores || {})[p.id] +
+        " VP").join(" · ");
+    else if (v.game === "storybook" && v.scores)
       scores = Object.keys(v.scores).map(k => k + " " + v.scores[k]).join(" · ") +
         " (to " + v.target + ")" + (v.overtime ? " OVERTIME" : "");
     else if (v.players)
@@ -225,6 +237,9 @@
     $("#scores").textContent = scores;
     let left = "";
     if (v.game === "storybook") left = "AP " + v.ap + " · phase " + v.phase;
+    else if (v.game === "fightclub")
+      left = "round " + v.round + " · " + v.phase + " · actions " + v.actions_left +
+        " · Market " + (v.market || []).map(c => parseInt(c.slice(1, 3), 10)).join(" ");
     else if (v.actions_left !== null && v.actions_left !== undefined)
       left = "actions " + v.actions_left + " · movement " + v.movement_left +
         (v.reduced ? " · VALUES REDUCED" : "");
@@ -299,6 +314,9 @@
     } else if (v.game === "heroes") {
       for (const c of you.hand || []) hand.push([c.id, c.name]);
       h += "<div>Figures and cards to lay down:</div>";
+    } else if (v.game === "fightclub") {
+      for (const c of you.hand || []) hand.push([c.id, String(c.value)]);
+      h += "<div>Hand (" + you.gold + " gold): pick a card, then a wagon or the Market</div>";
     } else if (!you.pawn_on_table) {
       hand.push(["pawn", "Your pawn (" + you.colour + ")"]);
       h += "<div>In hand:</div>";
@@ -311,11 +329,21 @@
     h += '<div class="row tools">' + tools.map(t => '<button data-tool="' + t[0] + '"' +
       (tool === t[0] ? ' class="on"' : "") + ">" + t[1] + "</button>").join("") + "</div>";
     const names = {draw: "Draw", end_turn: "End turn", twist: "Plot twist", roll: "Roll order",
-                   swap: "Swap", no_defence: "No defence"};
+                   swap: "Swap", no_defence: "No defence", wagon: "Buy wagon (gold)",
+                   action: "Extra action (2 gold)"};
     h += '<div class="row buttons">' + you.buttons.map(b => '<button data-button="' + b + '">' +
       names[b] + "</button>").join("") +
       (v.game === "royale" || v.game === "heroes" ? '<button data-op="throw">Throw dice</button>'
        : "") + "</div>";
+    if (you.web_actions && you.web_actions.length) {
+      // Fight Club: what the hand's cards do off the table (discard, draw one for one, pay a
+      // wagon in creatures, discard down, a fight card, cards to pass).
+      h += '<div class="row"><select id="webaction">' + you.web_actions.map((a, i) =>
+        '<option value="' + i + '">' + esc(Object.keys(a).map(k => k === "type" ? a[k] :
+          k + " " + (Array.isArray(a[k]) ? a[k].map(c => String(c).slice(1, 3)).join("+") :
+          a[k])).join(" ")) + "</option>").join("") + '</select><button data-webaction="1">Do' +
+        "</button></div>";
+    }
     if (you.plot_twist_choices) h += "<div>Plot twist choices: " +
       you.plot_twist_choices.map(esc).join(", ") + " (Plot twist: next; End turn: take it)</div>";
     h += '<div id="hint">' + esc(hint()) + "</div>";
@@ -328,6 +356,8 @@
       send({op: "button", name: b.dataset.button});
     for (const b of box.querySelectorAll("button[data-op]")) b.onclick = () =>
       send({op: b.dataset.op});
+    for (const b of box.querySelectorAll("button[data-webaction]")) b.onclick = () =>
+      send({op: "action", action: you.web_actions[parseInt($("#webaction").value, 10)]});
   }
 
   function hint() {

@@ -11,7 +11,7 @@ from host.table.mismatch import Mismatch
 from shared_rules.engine import Match
 
 GAMES = [("storybook", {"mode": "physical"}), ("royale", {"players": 3}), ("heroes", {}),
-         ("heroes", {"mode": "ctf"})]
+         ("heroes", {"mode": "ctf"}), ("fightclub", {"players": 3})]
 
 
 @pytest.mark.parametrize("name,options", GAMES)

@@ -1,0 +1,193 @@
+"""Fairy Tale Fight Club on the table: the adapter (host/table/contract.py, TableGame).
+
+It lights the wagons, the contract area and the Market (a seat's gold on its wagons'
+LEDs), draws the table in the terminal, says which moves need no hand on the table, and
+gives the web table the gold and events each seat may see; the interpreter is
+host/table/fightclub_table.py, the virtual hands host/virtual/hands.py.
+"""
+
+from host import lights
+from host.table import fightclub_table as ft
+from host.table.contract import TableGame
+from host.virtual.hands import FightclubHands
+from shared_rules import fightclub
+
+SEAT_COLOUR = {"p1": (255, 40, 30), "p2": (40, 110, 255), "p3": (0, 200, 30),
+               "p4": (255, 200, 0)}
+GOLD = (255, 170, 0)
+CONTRACT = (40, 40, 40)
+MARKET = (0, 40, 10)
+TABLE_MOVES = ("load", "move", "exchange", "to_market", "complete")
+
+
+def _dim(rgb):
+    return tuple(v // 6 for v in rgb)
+
+
+def bot_cells(state, table, action):
+    """The cells a bot's move concerns, chased in white for a human to carry out."""
+    kind = action["type"]
+    seat = state.turn
+    if kind == "load":
+        return [ft.WAGON_CELL[(seat, action["wagon"])]]
+    if kind == "move":
+        return [ft.WAGON_CELL[(seat, action["from"])], ft.WAGON_CELL[(seat, action["to"])]]
+    if kind == "discard" and action.get("from") in fightclub.WAGONS:
+        return [ft.WAGON_CELL[(seat, action["from"])]]
+    if kind == "complete":
+        where = table.contract_cells()
+        cells = [ft.WAGON_CELL[(seat, action["wagon"])]]
+        if action["contract"] in where:
+            cells.append(where[action["contract"]])
+        return cells
+    if kind in ("exchange", "to_market"):
+        return list(ft.MARKET_CELLS)
+    return []
+
+
+class FightclubGame(TableGame):
+    """What the session needs to play Fairy Tale Fight Club on the table."""
+
+    name = "fightclub"
+    options = {}
+    virtual_heap = "64k"
+    players_from_bots = True    # `run --headless --bots N` plays N players
+    button_actions = ("buy_wagon", "swap_draw", "buy_action", "reserve", "end_actions",
+                      "draw_up", "discard_down", "fight_card", "pass_cards")
+    interpreter = ft.FightclubTable
+
+    def is_button_action(self, action):
+        """What a seat button or the web table makes (cards of the hand only, no table
+        move): everything but loads, moves, wagon discards, exchanges, the Market step
+        and completions."""
+        if action["type"] == "discard":
+            return action.get("from") == "hand"
+        return action["type"] in self.button_actions
+
+    def current_seat(self, state):
+        """Who acts now: the chooser of a fight or a pass, else the turn's seat."""
+        if state.status != "ongoing":
+            return None
+        return fightclub.actor(state, {"type": "fight_card"})
+
+    def turns(self, match):
+        """Rounds begun (a round is every seat's turn once; the solo game counts 16)."""
+        return match.state.round
+
+    def action_cells(self, state, action):
+        if action["type"] in ("load", "move", "discard", "complete", "exchange", "to_market"):
+            return [c for c in bot_cells(state, _NoTable(state), action)]
+        return []
+
+    def status_strip(self, match):
+        """The seats' VP; Fight Club has no target score, so the strip's scale is 40 VP
+        (about the best score of a game; the solo book's top band starts at 50)."""
+        return fightclub.scores(match.state), 40, None
+
+    # ------------------------------------------------------------ light and views
+
+    def scenes(self, state, table, cells, events=(), bot_request=None):
+        """Wagons in their seat's colour (bright: the seat whose turn it is; dim: not
+        bought), each with its seat's gold counted on one edge; contracts in play glow,
+        in the reserving seat's colour when reserved; the Market dim green; the bot's move
+        chased in white; mismatches blink red."""
+        s = state
+        scenes = {}
+        for cell in cells:
+            zone = ft.ZONES.get(cell)
+            if zone is None:
+                scenes[cell] = lights.DARK_CELL
+            elif zone[0] == "market":
+                scenes[cell] = lights.all_edges(lights.solid(MARKET))
+            else:
+                scenes[cell] = lights.DARK_CELL
+        for x in s.seats:
+            p = s.players[x]
+            colour = SEAT_COLOUR[x]
+            for w in fightclub.WAGONS:
+                cell = ft.WAGON_CELL[(x, w)]
+                if p.wagons[w] is None:
+                    edge = lights.solid(_dim(_dim(colour)))
+                elif x == s.turn and s.status == "ongoing":
+                    edge = lights.pulse(colour, 1600, 40)
+                else:
+                    edge = lights.solid(_dim(colour))
+                gold = lights.value(GOLD, p.gold) if p.gold else lights.OFF
+                scenes[cell] = (edge, edge, gold, edge)
+        reserved = {}
+        for x in s.seats:
+            if s.players[x].reserved is not None:
+                reserved[s.players[x].reserved] = x
+        for cid, cell in table.contract_cells().items():
+            if cid in reserved:
+                scenes[cell] = lights.all_edges(lights.solid(SEAT_COLOUR[reserved[cid]]))
+            else:
+                scenes[cell] = lights.all_edges(lights.solid(CONTRACT))
+            gold = s.area_gold.get(cid, 0)
+            if gold:
+                segs = list(scenes[cell])
+                segs[2] = lights.value(GOLD, gold)
+                scenes[cell] = tuple(segs)
+        if bot_request is not None:
+            for cell in bot_cells(s, table, bot_request):
+                scenes[cell] = lights.all_edges(lights.chase(lights.BOT_MOVE, 800))
+        for m in table.mismatches:
+            for cell in m.cells:
+                scenes[tuple(cell)] = lights.all_edges(lights.blink(lights.MISMATCH, 500))
+        return scenes
+
+    def render(self, state, scene_map, mismatches, colour=True):
+        """The table as text: each seat's wagons, gold and contracts, the area, the Market."""
+        s = state
+        lines = ["Fairy Tale Fight Club, round %d, %s to play (%s, %d actions left)" % (
+            s.round, s.turn, s.phase, s.actions_left)]
+        for x in s.seats:
+            p = s.players[x]
+            wagons = []
+            for w in fightclub.WAGONS:
+                if p.wagons[w] is not None:
+                    wagons.append("%s %s" % (ft.WAGON_WORDS[w],
+                                             ft.values(p.wagons[w]) or "[]"))
+            lines.append("%s: %d gold, %d cards in hand, %s; contracts %s" % (
+                x, p.gold, len(p.hand), ", ".join(wagons), ", ".join(p.contracts) or "none"))
+        lines.append("contracts: " + ", ".join("%s %s %dg" % (
+            cid, s.cat.contracts[cid]["creatures"], s.area_gold[cid]) for cid in s.area))
+        lines.append("Market: %s" % ft.values(s.market))
+        lines.extend("! " + m.message for m in mismatches)
+        return "\n".join(lines)
+
+    def table_view(self, match, table, mismatches, seat=None):
+        """The engine's view for the seat (its hand only), each seat's gold, the cells of
+        the zones, and the last events as the seat may see them."""
+        out = TableGame.table_view(self, match, table, mismatches, seat)
+        state = match.state
+        out["gold"] = dict((x, state.players[x].gold) for x in state.seats)
+        out["contract_cells"] = dict((cid, list(cell)) for cid, cell in
+                                     table.contract_cells().items())
+        out["wagon_cells"] = dict(("%s:%s" % key, list(cell))
+                                  for key, cell in sorted(ft.WAGON_CELL.items())
+                                  if key[0] in state.seats)
+        out["market_cells"] = [list(c) for c in ft.MARKET_CELLS]
+        return out
+
+    def event_view(self, event, seat=None):
+        """An event as `seat` may see it (cards drawn and passed stay with their seat)."""
+        return fightclub.event_view(event, seat)
+
+    # ------------------------------------------------------------ bots
+
+    def carries_out(self, table_action, request):
+        return table_action == request
+
+    def hands(self, vtable, layout, registry):
+        return FightclubHands(vtable, layout, registry)
+
+
+class _NoTable:
+    """The contract cells of a state without an interpreter: in area order."""
+
+    def __init__(self, state):
+        self.state = state
+
+    def contract_cells(self):
+        return dict(zip(self.state.area, ft.CONTRACT_CELLS, strict=False))
