@@ -42,9 +42,12 @@ def play(game, seed, journal, rates=None, deadline=600.0):
     started = time.monotonic()
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=deadline, cwd=REPO)
-    except subprocess.TimeoutExpired:
-        return {"stalled": True, "why": "no end within %.0f s" % deadline,
-                "seconds": time.monotonic() - started}
+    except subprocess.TimeoutExpired as e:
+        # What the host said last (its mismatch, what it waits for) says where it stopped.
+        said = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else e.stderr
+        return {"stalled": True, "seconds": time.monotonic() - started,
+                "why": "no end within %.0f s; the host's last words: %s"
+                       % (deadline, (said or "").strip()[-600:])}
     seconds = time.monotonic() - started
     try:
         summary = json.loads(done.stdout.strip().splitlines()[-1])
@@ -151,6 +154,9 @@ def main(argv=None):
                     if got["stalled"]:
                         row["stalled"] += 1
                         row["problems"].append("seed %d stalled: %s" % (seed, got["why"]))
+                        print("%s %g/%g %% seed %d: STALLED: %s" % (
+                            game, rates[0], rates[1], seed, got["why"]), file=sys.stderr,
+                            flush=True)
                         continue
                     row["reconnects"] += got["reconnects"]
                     row["offline_tiles"] += got["offline"]
