@@ -66,7 +66,7 @@ async def tile_heaps(vtable):
 
 
 async def soak_game_kind(kind, games, seed, workdir, say):
-    """Play ``games`` games of ``kind`` on one virtual table; the per-game records."""
+    """Play ``games`` games of ``kind`` on one virtual table; the per-game records (JSON)."""
     game = table_game(kind)
     layout = layouts.load(layouts.builtin_path(kind))
     registry = tags.Registry(tags.load_key(os.path.join(workdir, "installation.key")),
@@ -115,11 +115,13 @@ async def soak_game_kind(kind, games, seed, workdir, say):
                       "start": start, "end": end,
                       "memory_errors": sum(log.count("MemoryError") for log in logs),
                       "tile_restarts": sum(getattr(t, "starts", 1) - 1 for t in vtable.tiles)}
-            records.append(record)
+            # Kept as one string a game (one block of the Python heap, not thirty): the
+            # soak's own memory must not pass for the host's in py_blocks.
+            records.append(json.dumps(record, sort_keys=True))
             for tile, log in zip(vtable.tiles, logs, strict=True):
                 if "MemoryError" in log:     # what the tile said, for whoever reads the soak
                     print("tile %s log:\n%s" % (tile.uid, log[-1500:]), file=sys.stderr)
-            say(json.dumps(record, sort_keys=True))
+            say(records[-1])
     finally:
         await link.stop()
         vtable.stop()
@@ -166,8 +168,9 @@ def main(argv=None):
     if args.games < 1:
         print("soak: --games must be at least 1", file=sys.stderr)
         return 2
-    records = asyncio.run(soak(args.game or ["storybook", "royale"], args.games, args.seed,
-                               lambda line: print(line, flush=True)))
+    records = [json.loads(r) for r in asyncio.run(soak(
+        args.game or ["storybook", "royale"], args.games, args.seed,
+        lambda line: print(line, flush=True)))]
     summary = summarise(records)
     print(json.dumps({"summary": summary}, sort_keys=True))
     bad = any(r["status"] != "finished" or r["memory_errors"] or r["tile_restarts"]
