@@ -77,6 +77,7 @@ class TableSession:
         self.attract = False      # staff reset: lights the attract animation, no game
         self.new_game = None      # () -> (match, game_id), for staff "start"
         self._last_mark = None
+        self._resync_mark = None       # (actions, ms when that count was first seen)
         self.paused = False
         self.rejected = []        # (action, reason) shown on the host
         self.flash = {}           # cell -> until ms: an illegal action's cells
@@ -363,10 +364,29 @@ class TableSession:
                 ev = None
             self.handle(ev)
             await self.bots.drive()
+            self._resync_if_stuck()
             self.light()
             self._notify()
         self.light()
         return self.summary()
+
+    resync_after_ms = 60000     # no action for this long: the tiles are asked for snapshots
+
+    def _resync_if_stuck(self):
+        """A game that has not moved for a minute asks every tile for its snapshot, and
+        again each minute while it stays so: if what the host believes lies on the table
+        has drifted from what the tiles sense (a report lost on the way), the game would
+        otherwise wait for ever for a change nobody will make. A player thinking for long
+        costs a snapshot a minute, nothing else."""
+        now = self.clock()
+        moved = len(self.match.actions)
+        if self._resync_mark is None or moved != self._resync_mark[0]:
+            self._resync_mark = (moved, now)
+        elif now - self._resync_mark[1] >= self.resync_after_ms:
+            self._resync_mark = (moved, now)
+            self.log.say("no action for %d s: the tiles are asked what lies on them"
+                         % (self.resync_after_ms // 1000))
+            self.link.resync()
 
     settle_quiet_ms = 600   # the tiles' first reports are in once none came for this long
     settle_max_ms = 5000

@@ -630,6 +630,12 @@ class PortSession:
         known[key] = seq
         return True
 
+    def resync(self):
+        """Ask the tile for its snapshot again (what it changes is counted: tiles.py)."""
+        if self.online and not self.snapshot_wanted:
+            self.snapshot_wanted = self.resyncing = True
+            self.snapshot_at = 0.0
+
     def _stale(self, seq, known):
         """Is a report of seq ``seq`` older than one acted on at seq ``known``? Only while
         ``known`` is not ahead of the newest seq the tile sent: after 65,536 frames the
@@ -793,10 +799,8 @@ class PortSession:
             if now - self.hello_at >= self.hello_interval(now):
                 self.hello_at = now
                 self._ask_hello(now)
-        elif not self.snapshot_wanted and t.resync_s is not None \
-                and now - self.snapshot_in_at >= t.resync_s:
-            self.snapshot_wanted = self.resyncing = True
-            self.snapshot_at = 0.0
+        elif t.resync_s is not None and now - self.snapshot_in_at >= t.resync_s:
+            self.resync()
         if self.online and self.snapshot_wanted and now - self.snapshot_at >= max(
                 t.resend_min_s, t.snapshot_retry_s
                 * self.quality.survival(_SNAPSHOT_ROUND_BYTES)):

@@ -128,7 +128,7 @@ class TileState:
     and log lines dropped while it flooded), coalesced (tag, dice and health
     reports merged into a later one while it flooded), errors_logged (LOG
     lines of level error: a task of the tile failed, e.g. ran out of memory),
-    resync_changes (slots a periodic snapshot corrected: LinkTimings.resync_s).
+    resync_changes (slots a snapshot asked by ``resync`` corrected).
     """
 
     def __init__(self, uid):
@@ -484,6 +484,15 @@ class TableLink:
         return WriteResult(tile_uid, msg["slot"], binascii.hexlify(msg["uid"]).decode(),
                            msg["ok"], msg["reason"])
 
+    def resync(self):
+        """Ask every online tile for its snapshot again: what the host believes lies on a
+        slot is checked against the tile (a report lost on the way is corrected, and
+        counted in the tile's health as resync_changes)."""
+        for uid in sorted(self.tiles):
+            tile = self.tiles[uid]
+            if tile.online and tile.session is not None:
+                tile.session.resync()
+
     def pending_commands(self, tile_uid):
         """Sequence numbers of commands sent to a tile and not yet acknowledged."""
         tile = self.tiles.get(tile_uid)
@@ -716,7 +725,7 @@ class TableLink:
         self._tell(tile, ("slot", slot))
 
     def _count_resync(self, tile, msg):
-        """A periodic snapshot (LinkTimings.resync_s) that differs from what the host knew:
+        """A snapshot asked by ``resync`` that differs from what the host knew:
         a report lost on the way, or one the snapshot overtook on a noisy line (that
         report, older, is then dropped: protocol.py). Counted and logged: on a clean line
         it should never happen."""

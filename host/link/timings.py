@@ -12,9 +12,11 @@ class LinkTimings:
                                 # arrival)
     hello_retry_s = 0.5         # HELLO_REQUEST resend until a HELLO arrives
     snapshot_retry_s = 0.3      # SNAPSHOT_REQUEST resend until a SNAPSHOT does
-    resync_s = 60.0             # an online tile is asked for its snapshot again this long
-                                # after the last: a slot's state lost on the way, whatever
-                                # lost it, is corrected within this (none: never)
+    resync_s = None             # if set, an online tile is asked for its snapshot again
+                                # this long after the last. Off: a snapshot costs a tile a
+                                # burst of allocations (a TAG for each slot beyond it), so
+                                # the session asks for one only when a game has not moved
+                                # for a minute (host/session.py, TableLink.resync)
     resend_s = 0.1              # resend an unacknowledged command after this long, until
                                 # round trips are measured; then after the measured round
                                 # trip (its mean and 4 deviations, RFC 6298) ...

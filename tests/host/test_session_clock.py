@@ -32,6 +32,9 @@ class ScriptedLink:
     def set_scene(self, uid, entries):
         pass
 
+    def resync(self):
+        self.resyncs = getattr(self, "resyncs", 0) + 1
+
     def delivery_s(self):
         return 0.0          # every line is clean
 
@@ -158,5 +161,28 @@ def test_a_tile_back_within_the_grace_is_no_mismatch(tmp_path):
         session, waits = offline_for_a_while(tmp_path, UIDS[0], 500, 2500, 2500)
         summary = await session.run(deadline_s=10)
         assert summary["waiting_for"] == [] and waits == [] and session.mismatch_count == 0
+
+    asyncio.run(scenario())
+
+
+def test_a_game_that_has_not_moved_for_a_minute_asks_the_tiles_what_lies_on_them(tmp_path):
+    # What the host believes lies on a cell may have drifted from what the tile senses (a
+    # report lost on the way): the game would wait for ever. No action for a minute: every
+    # tile is asked for its snapshot, again each minute while nothing happens.
+    async def scenario():
+        clock = ManualClock(1000)
+        session = session_on(tmp_path, clock)
+        await session.run(deadline_s=59)
+        assert getattr(session.link, "resyncs", 0) == 0
+        await session.run(deadline_s=2)
+        assert session.link.resyncs == 1
+        assert "no action for 60 s: the tiles are asked what lies on them" in session.log.lines
+        await session.run(deadline_s=50)
+        assert session.link.resyncs == 1
+        session.apply_from_table({"type": "draw"})      # the game moves: the minute restarts
+        await session.run(deadline_s=30)
+        assert session.link.resyncs == 1
+        await session.run(deadline_s=40)
+        assert session.link.resyncs == 2
 
     asyncio.run(scenario())

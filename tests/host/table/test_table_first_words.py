@@ -17,6 +17,9 @@ from table_helpers import TWO_CARDS
 class CleanLink(ScriptedLink):
     """The scripted link on a clean line (events take no extra time to arrive whole)."""
 
+    def resync(self):
+        self.resyncs = getattr(self, "resyncs", 0) + 1
+
     def delivery_s(self):
         return 0.0
 
