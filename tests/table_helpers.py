@@ -76,3 +76,16 @@ async def storybook_table(tmp_path, setup, journal=None, clock=None):
             yield session, hands, vt
         finally:
             await link.stop()
+
+
+def lay_out(table):
+    """Lay out on `table` what its game expects, as a person setting up would."""
+    for cell, items in table.expected().items():
+        table.observe_items(cell, items)
+
+
+def apply(match, table, action):
+    """Apply `action` to the match and tell the table what the engine did."""
+    events = match.apply(action)
+    table.after(events)
+    return events

@@ -23,7 +23,7 @@ from host.link.mending import MendingDecoder  # noqa: E402
 from shared_rules import wire  # noqa: E402
 
 
-def damage(rng, data, corrupt, drop):
+def damage(rng, data, corrupt=0.10, drop=0.01):
     """Bytes as host/link/noisy_line.py damages them: some dropped, some replaced."""
     out = bytearray()
     for b in data:

@@ -57,8 +57,16 @@ class TableInterpreter:
     # ------------------------------------------------------------ what the tiles sense
 
     def observe(self, cell, items, problems=()):
-        """Must: what now lies on `cell` (in the interpreter's naming) and tag problems."""
-        raise NotImplementedError("%s.observe" % type(self).__name__)
+        """What now lies on `cell` (in the interpreter's naming) and tag problems. Default:
+        remembered in `observed` (sorted) and `problems`; an empty cell leaves both."""
+        if items:
+            self.observed[cell] = sorted(items)
+        else:
+            self.observed.pop(cell, None)
+        if problems:
+            self.problems[cell] = list(problems)
+        else:
+            self.problems.pop(cell, None)
 
     def observe_items(self, cell, items, problems=()):
         """Tags on `cell` resolved to registry item names ("royale:S5", "pawn:red", ...).

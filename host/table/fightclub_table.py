@@ -157,16 +157,6 @@ class FightclubTable(TableInterpreter):
 
     # ------------------------------------------------------------ inputs
 
-    def observe(self, cell, items, problems=()):
-        if items:
-            self.observed[cell] = sorted(items)
-        else:
-            self.observed.pop(cell, None)
-        if problems:
-            self.problems[cell] = list(problems)
-        else:
-            self.problems.pop(cell, None)
-
     def observe_items(self, cell, items, problems=()):
         """Tags resolved to item names ("fightclub:c07-03", "pawn:red"...) on a cell."""
         cards, problems = [], list(problems)

@@ -233,16 +233,6 @@ class HeroesTable(TableInterpreter):
         """Forget what is under way (a bot's move given up: it is asked again)."""
         self.after(())
 
-    def observe(self, cell, items, problems=()):
-        if items:
-            self.observed[cell] = sorted(items)
-        else:
-            self.observed.pop(cell, None)
-        if problems:
-            self.problems[cell] = list(problems)
-        else:
-            self.problems.pop(cell, None)
-
     def observe_items(self, cell, items, problems=()):
         keep, problems = [], list(problems)
         for item in items:

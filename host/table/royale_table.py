@@ -155,17 +155,6 @@ class RoyaleTable(TableInterpreter):
             if ev["type"] == "player_died":
                 self.falls[ev["player"]] = tuple(ev["fell_to"])
 
-    def observe(self, cell, items, problems=()):
-        """The items ("royale:S5", "pawn:red") now on `cell`, and tag problems."""
-        if items:
-            self.observed[cell] = sorted(items)
-        else:
-            self.observed.pop(cell, None)
-        if problems:
-            self.problems[cell] = list(problems)
-        else:
-            self.problems.pop(cell, None)
-
     def observe_items(self, cell, items, problems=()):
         keep, problems = [], list(problems)
         for item in items:

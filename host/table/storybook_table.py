@@ -68,15 +68,8 @@ class StorybookTable(TableInterpreter):
 
     def observe(self, cell, cards, problems=()):
         """The cards now on `cell` (item ids of the storybook catalog) and tag problems."""
-        if cards:
-            self.observed[cell] = sorted(cards)
-        else:
-            self.observed.pop(cell, None)
+        super().observe(cell, cards, problems)
         self.to_lift = set(x for x in self.to_lift if x[1] in self.observed.get(x[0], ()))
-        if problems:
-            self.problems[cell] = list(problems)
-        else:
-            self.problems.pop(cell, None)
 
     def observe_items(self, cell, items, problems=()):
         """Tags resolved to item names ("storybook:the_dodo", "pawn:red"...) on a cell."""

@@ -16,19 +16,7 @@ from host.link import TableLink, mending
 from host.link.mending import Mended, MendingDecoder, Mender
 from host.link.noisy_line import NoisyLine
 from shared_rules import wire
-
-
-def damage(rng, data, corrupt=0.10, drop=0.01):
-    """What host/link/noisy_line.py does to bytes: drop some, replace others."""
-    out = bytearray()
-    for b in data:
-        r = rng.random()
-        if r < drop:
-            continue
-        if r < drop + corrupt:
-            b ^= rng.randrange(1, 256)
-        out.append(b)
-    return bytes(out)
+from tools.mend_order import damage
 
 
 def royale_tag(rng, seq, slot=2, tags=4):

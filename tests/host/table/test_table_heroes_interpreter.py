@@ -9,6 +9,7 @@ from host.table import heroes_table
 from host.table.heroes_table import HeroesTable, table_dice
 from shared_rules import heroes
 from shared_rules.engine import Match
+from table_helpers import apply, lay_out
 
 # Capture the Flag on Twin Keeps: red's keep is row 1 (x 2..4), its flag [4, 0]; blue's
 # keep row 5, its flag [2, 6]; boulders on [1, 3], [3, 3], [5, 3].
@@ -25,17 +26,6 @@ def table_for(characters=TEAMS, mode="ctf", **setup):
     lay_out(table)
     assert table.reconcile(0) is None and table.mismatches == []
     return match, table
-
-
-def lay_out(table):
-    for cell, items in table.expected().items():
-        table.observe_items(cell, items)
-
-
-def apply(match, table, action):
-    events = match.apply(action)
-    table.after(events)
-    return events
 
 
 def throw(table, dice, now=0):

@@ -8,6 +8,7 @@ from host.table.royale_table import RoyaleTable
 from host.virtual.dice import table_dice
 from shared_rules import royale
 from shared_rules.engine import Match
+from table_helpers import apply, lay_out
 
 FILLER = [{"cell": [3, 0], "card": "H5"}, {"cell": [-3, 0], "card": "H6"}]
 
@@ -24,17 +25,6 @@ def table_for(players, cards=(), **setup):
     lay_out(table)
     assert table.reconcile(0) is None and table.mismatches == []
     return match, table
-
-
-def lay_out(table):
-    for cell, items in table.expected().items():
-        table.observe_items(cell, items)
-
-
-def apply(match, table, action):
-    events = match.apply(action)
-    table.after(events)
-    return events
 
 
 def roll(table, values, now=0):
