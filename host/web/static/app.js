@@ -240,6 +240,10 @@
     else if (v.game === "fightclub")
       left = "round " + v.round + " · " + v.phase + " · actions " + v.actions_left +
         " · Market " + (v.market || []).map(c => parseInt(c.slice(1, 3), 10)).join(" ");
+    else if (v.game === "heroes")
+      left = (v.mode === "ctf" ? "Capture the Flag" : "Battle Royale") + " · turn " +
+        v.turn_number + " · actions " + v.actions_left + " · movement " +
+        (v.roll === null || v.roll === undefined ? "not rolled yet" : v.roll);
     else if (v.actions_left !== null && v.actions_left !== undefined)
       left = "actions " + v.actions_left + " · movement " + v.movement_left +
         (v.reduced ? " · VALUES REDUCED" : "");
