@@ -10,11 +10,13 @@ Market, buy wagons and complete both, in 33 actions (about 20 s on the virtual t
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
 
 from mpy import REPO
+from table_helpers import wait_for_journalled
 from shared_rules import bots, canon, fightclub
 from shared_rules.engine import Match
 
@@ -33,14 +35,26 @@ def engine_only_game(seed, players, setup):
     return match
 
 
-def test_a_short_headless_fightclub_game_ends_as_the_engine_only_game(tmp_path):
-    journal = tmp_path / "journal.db"
+def command(tmp_path, journal, seed, extra=()):
     setup = tmp_path / "setup.json"
     setup.write_text(json.dumps(SHORT))
-    proc = subprocess.run([FAIRYTABLE, "run", "--game", "fightclub", "--players", "2",
-                           "--setup", str(setup), "--headless", "--bots", "2", "--json",
-                           "--seed", "4", "--journal", str(journal), "--new"],
-                          capture_output=True, cwd=REPO, timeout=600)
+    return [FAIRYTABLE, "run", "--game", "fightclub", "--players", "2", "--setup", str(setup),
+            "--headless", "--bots", "2", "--json", "--seed", str(seed), "--journal",
+            str(journal)] + list(extra)
+
+
+def journal_of(journal):
+    db = sqlite3.connect(str(journal))
+    try:
+        return [json.loads(a) for (a,) in db.execute("SELECT action FROM actions ORDER BY seq")]
+    finally:
+        db.close()
+
+
+def test_a_short_headless_fightclub_game_ends_as_the_engine_only_game(tmp_path):
+    journal = tmp_path / "journal.db"
+    proc = subprocess.run(command(tmp_path, journal, 4, ["--new"]), capture_output=True,
+                          cwd=REPO, timeout=600)
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
     assert b"starting the virtual table (7 tiles" in proc.stderr
     summary = json.loads(proc.stdout)
@@ -60,3 +74,26 @@ def test_a_short_headless_fightclub_game_ends_as_the_engine_only_game(tmp_path):
     assert {"load", "move", "exchange", "to_market", "complete"} <= kinds
     assert sum(1 for a in actions if a["type"] == "complete") == 2
     assert len(summary["tiles"]) == 7 and all(t["online"] for t in summary["tiles"].values())
+
+
+def test_kill_9_then_restart_resumes_the_same_fightclub_game(tmp_path):
+    journal = tmp_path / "journal.db"
+    host = subprocess.Popen(command(tmp_path, journal, 4, ["--new"]), cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        wait_for_journalled(host, journal, 12)
+        assert host.poll() is None, "the game ended before it could be killed"
+    finally:
+        os.killpg(host.pid, signal.SIGKILL)  # the plug is pulled: host and tiles at once
+        host.wait()
+    assert 12 <= len(journal_of(journal)) < 33
+    # The same command without --new resumes the journal's game (its seed and setup kept).
+    proc = subprocess.run(command(tmp_path, journal, 999), capture_output=True, cwd=REPO,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    summary = json.loads(proc.stdout)
+    expected = engine_only_game(4, 2, SHORT)
+    assert summary["status"] == "finished" and summary["winner"] == expected.state.winner
+    assert summary["scores"] == fightclub.scores(expected.state)
+    assert canon.dumps(journal_of(journal)) == canon.dumps(expected.actions)

@@ -12,11 +12,13 @@ takes about 15 s on the virtual table.
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
 
 from mpy import REPO
+from table_helpers import wait_for_journalled
 from host.table.heroes_game import HeroesGame
 from host.table.heroes_table import table_dice
 from shared_rules import bots, canon, heroes
@@ -43,11 +45,15 @@ def engine_only_game(seed, options, setup=None):
     return match
 
 
+def command(journal, seed, extra=()):
+    return [FAIRYTABLE, "run", "--game", "heroes", "--headless", "--bots", "2", "--json",
+            "--seed", str(seed), "--journal", str(journal)] + list(extra)
+
+
 def play(tmp_path, seed, extra):
     journal = tmp_path / "journal.db"
-    proc = subprocess.run([FAIRYTABLE, "run", "--game", "heroes", "--headless", "--bots", "2",
-                           "--json", "--seed", str(seed), "--journal", str(journal), "--new"]
-                          + extra, capture_output=True, cwd=REPO, timeout=600)
+    proc = subprocess.run(command(journal, seed, ["--new"] + extra), capture_output=True,
+                          cwd=REPO, timeout=600)
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
     assert b"starting the virtual table (8 tiles" in proc.stderr
     db = sqlite3.connect(str(journal))
@@ -95,3 +101,31 @@ def test_a_headless_battle_royale_game_plays_to_the_last_character_standing(tmp_
     # An area attack read two white dice, one throw each.
     assert any(len(a["dice"]["white"]) == 2 for a in actions if "dice" in a and
                a["type"] == "play_card")
+
+
+def test_kill_9_then_restart_resumes_the_same_capture_the_flag_game(tmp_path):
+    journal = tmp_path / "journal.db"
+    host = subprocess.Popen(command(journal, 5, ["--new", "--mode", "ctf"]), cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        wait_for_journalled(host, journal, 15)
+        assert host.poll() is None, "the game ended before it could be killed"
+    finally:
+        os.killpg(host.pid, signal.SIGKILL)  # the plug is pulled: host and tiles at once
+        host.wait()
+    before = len(journal_of(journal))
+    assert 15 <= before < 33
+    # The same command without --new resumes it (the seed given is the journal's to keep).
+    proc = subprocess.run(command(journal, 999), capture_output=True, cwd=REPO, timeout=600)
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    expected = engine_only_game(5, {"mode": "ctf", "players": 2})
+    check_game(json.loads(proc.stdout), journal_of(journal), expected)
+
+
+def journal_of(journal):
+    db = sqlite3.connect(str(journal))
+    try:
+        return [json.loads(a) for (a,) in db.execute("SELECT action FROM actions ORDER BY seq")]
+    finally:
+        db.close()
