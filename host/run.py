@@ -283,7 +283,8 @@ async def run(args):
 
     from host.virtual import open_table
     ports, vtable = open_table(args.port, layout, interpreter=args.interpreter,
-                               heapsize=game.virtual_heap)
+                               heapsize=game.virtual_heap,
+                               tags_per_reader=game.virtual_tags_per_reader)
     lines = []
     if vtable is not None and args.line_faults:
         corrupt, drop, fault_seed = args.line_faults

@@ -306,24 +306,26 @@ def main(argv=None):
 
 
 def _main(argv):
-    # UID_HEX CONTROL_PATH VARIANT CELLS INDEX (the virtual table passes all five)
+    # UID_HEX CONTROL_PATH VARIANT CELLS INDEX [SPARES] (the virtual table passes all six)
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
         import os
         args = os.getenv("FAIRYTABLE_TILE").split()
     uid, control, variant, cells, index = args[:5]
+    spares = int(args[5]) if len(args) > 5 else 4
     spec = config.variant(variant, int(cells))
     # The tags the virtual table's hands put down (a card and three pawns a reader) are
     # made first, in a whole heap, before the firmware loads: placing one later only
     # loads a spare, so the emulated tags never fight the firmware for a block of its
     # fragmented 64 KB (host/virtual/image.py counts them with the emulated chips).
-    # Four spares a reader (a card and three pawns), not wire.MAX_TAGS: a fuller stack (a
-    # Fight Club wagon) gets new cards beyond them (control.py), so the 64 KB tiles of the
-    # other games do not pay for stacks they never hold. The wire module is loaded first,
-    # as the firmware needs it anyway: the spares then lie after it in the heap.
+    # SPARES a reader: four (a card and three pawns) for most games, six for a game of
+    # stacks (a Fight Club wagon: the virtual table is told by the game). A card beyond
+    # them is made on demand (control.py) in the firmware's heap, which a real tile's
+    # cards never take: hence a game says how many it stacks. The wire module is loaded
+    # first, as the firmware needs it anyway: the spares then lie after it in the heap.
     from firmware.sim.mfrc522_emu import tag_pool
     from shared_rules import wire  # noqa: F401
-    pool = tag_pool(spec["readers"] * 4)
+    pool = tag_pool(spec["readers"] * spares)
     from firmware.main import Tile
 
     board = SimBoard(_unhex(uid), control, spec["buttons"])

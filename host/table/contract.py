@@ -153,6 +153,9 @@ class TableGame:
       name              the engine's name ("storybook", "royale")
       options           the options of a game on the table (e.g. physical cards)
       virtual_heap      the tile firmware's heap on the virtual table
+      virtual_tags_per_reader  the most tags the game lays on one reader: the virtual
+                        table's emulated tags made at a tile's start (they live beside
+                        the firmware's heap, as a real tile's cards take none of it)
       players_from_bots True if `run --headless --bots N` plays N players
       button_actions    action types a seat button performs (bots apply them directly)
       interpreter       the TableInterpreter subclass
@@ -161,6 +164,7 @@ class TableGame:
     name = None
     options = {}
     virtual_heap = "64k"
+    virtual_tags_per_reader = 4
     players_from_bots = False
     button_actions = ()
     interpreter = TableInterpreter

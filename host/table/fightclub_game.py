@@ -51,6 +51,7 @@ class FightclubGame(TableGame):
     name = "fightclub"
     options = {}
     virtual_heap = "64k"
+    virtual_tags_per_reader = 6   # a War Wagon's five creatures and one too many
     players_from_bots = True    # `run --headless --bots N` plays N players
     button_actions = ("buy_wagon", "swap_draw", "buy_action", "reserve", "end_actions",
                       "draw_up", "discard_down", "fight_card", "pass_cards")

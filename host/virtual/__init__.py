@@ -24,7 +24,7 @@ def _say_no_table(vtable):
 
 
 def open_table(ports=(), layout=None, tiles=7, cells=7, variants=None, interpreter="auto",
-               heapsize="64k", announce=_say_no_table):
+               heapsize="64k", announce=_say_no_table, tags_per_reader=4):
     """The serial ports of the table, and the VirtualTable behind them or None.
 
     With ``ports``, those are the table (real tiles): returns ``(list(ports), None)``.
@@ -32,7 +32,8 @@ def open_table(ports=(), layout=None, tiles=7, cells=7, variants=None, interpret
     tiles, their variants, as many cells as its largest tile has) or else as ``tiles``
     tiles of ``cells`` cells (``variants``: one per tile), its firmware under
     ``interpreter`` ("auto": MicroPython where it is installed) with ``heapsize`` for
-    each tile's firmware. ``announce(vtable)`` says so before it starts (default: the
+    each tile's firmware and ``tags_per_reader`` emulated tags made at its start (the
+    most the game stacks on a reader). ``announce(vtable)`` says so before it starts (default: the
     "no table configured" line on stderr; None: nothing). The caller stops the virtual
     table (``vtable.stop()``) when it is done with the ports.
     """
@@ -43,7 +44,7 @@ def open_table(ports=(), layout=None, tiles=7, cells=7, variants=None, interpret
         cells = max(len(t.cells) for t in layout.tiles)
         variants = [t.variant for t in layout.tiles]
     vtable = VirtualTable(tiles=tiles, cells=cells, variants=variants, heapsize=heapsize,
-                          interpreter=interpreter, quiet=True)
+                          interpreter=interpreter, quiet=True, tags_per_reader=tags_per_reader)
     if announce is not None:
         announce(vtable)
     try:

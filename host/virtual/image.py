@@ -241,14 +241,15 @@ spi = SimSPI()
 rst = SimPin(value=1)
 chips = []
 readers = %d
-pool = tag_pool(readers * 4)    # the sim board's spare tags: four a reader (firmware/boards/sim.py)
+spares = %d
+pool = tag_pool(readers * spares)   # the sim board's spare tags (firmware/boards/sim.py)
 for i in range(readers):
     cs = SimPin()
     emu = Mfrc522Emulator()
     spi.attach(cs, emu)
     emu.attach_rst(rst)
-    for k in range(4):   # a card and its pawns, each with an identity record
-        card = pool[i * 4 + k]
+    for k in range(spares):   # a card and its pawns (or a stack), each with an identity
+        card = pool[i * spares + k]
         card.load(bytes((4, i, k, 2, 3, 4, 5)), tag_identity.record(bytes(12)))
         emu.place(card)
     chips.append((cs, emu))
@@ -269,10 +270,11 @@ def _qstr_pools(text):
     return out
 
 
-def hardware_bytes(romfs_path, readers):
-    """Heap bytes the emulated readers of a sim tile take (cached next to the image)."""
+def hardware_bytes(romfs_path, readers, spares=4):
+    """Heap bytes the emulated readers of a sim tile take, with ``spares`` emulated tags a
+    reader (cached next to the image)."""
     import json
-    cache = romfs_path + ".hardware-v8.json"   # v8: the shared formats imported first
+    cache = romfs_path + ".hardware-v9.json"   # v9: keyed by readers and spares
     known = {}
     try:
         with open(cache) as f:
@@ -281,12 +283,12 @@ def hardware_bytes(romfs_path, readers):
         known = {}      # not measured yet, or a damaged file: measured again
     if not isinstance(known, dict):
         known = {}
-    key = str(readers)
+    key = "%d:%d" % (readers, spares)
     if key not in known:
         here = os.path.join(os.path.dirname(sys.executable), "micropython")
         exe = here if os.path.exists(here) else shutil.which("micropython")
         proc = subprocess.run([exe, "-X", "heapsize=1m", "-c",
-                               launcher(romfs_path, _HARDWARE_PROBE % readers)],
+                               launcher(romfs_path, _HARDWARE_PROBE % (readers, spares))],
                               capture_output=True, text=True, cwd=tempfile.gettempdir())
         line = [x for x in proc.stdout.splitlines() if x.startswith("hardware ")]
         if proc.returncode != 0 or not line:
@@ -308,11 +310,11 @@ def hardware_bytes(romfs_path, readers):
     return known[key]
 
 
-def heapsize_for(romfs_path, firmware_heap=64 * 1024, readers=0):
+def heapsize_for(romfs_path, firmware_heap=64 * 1024, readers=0, spares=4):
     """Heap of a unix-port sim tile: the firmware's own heap, plus the ROMFS image
     bytes (flash on a Pico), plus the emulated readers with their tags (chips and tags
     on a real tile) and the virtual table's control channel (see _HARDWARE_PROBE)."""
-    extra = hardware_bytes(romfs_path, readers) if readers else 0
+    extra = hardware_bytes(romfs_path, readers, spares) if readers else 0
     return firmware_heap + os.path.getsize(romfs_path) + extra + 256
 
 

@@ -158,7 +158,7 @@ class VirtualTile:
         self.starts += 1
         self.powered = True
         args = [self.uid, self.table.control_path, self.variant, str(self.cells),
-                str(self.index)]
+                str(self.index), str(self.table.tags_per_reader)]
         code = "from firmware.boards import sim\nsim.main()\n"
         env = dict(os.environ)
         # In the environment, not argv: the unix port would make each argument a qstr, in
@@ -166,7 +166,8 @@ class VirtualTile:
         env["FAIRYTABLE_TILE"] = " ".join(args)
         if self.table.micropython:
             readers = 3 if self.variant == "dice" else self.cells
-            heap = image.heapsize_for(self.table.romfs, self.table.heap_bytes, readers)
+            heap = image.heapsize_for(self.table.romfs, self.table.heap_bytes, readers,
+                                      self.table.tags_per_reader)
             cmd = [self.table.micropython, "-X", "heapsize=%d" % heap,
                    "-c", image.launcher(ROMFS_LINK, code)]
             env["MICROPYPATH"] = ".frozen"
@@ -523,8 +524,11 @@ class VirtualTable:
 
     def __init__(self, tiles=7, cells=7, variant="cell", heapsize="64k", interpreter="auto",
                  uid_base=0xE661410400000000, quiet=False, variants=None, auto_restart=True,
-                 restart_delay_s=RESTART_DELAY_S):
+                 restart_delay_s=RESTART_DELAY_S, tags_per_reader=4):
         self.n = tiles
+        # Emulated tags made at a tile's start, a reader: they live in the sim tile's heap,
+        # beside the firmware's (which keeps its heapsize): a real tile's cards take none.
+        self.tags_per_reader = tags_per_reader
         self.cells = cells
         self.variant = variant
         self.heapsize = heapsize

@@ -92,6 +92,6 @@ def test_a_damaged_measurement_of_the_readers_is_measured_again(tmp_path, monkey
     romfs = image.build_romfs("sim")
     want = image.hardware_bytes(romfs, 2)
     for damage in ('{"2": 1', "[]", ""):
-        with open(romfs + ".hardware-v8.json", "w") as f:
+        with open(romfs + ".hardware-v9.json", "w") as f:
             f.write(damage)
         assert image.hardware_bytes(romfs, 2) == want
