@@ -49,7 +49,8 @@ Until the table shows the game every disagreement is a Mismatch in words with it
 cells ("Put the Tin Woodman back on [2, 3].") and nothing is applied. Dice already
 lying in the tray when a throw starts do not count: take them out and roll.
 
-This module is the interpreter (host/table/contract.py, TableInterpreter), and
+This module is the interpreter (host/table/contract.py, TableInterpreter, with the tray's
+host/table/dice_tray.py), and
 `table_dice`, the seeded dice the virtual hands throw (the same dice an engine-only
 game uses to know how the table game must end). It is pure: the session feeds it
 observations, gestures, dice and the time, and applies the actions it returns. The
@@ -58,7 +59,7 @@ adapter is host/table/heroes_game.py, the virtual hands host/virtual/hands.py.
 
 import binascii
 
-from host.table.contract import TableInterpreter
+from host.table.dice_tray import DiceTrayInterpreter
 from host.table.mismatch import Mismatch
 from shared_rules import canon, heroes, prng
 
@@ -197,7 +198,7 @@ class Throw:
         return any(v is not None for v in self.values)
 
 
-class HeroesTable(TableInterpreter):
+class HeroesTable(DiceTrayInterpreter):
     """The heroes interpreter: `observed` holds item names ("heroes:robin_hood",
     "heroes-card:longbow_attack", "heroes-flag:red")."""
 
@@ -577,20 +578,6 @@ class HeroesTable(TableInterpreter):
         self.used.update(p for p in self.pockets if self.pockets.get(p))
         if note:
             self.note(note)
-
-    def dice(self, pocket, item, problem, now):
-        """A die settled in `pocket` (its face item), or the pocket emptied (None)."""
-        if problem:
-            self.pocket_problems[pocket] = problem
-        else:
-            self.pocket_problems.pop(pocket, None)
-        self.pockets[pocket] = item
-        if item is None and problem is None:
-            self.used.discard(pocket)
-        action = self.reconcile(now)
-        if action is not None or self.mismatches or self.throw is None:
-            return action
-        return self._read(now)
 
     def _read(self, now):
         t = self.throw

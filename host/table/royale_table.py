@@ -41,15 +41,15 @@ dice that are not dice) is a Mismatch in words with its cells, and nothing is
 applied until the table matches again. Dice already lying in the tray when a
 throw starts do not count: take them out and roll.
 
-This module is the interpreter (host/table/contract.py, TableInterpreter) and the
-facts of the table it reads by (pawn colours, who rolls, how a duel's dice are thrown).
-It is pure: the session feeds it observations, gestures, dice and the time, and
+This module is the interpreter (host/table/contract.py, TableInterpreter, with the
+tray's host/table/dice_tray.py) and the facts of the table it reads by (pawn colours,
+who rolls, how a duel's dice are thrown). It is pure: the session feeds it observations, gestures, dice and the time, and
 applies the actions it returns. Illegal gestures are not applied; they land in
 `refusals` (cells, sentence) for the host to flash and say. The adapter (lights,
 bots, hands) is host/table/royale_game.py; the virtual hands' dice host/virtual/dice.py.
 """
 
-from host.table.contract import TableInterpreter
+from host.table.dice_tray import DiceTrayInterpreter
 from host.table.mismatch import Mismatch
 from host.table.tags import PAWN_COLOURS
 from shared_rules import royale
@@ -130,7 +130,7 @@ class Throw:
         return bool(self.values or self.rounds or self.part)
 
 
-class RoyaleTable(TableInterpreter):
+class RoyaleTable(DiceTrayInterpreter):
     """The Battle Royale interpreter: `observed` holds item names ("royale:S5", "pawn:red")."""
 
     def __init__(self, match, hide_window_ms=None):
@@ -349,20 +349,6 @@ class RoyaleTable(TableInterpreter):
                     "a real die; take it out." % (die, " and ".join(map(str, dice_at[die])))))
 
     # ------------------------------------------------------------ the dice tray
-
-    def dice(self, pocket, item, problem, now):
-        """A die settled in `pocket` (its face item), or the pocket emptied (None)."""
-        if problem:
-            self.pocket_problems[pocket] = problem
-        else:
-            self.pocket_problems.pop(pocket, None)
-        self.pockets[pocket] = item
-        if item is None and problem is None:
-            self.used.discard(pocket)
-        action = self.reconcile(now)
-        if action is not None or self.mismatches or self.throw is None:
-            return action
-        return self._read(now)
 
     def pockets_wanted(self):
         """The pockets the tray waits for now (0-based), in order: lit on the table."""

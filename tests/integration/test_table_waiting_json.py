@@ -19,8 +19,8 @@ FAIRYTABLE = os.path.join(os.path.dirname(sys.executable), "fairytable")
 
 
 def tile_processes(host_pid):
-    """The host's virtual tiles: index -> pid (their FAIRYTABLE_TILE environment ends with
-    the tile's index)."""
+    """The host's virtual tiles: index -> pid (their FAIRYTABLE_TILE environment holds the
+    tile's index fifth: UID CONTROL VARIANT CELLS INDEX SPARES)."""
     out = {}
     with open("/proc/%d/task/%d/children" % (host_pid, host_pid)) as f:
         children = [int(p) for p in f.read().split()]
@@ -31,7 +31,7 @@ def tile_processes(host_pid):
         except OSError:
             continue
         if b"FAIRYTABLE_TILE" in env:
-            out[int(env[b"FAIRYTABLE_TILE"].split()[-1])] = pid
+            out[int(env[b"FAIRYTABLE_TILE"].split()[4])] = pid
     return out
 
 
