@@ -43,10 +43,11 @@ throw starts do not count: take them out and roll.
 
 This module is the interpreter (host/table/contract.py, TableInterpreter, with the
 tray's host/table/dice_tray.py) and the facts of the table it reads by (pawn colours,
-who rolls, how a duel's dice are thrown). It is pure: the session feeds it
-observations, gestures, dice and the time, and applies the actions it returns. Illegal gestures are not applied; they land in
-`refusals` (cells, sentence) for the host to flash and say. The adapter (lights,
-bots, hands) is host/table/royale_game.py; the virtual hands' dice host/virtual/dice.py.
+who rolls, how a duel's dice are thrown). It is pure: the session feeds it observations,
+gestures, dice and the time, and applies the actions it returns. Illegal gestures are
+not applied; they land in `refusals` (cells, sentence) for the host to flash and say.
+The adapter (lights, bots, hands) is host/table/royale_game.py; the virtual hands' dice
+host/virtual/dice.py.
 """
 
 from host.table.dice_tray import DiceTrayInterpreter
