@@ -2,7 +2,10 @@
 
 import asyncio
 import contextlib
+import os
+import signal
 import sqlite3
+import subprocess
 import time
 
 from host.link import TableLink
@@ -17,6 +20,20 @@ from shared_rules.engine import Match
 TWO_CARDS = {"board": [{"card": "the_cheshire_cat", "cell": [2, 3], "owner": "hero"},
                        {"card": "the_crocodile", "cell": [3, 3], "owner": "villain"}],
              "hands": {"hero": 3, "villain": 3}, "turn": "hero"}
+
+
+def pull_plug_after(cmd, journal, count, cwd):
+    """Start `fairytable run` (`cmd`), wait until it has journalled `count` actions, then
+    pull the plug: kill -9 of the host and its tiles at once. Fails if the game ended
+    first."""
+    host = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        wait_for_journalled(host, journal, count)
+        assert host.poll() is None, "the game ended before it could be killed"
+    finally:
+        os.killpg(host.pid, signal.SIGKILL)
+        host.wait()
 
 
 def wait_for_journalled(host, journal, count, timeout_s=300):

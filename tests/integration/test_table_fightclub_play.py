@@ -10,13 +10,12 @@ Market, buy wagons and complete both, in 33 actions (about 20 s on the virtual t
 
 import json
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
 
 from mpy import REPO
-from table_helpers import wait_for_journalled
+from table_helpers import pull_plug_after
 from shared_rules import bots, canon, fightclub
 from shared_rules.engine import Match
 
@@ -78,15 +77,7 @@ def test_a_short_headless_fightclub_game_ends_as_the_engine_only_game(tmp_path):
 
 def test_kill_9_then_restart_resumes_the_same_fightclub_game(tmp_path):
     journal = tmp_path / "journal.db"
-    host = subprocess.Popen(command(tmp_path, journal, 4, ["--new"]), cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
-    try:
-        wait_for_journalled(host, journal, 12)
-        assert host.poll() is None, "the game ended before it could be killed"
-    finally:
-        os.killpg(host.pid, signal.SIGKILL)  # the plug is pulled: host and tiles at once
-        host.wait()
+    pull_plug_after(command(tmp_path, journal, 4, ["--new"]), journal, 12, REPO)
     assert 12 <= len(journal_of(journal)) < 33
     # The same command without --new resumes the journal's game (its seed and setup kept).
     proc = subprocess.run(command(tmp_path, journal, 999), capture_output=True, cwd=REPO,

@@ -12,13 +12,12 @@ takes about 15 s on the virtual table.
 
 import json
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
 
 from mpy import REPO
-from table_helpers import wait_for_journalled
+from table_helpers import pull_plug_after
 from host.table.heroes_game import HeroesGame
 from host.table.heroes_table import table_dice
 from shared_rules import bots, canon, heroes
@@ -105,15 +104,7 @@ def test_a_headless_battle_royale_game_plays_to_the_last_character_standing(tmp_
 
 def test_kill_9_then_restart_resumes_the_same_capture_the_flag_game(tmp_path):
     journal = tmp_path / "journal.db"
-    host = subprocess.Popen(command(journal, 5, ["--new", "--mode", "ctf"]), cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
-    try:
-        wait_for_journalled(host, journal, 15)
-        assert host.poll() is None, "the game ended before it could be killed"
-    finally:
-        os.killpg(host.pid, signal.SIGKILL)  # the plug is pulled: host and tiles at once
-        host.wait()
+    pull_plug_after(command(journal, 5, ["--new", "--mode", "ctf"]), journal, 15, REPO)
     before = len(journal_of(journal))
     assert 15 <= before < 33
     # The same command without --new resumes it (the seed given is the journal's to keep).

@@ -3,13 +3,12 @@ going through tags, taps and buttons, the host's journal in SQLite, a kill -9 in
 
 import json
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
 
 from mpy import REPO
-from table_helpers import wait_for_journalled
+from table_helpers import pull_plug_after
 from shared_rules import bots, canon, storybook
 from shared_rules.engine import Match
 
@@ -56,16 +55,8 @@ def test_a_headless_game_plays_to_the_end_through_the_tiles(tmp_path):
 
 def test_kill_9_then_restart_resumes_the_same_game(tmp_path):
     journal = tmp_path / "journal.db"
-    host = subprocess.Popen([FAIRYTABLE, "run", "--headless", "--bots", "2", "--json",
-                             "--seed", "17", "--journal", str(journal), "--new"],
-                            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
-    try:
-        wait_for_journalled(host, journal, 12)
-        assert host.poll() is None, "the game ended before it could be killed"
-    finally:
-        os.killpg(host.pid, signal.SIGKILL)  # the plug is pulled: host and tiles at once
-        host.wait()
+    pull_plug_after([FAIRYTABLE, "run", "--headless", "--bots", "2", "--json", "--seed", "17",
+                     "--journal", str(journal), "--new"], journal, 12, REPO)
     proc = run_table(journal, 999)  # the seed is the journal's, not this one
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
     summary = json.loads(proc.stdout)

@@ -10,13 +10,12 @@ whose order roll is a tie (that game used to roll the same tie for ever).
 
 import json
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
 
 from mpy import REPO
-from table_helpers import wait_for_journalled
+from table_helpers import pull_plug_after
 from host.table.royale_game import RoyaleGame
 from host.virtual.dice import table_dice
 from shared_rules import royale_bot
@@ -102,15 +101,7 @@ def test_a_tied_order_roll_is_rolled_again_through_the_tray_and_the_game_ends(tm
 
 def test_kill_9_then_restart_resumes_the_same_full_map_royale_game(tmp_path):
     journal = tmp_path / "journal.db"
-    host = subprocess.Popen(command(journal, 39, tmp_path, ["--new"]), cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
-    try:
-        wait_for_journalled(host, journal, 40)
-        assert host.poll() is None, "the game ended before it could be killed"
-    finally:
-        os.killpg(host.pid, signal.SIGKILL)  # the plug is pulled: host and tiles at once
-        host.wait()
+    pull_plug_after(command(journal, 39, tmp_path, ["--new"]), journal, 40, REPO)
     before = journal_actions(journal)
     assert any(a["type"] == "attack_card" for a in before)  # cards were won: the map changed
     proc = subprocess.run(command(journal, 999, tmp_path), capture_output=True, cwd=REPO,
