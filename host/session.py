@@ -370,6 +370,20 @@ class TableSession:
         self.light()
         return self.summary()
 
+    async def tend(self):
+        """One round of a table whose game has ended (the web table stays open for the next):
+        the tiles are still read and lit, and the virtual players still tidy up, so a
+        captured card lifted after the last action stops being a "lift it off" on every
+        page. No action can be applied (the engine has none) and no snapshot is asked."""
+        try:
+            ev = await self.link.next_event(timeout=self.idle_tick_s)
+        except asyncio.TimeoutError:
+            ev = None
+        self.handle(ev)
+        await self.bots.drive()
+        self.light()
+        self._notify()
+
     resync_after_ms = 60000     # no action for this long: the tiles are asked for snapshots
 
     def _resync_if_stuck(self):

@@ -235,7 +235,7 @@ class WebServer:
                     "ongoing":
                 summary = await session.run()
             else:
-                await asyncio.sleep(0.2)
+                await session.tend()
 
     @property
     def public_host(self):

@@ -11,6 +11,7 @@ from host.session import TableSession
 from host.table import layout as layouts
 from host.table import tags
 from shared_rules.engine import Match
+from shared_rules import bots, storybook
 from table_helpers import TWO_CARDS
 UIDS = ["e66141040000000%d" % i for i in range(1, 8)]
 
@@ -184,5 +185,40 @@ def test_a_game_that_has_not_moved_for_a_minute_asks_the_tiles_what_lies_on_them
         assert session.link.resyncs == 1
         await session.run(deadline_s=40)
         assert session.link.resyncs == 2
+
+    asyncio.run(scenario())
+
+
+def test_after_the_game_the_table_is_still_read_and_tidied(tmp_path):
+    # The web table stays open after the last action: a card the game left on the table
+    # (captured by the last move) must stop being a mismatch once it is lifted, and the
+    # virtual players still tidy it up.
+    async def scenario():
+        clock = ManualClock(1000)
+        hands = FakeHands()
+        session = session_on(tmp_path, clock, seats_bots={"hero": "greedy",
+                                                          "villain": "greedy"}, hands=hands)
+        match = session.match
+        while match.engine.status(match.state) == "ongoing":
+            match.apply(bots.choose("greedy", storybook, match.state, match.state.turn, 1))
+        for cell in session.layout.cells:       # the table as the game ended...
+            entry = match.state.board.get(cell)
+            session.table.observe(cell, [entry[0]] if entry else [])
+        stray = next(c for c in sorted(session.layout.cells) if c not in match.state.board)
+        on_board = {entry[0] for entry in match.state.board.values()}
+        card = next(c for c in ("the_crocodile", "the_cheshire_cat") if c not in on_board)
+        session.table.observe(stray, [card])    # ...and a card that should have gone
+        session.table.reconcile(clock())
+        assert [m.cells for m in session.mismatches] == [[stray]]
+        tile, slot = session.layout.slot_of[stray]
+        session.link.script.append((clock() + 2000, TileEvent("tags", UIDS[tile], slot=slot,
+                                                               tags=())))
+        while clock() < 1000 + 1500:
+            await session.tend()
+        assert hands.tidied >= 1 and session.mismatches    # tidied, not yet seen lifted
+        while clock() < 1000 + 2500:
+            await session.tend()
+        assert session.mismatches == [] and not session.table.observed.get(stray)
+        assert session.match.engine.status(session.match.state) == "finished"
 
     asyncio.run(scenario())

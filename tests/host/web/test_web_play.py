@@ -143,6 +143,11 @@ def test_a_person_plays_a_whole_game_by_clicks_against_bots(tmp_path, browser, g
         assert final["status"] == "finished"
         assert made >= 5, "the person made only %d moves" % made
         page.wait_for_selector("#turn:has-text('Game over')", timeout=30000)
+        # The table is still read after the last action: what the game left lying where it
+        # should not (a card captured by the last move) is tidied by the virtual players,
+        # and the page stops asking for it.
+        page.wait_for_function("() => window.fairytable.view.mismatches.length === 0",
+                               timeout=30000)
         shot(page, game + "-game-over")
         assert final["actions"] > 10
     finally:
