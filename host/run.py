@@ -379,7 +379,7 @@ def attach_terminal(session, hands):
 
     def show():
         print(session.game.render(session.match.state, session.scenes(),
-                                  session.mismatches, colour), flush=True)
+                                  session.mismatches, colour, table=session.table), flush=True)
 
     session.on_change = show
     if sys.stdin is None or sys.stdin.closed or not sys.stdin.isatty():

@@ -843,7 +843,7 @@ class WebTable:
         if not tile.online:
             raise Refused(409, "tile %s is offline." % uid)
         index = s.tile_index.get(uid)
-        slots = len(s.layout.tiles[index].cells) if index is not None else tile.cells
+        slots = s.layout.tiles[index].slots if index is not None else tile.cells
         s.link.set_scene(uid, [(slot, CHECK_SCENE) for slot in range(slots)])
         s.sent_scenes = {k: v for k, v in s.sent_scenes.items()
                          if index is None or s._tile_of_scene(k) != index}
