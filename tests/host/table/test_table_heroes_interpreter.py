@@ -336,3 +336,111 @@ def test_walls_are_dark_and_each_character_shows_its_health_on_its_cell():
     assert n == s == lights.solid(lights.PAWN_COLOURS["red"])
     assert scenes[(4, 0)][0][0] == "chase"                      # red's flag
     assert scenes[("pocket", 2)] != lights.DARK_CELL           # the green die is awaited
+
+
+# ---------------------------------------------------------------- the seats' card readers
+
+def test_a_bonus_card_two_characters_could_play_waits_for_the_tap_naming_who_plays_it():
+    # Both red characters have an enemy within three spaces in a clear line.
+    match, table = table_for(adjacent_teams(), hands={"red": ["enchanted_arrow_attack"]})
+    assert lay_on_reader(table, 1, ["heroes-card:enchanted_arrow_attack"]) is None
+    assert table.mismatches == [] and table.busy()
+    assert table.card_play["character"] is None
+    notes, _ = table.take_said()
+    assert "tap the cell of the character of red's who plays it" in notes[-1]
+    # A tap on an enemy does not name the player: refused, the card still waits.
+    assert table.gesture((1, 1), "tap", 0) is None
+    _, refusals = table.take_said()
+    assert refusals[-1][1].startswith("Tap the cell of one of red's characters")
+    assert table.card_play["character"] is None
+    # Robin Hood plays it; then his target, then the dice.
+    assert table.gesture((6, 2), "tap", 0) is None
+    assert table.card_play["character"] == "robin_hood"
+    assert table.gesture((6, 4), "tap", 0) is None
+    action = throw(table, [("red", 3), ("white", 2)])
+    assert action == {"type": "play_card", "character": "robin_hood",
+                      "card": "enchanted_arrow_attack", "target": "gretel",
+                      "dice": {"red": 3, "white": {"gretel": 2}}}
+    apply(match, table, action)
+    if match.state.battle is not None:
+        apply(match, table, {"type": "no_defence"})
+    # Discarded once played: laid again (after lifting it off) it is not in red's hand.
+    assert lay_on_reader(table, 1, []) is None and table.mismatches == []
+    assert lay_on_reader(table, 1, ["heroes-card:enchanted_arrow_attack"]) is None
+    assert codes(table) == ["not_in_hand"]
+    assert "is not a Bonus Card in red's hand" in messages(table)
+
+
+def test_a_bonus_card_only_one_character_can_play_is_that_ones_at_once():
+    # Only the Tin Woodman is hurt: the Apple of Youth heals him, with no tap to say so.
+    chars = [dict(TEAMS[0], health=4)] + TEAMS[1:]
+    match, table = table_for(chars, hands={"red": ["apple_of_youth"]})
+    assert lay_on_reader(table, 1, ["heroes-card:apple_of_youth"]) is None
+    assert table.card_play == {"place": ("seat", 1), "card": "apple_of_youth",
+                               "character": "tin_woodman", "defending": False}
+    assert table.gesture((0, 2), "tap", 0) == {"type": "play_card", "character": "tin_woodman",
+                                               "card": "apple_of_youth",
+                                               "target": "tin_woodman"}
+
+
+def test_a_card_on_the_wrong_seats_reader_is_a_mismatch_naming_the_right_reader():
+    match, table = table_for(hands={"red": ["golden_shield"]})
+    assert lay_on_reader(table, 2, ["heroes-card:axe_attack"]) is None
+    assert codes(table) == ["wrong_reader"]
+    assert messages(table) == ("Axe Attack is the Tin Woodman's card (red): it is played from "
+                               "red's card reader, not blue's; take Axe Attack off blue's card "
+                               "reader.")
+    assert table.mismatches[0].cells == [("seat", 2)] and not table.busy()
+    assert lay_on_reader(table, 2, ["heroes-card:golden_shield"]) is None
+    assert codes(table) == ["wrong_reader"] and "Bonus Card of red's hand" in messages(table)
+
+
+def test_what_is_not_a_playable_card_on_a_reader_is_said_and_nothing_is_applied():
+    match, table = table_for(adjacent_teams())
+    assert lay_on_reader(table, 1, ["heroes-card:no_such_card"]) is None
+    assert codes(table) == ["not_in_game"]
+    assert lay_on_reader(table, 1, ["heroes:gretel"]) is None
+    assert codes(table) == ["bad_tag"] and table.mismatches[0].cells == [("seat", 1)]
+    assert "not on a card reader" in messages(table)
+    assert lay_on_reader(table, 1, []) is None and table.mismatches == []
+    # Seat 3's reader in a two-player game: nobody plays there.
+    assert lay_on_reader(table, 3, ["heroes-card:axe_attack"]) is None
+    assert codes(table) == ["no_such_seat"]
+    assert "Nobody plays at seat 3" in messages(table)
+    lay_on_reader(table, 3, [])
+    # Two cards on one reader: the second waits its turn.
+    assert lay_on_reader(table, 1, ["heroes-card:axe_attack", "heroes-card:longbow_attack"]) \
+        is None
+    assert codes(table) == ["one_card"]
+
+
+def test_a_card_on_the_board_is_refused_it_is_played_on_the_readers():
+    match, table = table_for(adjacent_teams())
+    table.observe_items((0, 2), ["heroes-card:axe_attack", "heroes:tin_woodman"])
+    assert table.reconcile(0) is None and codes(table) == ["card_on_board"]
+    assert messages(table) == ("Axe Attack is played on its player's card reader, not on the "
+                               "board: take it off [0, 2].")
+    assert table.mismatches[0].cells == [(0, 2)] and not table.busy()
+
+
+def test_lifting_a_card_before_its_play_is_done_calls_the_play_off():
+    match, table = table_for(adjacent_teams())
+    assert lay_on_reader(table, 1, ["heroes-card:axe_attack"]) is None and table.busy()
+    assert lay_on_reader(table, 1, []) is None
+    assert table.card_play is None and not table.busy() and table.mismatches == []
+
+
+def test_the_readers_light_the_seat_that_acts_and_the_card_being_played():
+    from host.table.heroes_game import HeroesGame
+    match, table = table_for(adjacent_teams())
+    game = HeroesGame()
+    scenes = game.scenes(match.state, table, [])
+    assert scenes[("seat", 1)][0][0] == "pulse"                  # red acts
+    assert scenes[("seat", 2)][0][0] == "solid"
+    lay_on_reader(table, 1, ["heroes-card:axe_attack"])
+    assert game.scenes(match.state, table, [])[("seat", 1)][0][0] == "chase"
+    lay_on_reader(table, 1, [])
+    lay_on_reader(table, 2, ["heroes-card:sheeps_clothing"])
+    assert game.scenes(match.state, table, [])[("seat", 2)][0][0] == "blink"  # a mismatch
+    text = game.render(match.state, {}, table.mismatches, False, table=table)
+    assert "reader 2 (blue): Sheep's Clothing" in text and "reader 1 (red): empty" in text
