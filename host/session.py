@@ -3,7 +3,9 @@
 One `TableSession` owns one Match. Tile events arrive from the link (tags on
 a slot, gestures, dice), the layout turns tile slots into cells, the tag
 registry turns tags into cards, pawns and die faces, and the game's table
-interpreter turns sensor changes into actions or mismatches. An accepted
+interpreter turns sensor changes into actions or mismatches. A slot of the layout's seat
+tile is a seat's card reader: its tags go to the interpreter as that seat's
+(`observe_seat_items`), and its light is the scene keyed ("seat", n). An accepted
 action is journalled before its result is lit. Bots play empty seats
 (host/bots_at_table.py). The game is reached only through its contract
 (host/table/contract.py): a TableGame adapter and its TableInterpreter.
