@@ -1,7 +1,7 @@
 """Battle Royale with hero teams and Capture the Flag on the table: the adapter
 (host/table/contract.py, TableGame).
 
-It lights the 7 x 7 grid and the dice tray, draws the game in the terminal, lets the
+It lights the 7 x 7 grid, the dice tray and the seats' card readers, draws the game in the terminal, lets the
 greedy bot (shared_rules/bots.py, with heroes.evaluate and heroes.imagine) choose moves and
 says when the table carried one out; the interpreter is host/table/heroes_table.py, the
 virtual hands host/virtual/hands.py (HeroesHands).
