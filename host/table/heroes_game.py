@@ -1,10 +1,10 @@
 """Battle Royale with hero teams and Capture the Flag on the table: the adapter
 (host/table/contract.py, TableGame).
 
-It lights the 7 x 7 grid, the dice tray and the seats' card readers, draws the game in the terminal, lets the
-greedy bot (shared_rules/bots.py, with heroes.evaluate and heroes.imagine) choose moves and
-says when the table carried one out; the interpreter is host/table/heroes_table.py, the
-virtual hands host/virtual/hands.py (HeroesHands).
+It lights the 7 x 7 grid, the dice tray and the seats' card readers, draws the game in the
+terminal, lets the greedy bot (shared_rules/bots.py, with heroes.evaluate and
+heroes.imagine) choose moves and says when the table carried one out; the interpreter is
+host/table/heroes_table.py, the virtual hands host/virtual/hands.py (HeroesHands).
 
 The mode is an option: `fairytable run --game heroes --mode ctf` plays Capture the Flag
 (host/run.py passes it as options["mode"]); the default is Battle Royale.
