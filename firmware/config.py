@@ -8,6 +8,9 @@ A tile is built as one of two variants (hardware/ documents both):
   pocket, a tag per face), a lit rim (4 segments) per pocket and a
   "dice rolled" button. Pin maps of both: firmware/pins.py.
 
+A layout's seat tile (the seats' card readers, host/table/layout.py) is a ``cell`` tile
+whose slots are seat readers: the firmware does not tell them apart.
+
 Timings are in milliseconds; hardware/protocol.md explains each.
 """
 

@@ -244,6 +244,17 @@ async def run(args):
         # where a card id belongs) is still the file's fault, and said so.
         raise ValueError("the setup %s is not in the game's setup form (%s: %s)"
                          % (args.setup, type(e).__name__, e)) from None
+    if layout.seat_tile is not None:
+        # Each seat of the game plays its cards on its own reader (seat n: the n-th seat).
+        missing = [n for n in range(1, len(seat_list) + 1) if n not in layout.seat_slot]
+        if missing:
+            raise ValueError("the layout %s has no card reader for seat%s %s (%s): a game of "
+                             "%d players needs seats = [%s] on its seat tile" % (
+                                 layout.path, "s" if len(missing) > 1 else "",
+                                 ", ".join(str(n) for n in missing),
+                                 ", ".join(seat_list[n - 1] for n in missing),
+                                 len(seat_list), ", ".join(
+                                     str(n) for n in range(1, len(seat_list) + 1))))
     if args.bots > len(seat_list):
         raise ValueError("--bots must be 0 to %d for %s" % (len(seat_list), args.game))
     if args.headless and args.bots != len(seat_list):
@@ -379,7 +390,7 @@ def attach_terminal(session, hands):
 
     def show():
         print(session.game.render(session.match.state, session.scenes(),
-                                  session.mismatches, colour), flush=True)
+                                  session.mismatches, colour, table=session.table), flush=True)
 
     session.on_change = show
     if sys.stdin is None or sys.stdin.closed or not sys.stdin.isatty():

@@ -3,7 +3,9 @@
 One `TableSession` owns one Match. Tile events arrive from the link (tags on
 a slot, gestures, dice), the layout turns tile slots into cells, the tag
 registry turns tags into cards, pawns and die faces, and the game's table
-interpreter turns sensor changes into actions or mismatches. An accepted
+interpreter turns sensor changes into actions or mismatches. A slot of the layout's seat
+tile is a seat's card reader: its tags go to the interpreter as that seat's
+(`observe_seat_items`), and its light is the scene keyed ("seat", n). An accepted
 action is journalled before its result is lit. Bots play empty seats
 (host/bots_at_table.py). The game is reached only through its contract
 (host/table/contract.py): a TableGame adapter and its TableInterpreter.
@@ -126,7 +128,8 @@ class TableSession:
             return None
         if ev.kind == "tags":
             cell = self.layout.cell_of.get((index, ev.slot))
-            if cell is None:
+            seat = self.layout.seat_of.get((index, ev.slot))
+            if cell is None and seat is None:
                 return None
             items, problems = [], []
             for uid_hex, identity in ev.tags:
@@ -134,7 +137,11 @@ class TableSession:
                     items.append(self.registry.resolve(bytes.fromhex(uid_hex), identity))
                 except TagRefused as e:
                     problems.append(e.message)
-            self.table.observe_items(cell, items, problems)
+            if cell is not None:
+                self.table.observe_items(cell, items, problems)
+            else:
+                # A seat's card reader: a card played off the board, by that seat.
+                self.table.observe_seat_items(seat, items, problems)
             return self.table.reconcile(self.clock())
         if ev.kind == "dice":
             item, problem = None, None
@@ -147,6 +154,10 @@ class TableSession:
         if ev.kind == "gesture":
             cell = self.layout.cell_of.get((index, ev.slot))
             if cell is None:
+                if (index, ev.slot) in self.layout.seat_of:
+                    self.log.say("a %s on seat %d's card reader does nothing: the seat "
+                                 "buttons and the cells' pads play" % (
+                                     ev.gesture, self.layout.seat_of[(index, ev.slot)]))
                 return None
             action = self.table.gesture(cell, ev.gesture, self.clock())
             if action is None and self.table.mismatches:
@@ -158,6 +169,8 @@ class TableSession:
     def _tile_of_scene(self, key):
         if key in self.layout.slot_of:
             return self.layout.slot_of[key][0]
+        if key[0] == "seat":
+            return self.layout.seat_tile  # ("seat", n): seat n's card reader
         return self.layout.dice_tile  # ("pocket", i)
 
     def _check_offline(self):
@@ -170,6 +183,8 @@ class TableSession:
             tile = self.layout.tiles[self.tile_index[uid]]
             if tile.cells:
                 where = "cells %s" % ", ".join("[%d, %d]" % (c[0], c[1]) for c in tile.cells)
+            elif tile.seats:
+                where = "the card readers of seats %s" % ", ".join(str(n) for n in tile.seats)
             else:
                 where = "the dice tray"
             waited.append(TileOffline(uid, tile.cells, "tile %s (%s) is offline: the game "
@@ -230,6 +245,9 @@ class TableSession:
             self.table = self.game.new_interpreter(self.match, self.hide_window_ms)
             for cell in sorted(set(old.observed) | set(old.problems)):
                 self.table.observe(cell, old.observed.get(cell, []), old.problems.get(cell, []))
+            for seat in sorted(set(old.seat_observed) | set(old.seat_problems)):
+                self.table.observe_seat(seat, old.seat_observed.get(seat, []),
+                                        old.seat_problems.get(seat, []))
             self.table.reconcile(self.clock())
             self.attract = False
             self.recent_events = []
@@ -319,6 +337,12 @@ class TableSession:
                     scene = scenes.get(key, lights.DARK_CELL)
                     if self.sent_scenes.get(key) != scene:
                         per_tile.setdefault(dice_tile, []).append((pocket, scene, key))
+        for (index, slot), seat in sorted(self.layout.seat_of.items()):
+            # The seats' card readers: scenes keyed ("seat", n), dark unless a game lights them.
+            key = ("seat", seat)
+            scene = scenes.get(key, lights.DARK_CELL)
+            if self.sent_scenes.get(key) != scene:
+                per_tile.setdefault(index, []).append((slot, scene, key))
         for index in sorted(per_tile):
             uid = self.uid_of.get(index)
             tile = self.link.tiles.get(uid) if uid else None

@@ -9,6 +9,7 @@ Typed inputs (the virtual table's hands for people at a keyboard; a real
 table has cards, pads and buttons instead):
 
     place CARD C R      lift C R      tap C R      double C R      hold C R
+    place CARD seat N   lift seat N   (seat N's card reader, where the table has one)
     SEAT draw | SEAT end_turn | SEAT twist        staff undo | pause | resume
 """
 
@@ -69,9 +70,13 @@ def parse_command(line):
             raise ValueError("usage: %s" % ("place CARD C R" if words[0] == "place"
                                             else words[0] + " C R"))
         try:
-            cell = (int(words[-2]), int(words[-1]))
+            if words[-2] == "seat" and words[0] in ("place", "lift"):
+                cell = ("seat", int(words[-1]))     # a seat's card reader
+            else:
+                cell = (int(words[-2]), int(words[-1]))
         except ValueError:
-            raise ValueError("a cell is two whole numbers: column row") from None
+            raise ValueError("a cell is two whole numbers: column row (or seat N, a seat's "
+                             "card reader)") from None
         return ("hands", words[0], (words[1], cell) if words[0] == "place" else (cell,))
     if len(words) == 2:
         return ("button", words[0], words[1])

@@ -106,3 +106,11 @@ def apply(match, table, action):
     events = match.apply(action)
     table.after(events)
     return events
+
+
+def lay_on_reader(table, seat, items, now=0):
+    """Lay `items` (registry item names; [] lifts everything off) on the card reader of
+    seat number `seat` (1 the game's first seat), as the session feeds a seat tile's tags;
+    returns what the table shows then."""
+    table.observe_seat_items(seat, list(items))
+    return table.reconcile(now)

@@ -28,6 +28,8 @@ class TableInterpreter:
       match         the Match being played (the interpreter reads its state, never applies)
       observed      cell -> sorted list of what is seen there, in the interpreter's naming
       problems      cell -> sentences about bad tags there
+      seat_observed seat number -> sorted list of what lies on that seat's card reader
+      seat_problems seat number -> sentences about bad tags there
       mismatches    the Mismatch list of the last `reconcile` (empty: the table matches)
       progress_at   ms when the table last moved a change along (a duel read round by
                     round); a bot waiting for its move counts its patience from then
@@ -42,6 +44,8 @@ class TableInterpreter:
         self.match = match
         self.observed = {}
         self.problems = {}
+        self.seat_observed = {}
+        self.seat_problems = {}
         self.mismatches = []
         self.progress_at = 0
         self.bot_move = None
@@ -75,6 +79,25 @@ class TableInterpreter:
         names into the interpreter's naming. Default: observe them as they are.
         """
         self.observe(cell, items, problems)
+
+    def observe_seat(self, seat, items, problems=()):
+        """What now lies on the card reader of seat number `seat` (1 = the game's first
+        seat, host/table/layout.py) and tag problems there. Default: remembered in
+        `seat_observed` and `seat_problems` (a game whose table has no seat readers never
+        gets any: its layouts refuse a seat tile)."""
+        if items:
+            self.seat_observed[seat] = sorted(items)
+        else:
+            self.seat_observed.pop(seat, None)
+        if problems:
+            self.seat_problems[seat] = list(problems)
+        else:
+            self.seat_problems.pop(seat, None)
+
+    def observe_seat_items(self, seat, items, problems=()):
+        """Tags on seat `seat`'s card reader resolved to registry item names: the place to
+        refuse what is not a card of the game. Default: observe them as they are."""
+        self.observe_seat(seat, items, problems)
 
     def reconcile(self, now):
         """Must: compare the table with the game; returns the action the table shows, or None.
@@ -182,15 +205,18 @@ class TableGame:
     # ------------------------------------------------------------ light and views
 
     def scenes(self, state, table, cells, events=(), bot_request=None):
-        """Must: cell -> scene (and ("pocket", i) -> scene for a dice tray) to light.
+        """Must: cell -> scene (and ("pocket", i) -> scene for a dice tray, ("seat", n) ->
+        scene for seat n's card reader) to light.
 
         `table` is the interpreter (its mismatches, what it waits for), `cells` the layout's
         cells, `events` those of the last action, `bot_request` the bot move to chase.
         """
         raise NotImplementedError("%s.scenes" % type(self).__name__)
 
-    def render(self, state, scene_map, mismatches, colour=True):
-        """The table as text for the terminal. Default: the result and the mismatches."""
+    def render(self, state, scene_map, mismatches, colour=True, table=None):
+        """The table as text for the terminal (`table`: the interpreter, for what lies off
+        the board, e.g. on the seats' card readers). Default: the result and the
+        mismatches."""
         result = games.get(self.name).result(state)
         lines = ["%s: %s" % (self.name, ", ".join("%s %s" % (k, result[k])
                                                   for k in sorted(result)))]

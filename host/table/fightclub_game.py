@@ -137,7 +137,7 @@ class FightclubGame(TableGame):
                 scenes[tuple(cell)] = lights.all_edges(lights.blink(lights.MISMATCH, 500))
         return scenes
 
-    def render(self, state, scene_map, mismatches, colour=True):
+    def render(self, state, scene_map, mismatches, colour=True, table=None):
         """The table as text: each seat's wagons, gold and contracts, the area, the Market."""
         s = state
         lines = ["Fairy Tale Fight Club, round %d, %s to play (%s, %d actions left)" % (

@@ -1,10 +1,10 @@
 """Battle Royale with hero teams and Capture the Flag on the table: the adapter
 (host/table/contract.py, TableGame).
 
-It lights the 7 x 7 grid and the dice tray, draws the game in the terminal, lets the
-greedy bot (shared_rules/bots.py, with heroes.evaluate and heroes.imagine) choose moves and
-says when the table carried one out; the interpreter is host/table/heroes_table.py, the
-virtual hands host/virtual/hands.py (HeroesHands).
+It lights the 7 x 7 grid, the dice tray and the seats' card readers, draws the game in the
+terminal, lets the greedy bot (shared_rules/bots.py, with heroes.evaluate and
+heroes.imagine) choose moves and says when the table carried one out; the interpreter is
+host/table/heroes_table.py, the virtual hands host/virtual/hands.py (HeroesHands).
 
 The mode is an option: `fairytable run --game heroes --mode ctf` plays Capture the Flag
 (host/run.py passes it as options["mode"]); the default is Battle Royale.
@@ -12,7 +12,7 @@ The mode is an option: `fairytable run --game heroes --mode ctf` plays Capture t
 
 from host import lights
 from host.table.contract import TableGame
-from host.table.heroes_table import HeroesTable, cell_of, current_seat, name_of
+from host.table.heroes_table import SEAT, HeroesTable, card_of, cell_of, current_seat, name_of
 from host.virtual.hands import HeroesHands
 from shared_rules import heroes
 
@@ -43,8 +43,9 @@ def bot_cells(state, action):
     return sorted(set(out))
 
 
-def heroes_scenes(state, mismatches=(), pockets=(), chased=(), moves=()):
-    """cell -> scene for the grid, and ("pocket", i) -> scene for the dice tray.
+def heroes_scenes(state, mismatches=(), pockets=(), chased=(), moves=(), playing=None):
+    """cell -> scene for the grid, ("pocket", i) -> scene for the dice tray, and
+    ("seat", n) -> scene for seat n's card reader.
 
     - walls and bases are blacked out (dark); free cells glow faintly; the cells behind a
       Capture the Flag base breathe dimly in the team's colour;
@@ -52,7 +53,10 @@ def heroes_scenes(state, mismatches=(), pockets=(), chased=(), moves=()):
       on the E and W edges; a character lying down (Respawn Phase) blinks;
     - a flag lying free chases in its team's colour, a flag a character controls in white;
     - the pockets the tray waits for are lit; where a lifted figure may go glows; a bot's
-      move for a person to carry out chases in white; mismatch cells blink red.
+      move for a person to carry out chases in white; mismatch cells blink red;
+    - each seat's card reader glows dimly in its team's colour, and pulses for the seat that
+      acts now (a card may be laid there); the reader of the card being played (`playing`)
+      chases in white; a reader a mismatch names blinks red.
     """
     s = state
     scenes = {}
@@ -77,6 +81,17 @@ def heroes_scenes(state, mismatches=(), pockets=(), chased=(), moves=()):
         side = lights.solid(rgb) if h["state"] == "standing" else lights.blink(rgb, 1600, 60)
         health = lights.value(HEALTH, h["health"])
         scenes[cell_of(h["cell"])] = (side, health, side, health)
+    acting = current_seat(s) if s.status == "ongoing" and s.phase == "play" else None
+    for n, seat in enumerate(s.seats, 1):
+        key = (SEAT, n)
+        if s.status != "ongoing":
+            scenes[key] = lights.DARK_CELL
+        elif key == playing:
+            scenes[key] = lights.all_edges(lights.chase(FLAG_LIGHT, 800))
+        elif seat == acting:
+            scenes[key] = lights.all_edges(lights.pulse(team_colour(seat), 1500, 60))
+        else:
+            scenes[key] = lights.all_edges(lights.solid(team_colour(seat, True)))
     for pocket in pockets:
         scenes[("pocket", pocket)] = lights.all_edges(lights.pulse(lights.TRAY, 800, 40))
     for cell in chased:
@@ -104,11 +119,14 @@ class HeroesGame(TableGame):
         if table.in_hand is not None and s.phase == "play":
             moves = sorted(set(tuple(a["to"]) for a in heroes.legal_actions(s)
                                if a.get("character") == table.in_hand and "to" in a))
-        return heroes_scenes(s, table.mismatches, table.pockets_wanted(), chased, moves)
+        playing = table.card_play["place"] if table.card_play is not None else None
+        return heroes_scenes(s, table.mismatches, table.pockets_wanted(), chased, moves,
+                             playing)
 
-    def render(self, state, scene_map, mismatches, colour=True):
+    def render(self, state, scene_map, mismatches, colour=True, table=None):
         """The grid as text: "##" a wall or base, a figure by its team's initial and health,
-        "F" a flag; then who acts and each character's health."""
+        "F" a flag; then who acts, each character's health, and what lies on each seat's
+        card reader (`table`, the interpreter, says)."""
         s = state
         grid = {}
         for cid in s.roster:
@@ -140,6 +158,11 @@ class HeroesGame(TableGame):
             lines.append("  %-6s %-24s %2d/%-2d %s" % (h["seat"], name_of(s, cid), h["health"],
                                                      s.cat["characters"][cid]["health"],
                                                      h["state"]))
+        if table is not None:
+            for n, seat in enumerate(s.seats, 1):
+                cards = [card_of(s, i.split(":", 1)[1]) for i in table.seat_observed.get(n, ())]
+                lines.append("  reader %d (%s): %s" % (n, seat, ", ".join(
+                    c["name"] if c else "an unknown card" for c in cards) or "empty"))
         lines.extend("! " + m.message for m in mismatches)
         return "\n".join(lines)
 

@@ -2,18 +2,19 @@
 game actions (or mismatches) out.
 
 The table (host/layouts/heroes.toml): the 7 x 7 grid of cells [x, y] as the engine
-(shared_rules/heroes.py) has them, and the dice tray. What lies on it:
+(shared_rules/heroes.py) has them, the dice tray, and a card reader in front of each seat
+(the layout's seat tile: seat number n is the game's n-th seat, 1 red, 2 blue, 3 green,
+4 yellow). What lies on it:
 
     a character       a tagged figure "heroes:<character id>" on its cell
-    an action card    a tagged card "heroes-card:<card id>" (Bonus Cards too)
+    an action card    a tagged card "heroes-card:<card id>" (Bonus Cards too), laid on its
+                      player's card reader to play it; never on the board
     a flag            a tagged token "heroes-flag:<team>" (Capture the Flag)
     the dice          "die:red:<face>", "die:white:<face>", "die:green:<face>": any pocket
                       reads any die (the hands put red in pocket 1, white in 2, green in 3)
 
-Walls (and Capture the Flag's bases) are cells of the map: they stay dark. The layout
-format has no card reader for a seat (every reader of a cell tile is a board cell), so a
-card is played by laying it on the cell of the character who plays it: that cell's
-reader reads the card under or beside the figure.
+Walls (and Capture the Flag's bases) are cells of the map: they stay dark. A seat's reader
+is the place ("seat", n) in this module (mismatches name it, the lights key it so).
 
 The gestures:
 
@@ -32,16 +33,27 @@ The gestures:
                       red die and one white die for each target (one throw per white
                       die when there are several: take it out and roll again); a tap on
                       the attacker again calls it off
-    play a card       lay it on the cell of the character who plays it: an area attack
-                      card rolls at once (red, then the whites); a one-target attack or a
-                      heal that reaches others waits for a tap on the target (the
-                      character's own cell for itself); a movement card waits for the
-                      figure's move; lift the card off once it is played
-    defend            while the battle waits for a defender, lay one of its cards on the
-                      defender's cell (a movement card: then move the figure; a heal that
-                      reaches others: then tap the character it heals), or press the seat
-                      button "no_defence"
+    play a card       lay it on your seat's card reader. An action card is played by the
+                      character whose card it is; a Bonus Card by the one of your
+                      characters who can play it, or, when several can, by the one whose
+                      cell you tap next. Then: an area attack card rolls at once (red,
+                      then the whites); a one-target attack or a heal that reaches others
+                      waits for a tap on the target (the character's own cell for
+                      itself); a heal of the character alone is played at once; a movement
+                      card waits for the figure's move. Lift the card off once it is
+                      played (until then it is a mismatch: "lift it off red's card
+                      reader"); lifting it before calls the play off
+    defend            while the battle waits for a defender, lay one of its cards (or a
+                      Bonus Card of its player's) on the defending seat's reader (a
+                      movement card: then move the figure; a heal that reaches others:
+                      then tap the character it heals), or press the seat button
+                      "no_defence"
     end turn          seat button "end_turn"
+
+A card on the board, on another seat's reader, not in the catalog, already played (face
+down, a Bonus Card discarded, or one lying on the reader since it was played), or laid
+when its player may not play it: a Mismatch in words naming the card and where it lies,
+and nothing is applied.
 
 A defeated character's figure leaves the table in Battle Royale; in Capture the Flag the
 engine picks the cell behind its base where it lies down (lit): move the figure there.
@@ -66,6 +78,7 @@ from shared_rules import canon, heroes, prng
 FIGURE = "heroes:"
 CARD = "heroes-card:"
 FLAG = "heroes-flag:"
+SEAT = "seat"       # a seat's card reader is the place (SEAT, n), n its seat number
 DIE_COLOURS = ("red", "white", "green")
 POCKET_OF = {"red": 0, "white": 1, "green": 2}   # where the hands put each die, and lit
 
@@ -93,6 +106,37 @@ def card_of(state, card_id):
 def the(name):
     """A character's name in a sentence: "the Tin Woodman", "Robin Hood"."""
     return name if not name.startswith("The ") else "the " + name[4:]
+
+
+def seat_name(state, n):
+    """The game's seat at seat number `n` of the layout (1 the first), or None."""
+    if isinstance(n, int) and 1 <= n <= len(state.seats):
+        return state.seats[n - 1]
+    return None
+
+
+def seat_number(state, seat):
+    """The layout's number of the game's seat `seat` (its card reader's)."""
+    return state.seats.index(seat) + 1
+
+
+def where(state, place):
+    """A board cell "[2, 3]", or a seat's card reader ("red's card reader")."""
+    if place[0] == SEAT:
+        seat = seat_name(state, place[1])
+        return "%s's card reader" % seat if seat else "the card reader of seat %d" % place[1]
+    return xy(place)
+
+
+def owner_of(state, card_id):
+    """The character (of the catalog) whose action card `card_id` is; None for a Bonus
+    Card (it belongs to the hand of the player who drew it)."""
+    if card_id in state.cat["bonus"]:
+        return None
+    for cid in sorted(state.cat["characters"]):
+        if card_id in state.cat["characters"][cid]["cards"]:
+            return cid
+    return None
 
 
 def current_seat(state):
@@ -210,9 +254,12 @@ class HeroesTable(DiceTrayInterpreter):
         self.throw = None          # the Throw under way
         self.auto = False          # the throw comes from the state (a roll), not a gesture
         self.attacker = None       # a character tapped to attack, waiting for its target
-        self.card_play = None      # {"cell", "card", "character", "defending"}: a card laid
+        # A card laid on a seat's reader, under way: {"place": ("seat", n), "card",
+        # "character" (None: a Bonus Card waiting for the tap naming who plays it),
+        # "defending"}
+        self.card_play = None
         self.in_hand = None        # a character whose figure is lifted for a move
-        self.spent = set()         # (cell, card) lying there since before the last action
+        self.spent = set()         # (place, card) lying there since before the last action
 
     # ------------------------------------------------------------ inputs
 
@@ -225,8 +272,8 @@ class HeroesTable(DiceTrayInterpreter):
         self.auto = False
         self.attacker = None
         self.card_play = None
-        self.spent = set((cell, item[len(CARD):]) for cell in self.observed
-                         for item in self.observed[cell] if item.startswith(CARD))
+        self.spent = set((place, item[len(CARD):]) for place, items in self._places()
+                         for item in items if item.startswith(CARD))
         if self.state.phase != "finished":
             self._auto_throw()
 
@@ -246,6 +293,28 @@ class HeroesTable(DiceTrayInterpreter):
                 problems.append("%s is not a piece of Battle Royale with hero teams: take it "
                                 "off %s." % (item, xy(cell)))
         self.observe(cell, keep, problems)
+
+    def observe_seat_items(self, seat, items, problems=()):
+        keep, problems = [], list(problems)
+        here = where(self.state, (SEAT, seat))
+        for item in items:
+            if item.startswith(CARD):
+                keep.append(item)
+            elif item.startswith(FIGURE) or item.startswith(FLAG):
+                problems.append("%s stands on the board, not on a card reader: take it off "
+                                "%s." % (item, here))
+            elif item.startswith("die:"):
+                problems.append("A die (%s) lies on %s: roll dice in the tray." % (item, here))
+            else:
+                problems.append("%s is not a piece of Battle Royale with hero teams: take it "
+                                "off %s." % (item, here))
+        self.observe_seat(seat, keep, problems)
+
+    def _places(self):
+        """(place, items) for every board cell and seat reader where something lies."""
+        out = [(cell, self.observed[cell]) for cell in sorted(self.observed)]
+        out += [((SEAT, n), self.seat_observed[n]) for n in sorted(self.seat_observed)]
+        return out
 
     def busy(self):
         """True while a change is under way: a figure in hand, a tap or a card waiting for
@@ -283,14 +352,17 @@ class HeroesTable(DiceTrayInterpreter):
         self.in_hand = None
         for cell in sorted(self.problems):
             self.mismatches.append(Mismatch("bad_tag", [cell], " ".join(self.problems[cell])))
+        for n in sorted(self.seat_problems):
+            self.mismatches.append(Mismatch("bad_tag", [(SEAT, n)],
+                                            " ".join(self.seat_problems[n])))
         self._check_tray()
         figures, flags, cards = {}, {}, {}
-        for cell in sorted(self.observed):
-            for item in self.observed[cell]:
+        for place, items in self._places():
+            for item in items:
                 kind, name = item.split(":", 1)
                 into = figures if kind == "heroes" else flags if kind == "heroes-flag" \
                     else cards
-                into.setdefault(name, []).append(cell)
+                into.setdefault(name, []).append(place)
         candidates = []
         if s.phase != "finished":
             self._auto_throw()
@@ -313,93 +385,160 @@ class HeroesTable(DiceTrayInterpreter):
                     "die: take it out." % (pocket + 1, item)))
 
     def _check_cards(self, s, cards, candidates):
+        """The cards seen (card id -> places: board cells, or ("seat", n) for seat n's
+        card reader): a card laid on a reader starts its play; anything else is said."""
         play = self.card_play
-        if play is not None and play["cell"] not in cards.get(play["card"], ()):
+        if play is not None and play["place"] not in cards.get(play["card"], ()):
             self.note("%s was taken back" % card_of(s, play["card"])["name"])
             self._drop_card_play()
-        self.spent = set((cell, c) for cell, c in self.spent if cell in cards.get(c, ()))
+        self.spent = set((p, c) for p, c in self.spent if p in cards.get(c, ()))
         for card_id in sorted(cards):
-            for cell in cards[card_id]:
+            for place in cards[card_id]:
                 play = self.card_play
-                if play is not None and play["card"] == card_id and play["cell"] == cell:
+                if play is not None and play["card"] == card_id and play["place"] == place:
                     continue
                 card = card_of(s, card_id)
+                here = where(s, place)
                 if card is None:
                     self.mismatches.append(Mismatch(
-                        "not_in_game", [cell], "That card is not in this game's catalog: take "
-                        "it off %s." % xy(cell)))
+                        "not_in_game", [place], "That card is not in this game's catalog: "
+                        "take it off %s." % here))
                     continue
-                if (cell, card_id) in self.spent:
+                if place[0] != SEAT:
                     self.mismatches.append(Mismatch(
-                        "card_played", [cell], "%s has been played: lift it off %s." % (
-                            card["name"], xy(cell))))
+                        "card_on_board", [place], "%s is played on its player's card reader, "
+                        "not on the board: take it off %s." % (card["name"], here)))
+                    continue
+                if (place, card_id) in self.spent:
+                    self.mismatches.append(Mismatch(
+                        "card_played", [place], "%s has been played: lift it off %s." % (
+                            card["name"], here)))
                     continue
                 if play is not None:
                     self.mismatches.append(Mismatch(
-                        "one_card", [cell], "%s is being played: take %s off %s." % (
-                            card_of(s, play["card"])["name"], card["name"], xy(cell))))
+                        "one_card", [place], "%s is being played: take %s off %s." % (
+                            card_of(s, play["card"])["name"], card["name"], here)))
                     continue
-                sentence = self._lay_card(s, cell, card_id, card, candidates)
-                if sentence is not None:
-                    self.mismatches.append(Mismatch("card_not_playable", [cell], sentence))
-
-    def _lay_card(self, s, cell, card_id, card, candidates):
-        """A card just laid on `cell`: start its play (or return the action at once).
-        Returns the sentence of a mismatch when it cannot be played there now."""
-        cid = occupant(s, cell)
-        take_off = "take %s off %s." % (card["name"], xy(cell))
-        if s.phase != "play" or s.status != "ongoing":
-            return "Cards are played once the game is under way: " + take_off
-        if cid is None:
-            return "Lay a card on the character who plays it: " + take_off
-        if s.bonus_rolls:
-            return "Roll for the Bonus Card first: " + take_off
-        if s.battle is not None:
-            defender = s.battle["targets"][s.battle["next"]]
-            if cid != defender:
-                return "The battle waits for %s's defence (a card on %s, or no_defence): %s" % (
-                    the(name_of(s, defender)), xy(cell_of(s.heroes[defender]["cell"])),
-                    take_off)
-            base = {"type": "defend", "card": card_id}
-            if card["kind"] == "heal" and card["range"] == 0:
-                base["target"] = cid
-            if card["kind"] == "defend" or "target" in base:
-                problem = heroes.validate(s, base)
+                problem = self._lay_card(s, place, card_id, card, candidates)
                 if problem is not None:
-                    return "%s Then %s" % (problem.message, take_off)
-                candidates.append(base)
-                return None
-            if not [a for a in heroes.legal_actions(s) if a["type"] == "defend"
-                    and a["card"] == card_id]:
-                problem = heroes.validate(s, base)
-                why = problem.message if problem is not None and card["kind"] != "move" else \
-                    "%s cannot be played for %s now." % (card["name"], the(name_of(s, cid)))
-                return "%s Then %s" % (why, take_off)
-            self.card_play = {"cell": cell, "card": card_id, "character": cid,
-                              "defending": True}
-            self.note("%s: %s" % (card["name"], "move %s's figure away" % the(name_of(s, cid))
-                                  if card["kind"] == "move" else "tap the character to heal"))
-            return None
-        base = {"type": "play_card", "character": cid, "card": card_id}
-        options = [a for a in heroes.legal_actions(s) if a["type"] == "play_card"
-                   and a["character"] == cid and a["card"] == card_id]
-        if not options:
+                    self.mismatches.append(Mismatch(problem[0], [place], problem[1]))
+
+    def _lay_card(self, s, place, card_id, card, candidates):
+        """A card just laid on a seat's card reader (`place` ("seat", n)): start its play
+        (or add the action to `candidates` at once). Returns (code, sentence) of a mismatch
+        when it cannot be played from there now."""
+        seat = seat_name(s, place[1])
+        off = "take %s off %s." % (card["name"], where(s, place))
+        if seat is None:
+            return ("no_such_seat", "Nobody plays at seat %d in this game: %s" % (
+                place[1], off))
+        if s.phase != "play" or s.status != "ongoing":
+            return ("card_not_playable", "Cards are played once the game is under way: " + off)
+        owner = owner_of(s, card_id)
+        if owner is None and card_id not in s.cat["bonus"]:
+            return ("not_in_game", "%s is nobody's card in this game: %s" % (card["name"], off))
+        if owner is not None:
+            if owner not in s.heroes:
+                return ("not_in_game", "%s is %s's card, and %s is not in this game: %s" % (
+                    card["name"], the(name_of(s, owner)), the(name_of(s, owner)), off))
+            owner_seat = s.heroes[owner]["seat"]
+            if owner_seat != seat:
+                return ("wrong_reader", "%s is %s's card (%s): it is played from %s's card "
+                        "reader, not %s's; %s" % (card["name"], the(name_of(s, owner)),
+                                                  owner_seat, owner_seat, seat, off))
+        else:
+            holders = [q for q in s.seats if card_id in s.hands[q]]
+            if seat not in holders:
+                if holders:
+                    return ("wrong_reader", "%s is a Bonus Card of %s's hand: it is played "
+                            "from %s's card reader; %s" % (card["name"], holders[0],
+                                                           holders[0], off))
+                return ("not_in_hand", "%s is not a Bonus Card in %s's hand (one is played "
+                        "once, then discarded): %s" % (card["name"], seat, off))
+        if s.bonus_rolls:
+            return ("card_not_playable", "Roll for the Bonus Card first: " + off)
+        if s.battle is not None:
+            return self._lay_defence(s, place, seat, owner, card_id, card, candidates, off)
+        if seat != heroes.current(s):
+            return ("card_not_playable", "It is %s's turn: %s" % (heroes.current(s), off))
+        if owner is not None:
+            why = self._begin(s, place, card_id, card, owner, candidates)
+            return None if why is None else ("card_not_playable", "%s Then %s" % (why, off))
+        # A Bonus Card: played by whichever of the seat's characters may play it.
+        who = [c for c in s.roster if s.heroes[c]["seat"] == seat and self._options(
+            s, c, card_id)]
+        if not who:
+            return ("card_not_playable", "None of %s's characters can play %s now: %s" % (
+                seat, card["name"], off))
+        if len(who) == 1:
+            why = self._begin(s, place, card_id, card, who[0], candidates)
+            return None if why is None else ("card_not_playable", "%s Then %s" % (why, off))
+        self.attacker = None
+        self.card_play = {"place": place, "card": card_id, "character": None,
+                          "defending": False}
+        self.note("%s: tap the cell of the character of %s's who plays it (%s)" % (
+            card["name"], seat, ", ".join(name_of(s, c) for c in who)))
+        return None
+
+    def _options(self, s, cid, card_id):
+        """The legal plays of `card_id` by `cid` now (without dice, paths, moves' ends)."""
+        return [a for a in heroes.legal_actions(s) if a["type"] == "play_card"
+                and a["character"] == cid and a["card"] == card_id]
+
+    def _lay_defence(self, s, place, seat, owner, card_id, card, candidates, off):
+        """A card laid on a reader while the battle waits for a defence."""
+        defender = s.battle["targets"][s.battle["next"]]
+        dseat = s.heroes[defender]["seat"]
+        if seat != dseat:
+            return ("card_not_playable", "The battle waits for %s's defence (a card on %s's "
+                    "card reader, or no_defence): %s" % (the(name_of(s, defender)), dseat, off))
+        if owner is not None and owner != defender:
+            return ("card_not_playable", "%s defends now, and %s is %s's card: %s" % (
+                name_of(s, defender), card["name"], the(name_of(s, owner)), off))
+        cid = defender
+        base = {"type": "defend", "card": card_id}
+        if card["kind"] == "heal" and card["range"] == 0:
+            base["target"] = cid
+        if card["kind"] == "defend" or "target" in base:
             problem = heroes.validate(s, base)
-            why = problem.message if problem is not None else \
+            if problem is not None:
+                return ("card_not_playable", "%s Then %s" % (problem.message, off))
+            candidates.append(base)
+            return None
+        if not [a for a in heroes.legal_actions(s) if a["type"] == "defend"
+                and a["card"] == card_id]:
+            problem = heroes.validate(s, base)
+            why = problem.message if problem is not None and card["kind"] != "move" else \
+                "%s cannot be played for %s now." % (card["name"], the(name_of(s, cid)))
+            return ("card_not_playable", "%s Then %s" % (why, off))
+        self.card_play = {"place": place, "card": card_id, "character": cid,
+                          "defending": True}
+        self.note("%s: %s" % (card["name"], "move %s's figure away" % the(name_of(s, cid))
+                              if card["kind"] == "move" else "tap the character to heal"))
+        return None
+
+    def _begin(self, s, place, card_id, card, cid, candidates):
+        """Start the play of `card_id` by `cid` on its turn: an area attack rolls at once,
+        a heal of the player alone is the action (added to `candidates`), any other card
+        waits for its target's tap or its figure's move. Returns why it cannot, or None."""
+        base = {"type": "play_card", "character": cid, "card": card_id}
+        if not self._options(s, cid, card_id):
+            problem = heroes.validate(s, base)
+            return problem.message if problem is not None else \
                 "%s has nobody to play it on now." % card["name"]
-            return "%s Then %s" % (why, take_off)
         self.attacker = None
         if card["kind"] == "attack" and card["area"] != "one":
             self._start_throw(base, "%s: roll the red die and the white ones" % card["name"])
-            self.card_play = {"cell": cell, "card": card_id, "character": cid,
+            self.card_play = {"place": place, "card": card_id, "character": cid,
                               "defending": False}
             return None
         if card["kind"] == "heal" and card["range"] == 0:
             candidates.append(dict(base, target=cid))
             return None
-        self.card_play = {"cell": cell, "card": card_id, "character": cid, "defending": False}
-        self.note("%s: %s" % (card["name"], "move the figure" if card["kind"] == "move"
-                              else "tap the target's cell"))
+        self.card_play = {"place": place, "card": card_id, "character": cid,
+                          "defending": False}
+        self.note("%s: %s" % (card["name"], "move %s's figure" % the(name_of(s, cid))
+                              if card["kind"] == "move" else "tap the target's cell"))
         return None
 
     def _drop_card_play(self):
@@ -625,6 +764,8 @@ class HeroesTable(DiceTrayInterpreter):
         if self.throw is not None and not self.auto:
             return self.refuse([cell], "Roll the dice first: %s." % ", ".join(
                 self.throw.missing()))
+        if play is not None and play["character"] is None:
+            return self._card_player(s, play, cell, cid, now)
         if play is not None:
             return self._card_target(s, play, cell, cid, now)
         seat = heroes.current(s)
@@ -657,6 +798,22 @@ class HeroesTable(DiceTrayInterpreter):
         self._start_throw(action, "%s attacks %s: roll the red die and the white" % (
             name_of(s, action["attacker"]), the(name_of(s, cid))))
         return None
+
+    def _card_player(self, s, play, cell, cid, now):
+        """A tap naming which of the seat's characters plays the Bonus Card laid."""
+        card = card_of(s, play["card"])
+        seat = seat_name(s, play["place"][1])
+        if cid is None or s.heroes[cid]["seat"] != seat or \
+                s.heroes[cid]["state"] != "standing":
+            return self.refuse([cell], "Tap the cell of one of %s's characters to play %s "
+                               "(or lift the card off %s)." % (seat, card["name"], where(
+                                   s, play["place"])))
+        candidates = []
+        why = self._begin(s, play["place"], play["card"], card, cid, candidates)
+        if why is not None:
+            return self.refuse([cell], why)
+        self.progress_at = now
+        return candidates[0] if candidates else None
 
     def _card_target(self, s, play, cell, cid, now):
         card = card_of(s, play["card"])

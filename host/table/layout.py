@@ -14,22 +14,38 @@ A layout file:
     variant = "dice"
     pockets = 3                   # the dice tray: slot i is die pocket i
 
+    [[tile]]
+    variant = "seat"
+    seats = [1, 2, 3, 4]          # the seats' card readers: slot i is seat seats[i]'s
+
 Cells are [column, row] for Storybook, heroes (Battle Royale with hero teams) and Fairy
 Tale Fight Club (host/table/fightclub_table.py says which cell is a wagon, a contract or
 the Market), and [x, y] with |x|+|y| <= 3 for the Battle Royale diamond. A layout covers
 exactly the game's board: every cell of it on one tile's slot, no cell beside it
 (Storybook and Fight Club: the 7 x 7 grid; Battle Royale: the 25-cell diamond and the
-dice tray; heroes: the 7 x 7 grid and the dice tray). Errors name the file, the line
-and the field, and what is wrong. Everything is bounded before it is used: the
-file's size, the number of tiles (at most one per cell, and the tray), the
-cells (the board's, so nothing is ever sized by a number in the file).
+dice tray; heroes: the 7 x 7 grid, the dice tray and the seat tile). Errors name the file,
+the line and the field, and what is wrong. Everything is bounded before it is used: the
+file's size, the number of tiles (at most one per cell, the tray and the seat tile), the
+cells (the board's, so nothing is ever sized by a number in the file), the seats (the
+game's).
+
+The seat tile is a tile of card readers, one in front of each seat, for the games whose
+cards are played off the board (heroes: action and Bonus Cards, host/table/heroes_table.py).
+Seats are numbered in the game's seat order, 1 the first (heroes: 1 red, 2 blue, 3 green,
+4 yellow); a table has at most one seat tile, and a seat at most one reader. For the
+firmware it is a cell tile with one slot per seat (a reader, a pad and 4 LED edges: the
+reader's light); the readers are far apart, so their fields may all be on together. A game
+whose table has no seat readers refuses a seat tile; heroes needs one.
 """
 
 import re
 import tomllib
 
 GAMES = ("storybook", "royale", "heroes", "fightclub")
-MAX_SLOTS = {"cell": 8, "dice": 3}
+MAX_SLOTS = {"cell": 8, "dice": 3, "seat": 8}
+VARIANTS = ("cell", "dice", "seat")
+# The games that play cards on seat readers, and their most seats (numbered 1..n).
+SEAT_READER_GAMES = {"heroes": 4}
 # The shipped layouts are about 1.5 kB; a layout of one tile per cell is under 10 kB.
 MAX_LAYOUT_BYTES = 64 * 1024
 MAX_NAME_CHARS = 200
@@ -73,18 +89,33 @@ class LayoutError(ValueError):
 class TileSlots:
     """One tile of the layout: its variant, its bound uid (or None), its cells per slot."""
 
-    def __init__(self, index, uid, variant, cells, pockets):
+    def __init__(self, index, uid, variant, cells, pockets, seats=()):
         self.index = index
         self.uid = uid
         self.variant = variant
         self.cells = cells        # list of cells, slot order (cell tiles)
         self.pockets = pockets    # number of dice pockets (dice tile)
+        self.seats = list(seats)  # seat numbers, slot order (the seat tile)
+
+    @property
+    def slots(self):
+        """How many slots the tile has: its cells, pockets or seat readers."""
+        return len(self.cells) or self.pockets or len(self.seats)
+
+    @property
+    def firmware_variant(self):
+        """The firmware variant the tile is built as (firmware/config.py): a seat tile is
+        a cell tile whose slots are seat readers."""
+        return "cell" if self.variant == "seat" else self.variant
 
     def field_neighbours(self):
         """Per slot, the bit mask of the tile's slots whose cells border it (a side in
         common, 100 mm centre to centre): readers whose fields must not be on together
         (hardware/tile.md, "Reader spacing and cross-talk"). None for the dice tray, which
-        reads one pocket at a time anyway."""
+        reads one pocket at a time anyway; no neighbours at all on the seat tile, whose
+        readers lie in front of seats far apart."""
+        if self.variant == "seat":
+            return [0] * len(self.seats)
         if self.variant != "cell":
             return None
         masks = []
@@ -97,8 +128,8 @@ class TileSlots:
         return masks
 
     def __repr__(self):
-        return "TileSlots(%d, %s, %s, %d cells, %d pockets)" % (
-            self.index, self.uid, self.variant, len(self.cells), self.pockets)
+        return "TileSlots(%d, %s, %s, %d cells, %d pockets, seats %s)" % (
+            self.index, self.uid, self.variant, len(self.cells), self.pockets, self.seats)
 
 
 class Layout:
@@ -115,6 +146,20 @@ class Layout:
                 self.slot_of[cell] = (tile.index, slot)
         dice = [t for t in tiles if t.variant == "dice"]
         self.dice_tile = dice[0].index if dice else None
+        self.seat_of = {}       # (tile index, slot) -> seat number (1 = the first seat)
+        self.seat_slot = {}     # seat number -> (tile index, slot)
+        self.seat_tile = None
+        for tile in tiles:
+            if tile.variant == "seat":
+                self.seat_tile = tile.index
+                for slot, seat in enumerate(tile.seats):
+                    self.seat_of[(tile.index, slot)] = seat
+                    self.seat_slot[seat] = (tile.index, slot)
+
+    @property
+    def seats(self):
+        """The seat numbers that have a card reader, in order."""
+        return sorted(self.seat_slot)
 
     @property
     def cells(self):
@@ -192,16 +237,20 @@ def parse(text, path="<layout>"):
     raw_tiles = doc.get("tile")
     if not isinstance(raw_tiles, list) or not raw_tiles:
         raise LayoutError(path, None, "a layout needs at least one [[tile]]")
-    # One cell per tile at the most, and the dice tray: checked before any tile is read.
-    most = len(board) + 1
+    # One cell per tile at the most, the dice tray and the seat tile: checked before any
+    # tile is read.
+    most_seats = SEAT_READER_GAMES.get(game, 0)
+    most = len(board) + 1 + (1 if most_seats else 0)
     if len(raw_tiles) > most:
         raise LayoutError(path, _line_of(text, most), "tile: a %s layout has at most %d "
-                          "tiles (one per cell of its %d, and the dice tray); this one lists %d"
-                          % (game, most, len(board), len(raw_tiles)))
+                          "tiles (one per cell of its %d, the dice tray%s); this one lists %d"
+                          % (game, most, len(board), " and the seat tile" if most_seats
+                             else "", len(raw_tiles)))
     tiles = []
     seen_cells = {}
     seen_uids = {}
     dice_tile = None
+    seat_tile = None
     for i, raw in enumerate(raw_tiles):
         def fail(key, message, i=i):
             raise LayoutError(path, _line_of(text, i, key), "tile %d, %s: %s"
@@ -210,11 +259,12 @@ def parse(text, path="<layout>"):
             raise LayoutError(path, None, "tile %d: each tile is a [[tile]] table, not %s"
                               % (i + 1, _shown(raw)))
         for key in sorted(raw):
-            if key not in ("uid", "variant", "cells", "pockets"):
-                fail(key[:40], "unknown key (a tile has uid, variant, cells, pockets)")
+            if key not in ("uid", "variant", "cells", "pockets", "seats"):
+                fail(key[:40], "unknown key (a tile has uid, variant, cells, pockets, seats)")
         variant = raw.get("variant", "cell")
-        if not isinstance(variant, str) or variant not in MAX_SLOTS:
-            fail("variant", 'variant must be "cell" or "dice", not %s' % _shown(variant))
+        if not isinstance(variant, str) or variant not in VARIANTS:
+            fail("variant", 'variant must be "cell", "dice" or "seat", not %s'
+                 % _shown(variant))
         uid = raw.get("uid")
         if uid is not None:
             if not isinstance(uid, str) or not 8 <= len(uid) <= MAX_UID_HEX or any(
@@ -227,7 +277,14 @@ def parse(text, path="<layout>"):
             seen_uids[uid] = i
         cells = []
         pockets = 0
-        if variant == "cell":
+        seats = []
+        if variant != "seat" and "seats" in raw:
+            fail("seats", "a %s tile has %s, not seats" % (
+                variant, "cells" if variant == "cell" else "pockets"))
+        if variant == "seat":
+            seat_tile = _seat_tile(raw, game, seat_tile, i, fail)
+            seats = list(raw["seats"])
+        elif variant == "cell":
             if "pockets" in raw:
                 fail("pockets", "a cell tile has cells, not pockets")
             raw_cells = raw.get("cells")
@@ -260,7 +317,7 @@ def parse(text, path="<layout>"):
                      % _shown(pockets))
             if "cells" in raw:
                 fail("cells", "a dice tile has pockets, not cells")
-        tiles.append(TileSlots(i, uid, variant, cells, pockets))
+        tiles.append(TileSlots(i, uid, variant, cells, pockets, seats))
     missing = sorted(board - set(seen_cells))
     if missing:
         raise LayoutError(path, None, "tile, cells: a layout covers the full grid of the %s, "
@@ -271,7 +328,41 @@ def parse(text, path="<layout>"):
     if game in ("royale", "heroes") and layout.dice_tile is None:
         raise LayoutError(path, None, "tile, variant: %s needs a dice tile "
                           '([[tile]] variant = "dice")' % _game_words(game))
+    if game in SEAT_READER_GAMES and layout.seat_tile is None:
+        raise LayoutError(path, None, "tile, variant: %s plays its cards on a card reader "
+                          'at each seat: it needs a seat tile ([[tile]] variant = "seat", '
+                          "seats = [1, 2, ...])" % _game_words(game))
     return layout
+
+
+def _seat_tile(raw, game, seat_tile, i, fail):
+    """Check a seat tile's fields (`fail(key, sentence)` raises); returns its index."""
+    most = SEAT_READER_GAMES.get(game)
+    if most is None:
+        fail("variant", "%s plays no cards on seat readers: its table has no seat tile"
+             % _game_words(game))
+    if seat_tile is not None:
+        fail("variant", "tile %d is already the seat tile; a table has one" % (seat_tile + 1))
+    for key in ("cells", "pockets"):
+        if key in raw:
+            fail(key, "a seat tile has seats, not %s" % key)
+    seats = raw.get("seats")
+    if not isinstance(seats, list) or not seats:
+        fail("seats", "a seat tile needs seats = [1, 2, ...]: slot i is the card reader of "
+             "seat seats[i]")
+    if len(seats) > MAX_SLOTS["seat"]:
+        fail("seats", "a tile has at most %d readers, this one lists %d seats"
+             % (MAX_SLOTS["seat"], len(seats)))
+    seen = {}
+    for slot, seat in enumerate(seats):
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= most:
+            fail("seats", "each seat is a whole number from 1 to %d (%s has at most %d "
+                 "seats), not %s" % (most, _game_words(game), most, _shown(seat)))
+        if seat in seen:
+            fail("seats", "seat %d already has a reader (slot %d): a seat has one"
+                 % (seat, seen[seat]))
+        seen[seat] = slot
+    return i
 
 
 def _game_words(game):

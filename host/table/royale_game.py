@@ -51,7 +51,7 @@ class RoyaleGame(TableGame):
         return lights.royale_scenes(s, table.mismatches, table.pockets_wanted(), chased, moves,
                                     [colour_of(s, pid) for pid in s.seats], falls)
 
-    def render(self, state, scene_map, mismatches, colour=True):
+    def render(self, state, scene_map, mismatches, colour=True, table=None):
         return terminal.render_royale(state, scene_map, mismatches, colour)
 
     def action_cells(self, state, action):

@@ -38,7 +38,7 @@ class StorybookGame(TableGame):
                 scenes[target] = lights.all_edges(lights.pulse(lights.HINT_SLIDE, 1000, 40))
         return scenes
 
-    def render(self, state, scene_map, mismatches, colour=True):
+    def render(self, state, scene_map, mismatches, colour=True, table=None):
         return terminal.render_storybook(state, scene_map, mismatches, colour)
 
     def status_strip(self, match):

@@ -29,7 +29,8 @@ def open_table(ports=(), layout=None, tiles=7, cells=7, variants=None, interpret
 
     With ``ports``, those are the table (real tiles): returns ``(list(ports), None)``.
     Without, no table is configured: a virtual table starts, shaped as ``layout`` (as many
-    tiles, their variants, as many cells as its largest tile has) or else as ``tiles``
+    tiles, their firmware variants, as many cells as its largest tile of cells or seat
+    readers has) or else as ``tiles``
     tiles of ``cells`` cells (``variants``: one per tile), its firmware under
     ``interpreter`` ("auto": MicroPython where it is installed) with ``heapsize`` for
     each tile's firmware and ``tags_per_reader`` emulated tags made at its start (the
@@ -41,8 +42,9 @@ def open_table(ports=(), layout=None, tiles=7, cells=7, variants=None, interpret
         return list(ports), None
     if layout is not None:
         tiles = len(layout.tiles)
-        cells = max(len(t.cells) for t in layout.tiles)
-        variants = [t.variant for t in layout.tiles]
+        # A seat tile is, for the firmware, a cell tile whose slots are seat readers.
+        cells = max(t.slots for t in layout.tiles if t.firmware_variant == "cell")
+        variants = [t.firmware_variant for t in layout.tiles]
     vtable = VirtualTable(tiles=tiles, cells=cells, variants=variants, heapsize=heapsize,
                           interpreter=interpreter, quiet=True, tags_per_reader=tags_per_reader)
     if announce is not None:

@@ -36,7 +36,15 @@ class VirtualHands:
         self.cards_on = {}  # cell -> item name the hands believe is there
 
     def _tile_slot(self, cell):
-        index, slot = self.layout.slot_of[cell]
+        """The tile and slot of a board cell, or of a seat's card reader ("seat", n)."""
+        if cell in self.layout.slot_of:
+            index, slot = self.layout.slot_of[cell]
+        elif cell[0] == "seat" and cell[1] in self.layout.seat_slot:
+            index, slot = self.layout.seat_slot[cell[1]]
+        else:
+            raise HandsSlipped("the layout has no %s" % (
+                "card reader for seat %s" % cell[1] if cell[0] == "seat" else "cell %r" % (
+                    cell,)))
         return self.by_index[index], slot
 
     async def _call(self, fn, *args):
@@ -293,15 +301,16 @@ class RoyaleHands(VirtualHands):
 
 
 class HeroesHands(RoyaleHands):
-    """Hands that carry out Battle Royale with hero teams moves: figures, cards laid on a
-    character's cell, flags, taps and the red, white and green dice.
+    """Hands that carry out Battle Royale with hero teams moves: figures, cards laid on the
+    playing seat's card reader (then a tap naming who plays a Bonus Card, when several of
+    the seat's characters could), flags, taps and the red, white and green dice.
 
     The dice come from `host.table.heroes_table.table_dice` (seeded as Battle Royale's
     are), so the outcome reaches the engine through the tray's tags as in real play. Each
     die goes in its own pocket (red 1, white 2, green 3), one throw per die: the pocket is
     emptied and seen empty before the die settles, so a second white die of an area attack
     is read as a new throw. Tidying is Battle Royale's (what `expected()` says, nothing
-    else: played cards are lifted off).
+    else), and the seats' card readers emptied: played cards are lifted off.
     """
 
     async def perform(self, state, action, at):
@@ -341,7 +350,18 @@ class HeroesHands(RoyaleHands):
             await self.throw_dice(table, wanted, values)
         elif kind in ("play_card", "defend"):
             cell = home[mover]
-            await self.place(cell, ht.CARD + action["card"])
+            reader = (ht.SEAT, ht.seat_number(state, state.heroes[mover]["seat"]))
+            step = at.step
+            await self.place(reader, ht.CARD + action["card"])
+            if ht.owner_of(state, action["card"]) is None and kind == "play_card":
+                # A Bonus Card: a tap names who plays it when several could.
+                await self._needs(lambda: table.card_play is not None or at.step != step or
+                                  (table.throw is not None and not table.auto), "the card")
+                if table.card_play is not None and table.card_play["character"] is None:
+                    await self.tap_until(cell, lambda: at.step != step or (
+                        table.card_play is not None and table.card_play["character"] ==
+                        mover) or (table.throw is not None and not table.auto),
+                        "who plays the card")
             if card["kind"] == "move":
                 await self._needs(lambda: table.card_play is not None, "the card")
                 await self.carry(table, mover, cell, action, carried if kind == "play_card"
@@ -360,6 +380,17 @@ class HeroesHands(RoyaleHands):
                 await self.gesture(home[action["target"]], "tap")
         else:
             raise ValueError("the hands cannot carry out %r" % (kind,))
+
+    async def tidy(self, state, table):
+        """Battle Royale's tidying, then every seat's card reader emptied (a card lies there
+        only while it is played: once played, or given up, it is lifted off)."""
+        await super().tidy(state, table)
+        for seat in sorted(set(table.seat_observed) | set(table.seat_problems)):
+            if seat not in self.layout.seat_slot:
+                continue
+            tile, slot = self._tile_slot(("seat", seat))
+            await self._call(tile.clear, slot)
+            self.cards_on.pop(("seat", seat), None)
 
     async def tap_until(self, cell, predicate, what):
         await self.gesture(cell, "tap")

@@ -143,6 +143,8 @@ class WebTable:
                 repr(getattr(table, "pending_place", None)), repr(getattr(table, "in_hand", None)),
                 repr(getattr(table, "lifting", None)), repr(getattr(table, "attacker", None)),
                 repr(getattr(table, "card_play", None)),
+                repr(sorted(table.seat_observed.items())),
+                repr(sorted(table.seat_problems.items())),
                 len(getattr(s, "flash", ())))
 
     # ------------------------------------------------------------ the view
@@ -203,6 +205,7 @@ class WebTable:
                                "cell": p["cell"]} for p in known["players"]]
         out["cells"] = self._cells(state, known, seat)
         out["tray"] = self._tray()
+        out["readers"] = self._readers(state)
         out["mismatches"] = [{"code": m["code"], "cells": m["cells"], "message": m["message"]}
                              for m in base["mismatches"]]
         out["in_progress"] = self._in_progress()
@@ -344,6 +347,34 @@ class WebTable:
                         "leds": scene_json(s.sent_scenes.get(("pocket", p), lights.DARK_CELL))})
         return out
 
+    def _readers(self, state):
+        """The seats' card readers (the layout's seat tile): whose each is, the cards lying
+        on it (face up: a card laid there is being played, or should be lifted off), and
+        its light. [] for a table without them."""
+        s = self.session
+        readers = sorted(s.layout.seat_slot) if hasattr(s.layout, "seat_slot") else []
+        if not readers:
+            return []
+        table = s.table
+        seats = list(state.seats)
+        flashing = set(tuple(c) for c in getattr(s, "flash", {}))
+        out = []
+        for n in readers:
+            cards = []
+            for item in table.seat_observed.get(n, ()):
+                cid = item.split(":", 1)[1]
+                card = None
+                if s.match.game == "heroes":
+                    from host.table import heroes_table
+                    card = heroes_table.card_of(state, cid)
+                cards.append({"kind": "card", "id": cid, "name": card["name"] if card else cid,
+                              "face_up": True})
+            out.append({"reader": n, "seat": seats[n - 1] if n <= len(seats) else None,
+                        "cards": cards, "problems": list(table.seat_problems.get(n, ())),
+                        "leds": scene_json(s.sent_scenes.get(("seat", n), lights.DARK_CELL)),
+                        "flash": ("seat", n) in flashing})
+        return out
+
     def _in_progress(self):
         """A change under way that is not a mismatch: a card waiting for its double tap."""
         table = self.session.table
@@ -444,8 +475,9 @@ class WebTable:
         return you
 
     def _heroes_seat_part(self, state, seat):
-        """A heroes seat's hand: its free characters while picking, its characters' face-up
-        cards and its Bonus Cards (placed on a character's cell to play them)."""
+        """A heroes seat's hand: its free characters while picking (put on a cell), its
+        characters' face-up cards and its Bonus Cards (laid on the seat's card reader,
+        `reader`, to play them)."""
         from host.table import heroes_table
         hand = []
         if state.phase == "pick":
@@ -463,7 +495,12 @@ class WebTable:
                             heroes_table.name_of(state, cid))})
             hand += [{"id": c, "name": heroes_table.card_of(state, c)["name"] + " (Bonus)"}
                      for c in state.hands[seat]]
+        for entry in hand:
+            entry["kind"] = "figure" if entry["id"] in state.cat["characters"] else "card"
+        readers = getattr(self.session.layout, "seat_slot", {})
+        mine = list(state.seats).index(seat) + 1
         return {"colour": seat, "hand": hand, "targets": {"place": [], "move": []},
+                "reader": mine if mine in readers else None,
                 "buttons": ["roll", "end_turn", "no_defence"]}
 
     def _storybook_targets(self, state, seat, cards):
@@ -489,6 +526,20 @@ class WebTable:
         return out
 
     # ------------------------------------------------------------ controls
+
+    def _own_reader(self, seat, value, op):
+        """The place ("seat", n) of the seat's own card reader, for a place or a lift."""
+        s = self.session
+        if op not in ("place", "lift"):
+            raise Refused(400, "a card reader takes a place or a lift, not %s." % (op,))
+        seats = list(s.match.state.seats)
+        mine = seats.index(seat) + 1
+        if value != mine or isinstance(value, bool):
+            raise Refused(403, "%s plays its cards on its own card reader (reader %d), not %r."
+                          % (seat, mine, value))
+        if mine not in getattr(s.layout, "seat_slot", {}):
+            raise Refused(409, "this table has no card reader for %s." % seat)
+        return ("seat", mine)
 
     def _cell(self, value):
         s = self.session
@@ -539,7 +590,10 @@ class WebTable:
             raise Refused(409, "this is a real table: play with the cards on it.")
         if op == "throw":
             return await self._throw(seat)
-        cell = self._cell(msg.get("cell"))
+        if "reader" in msg:
+            cell = self._own_reader(seat, msg["reader"], op)
+        else:
+            cell = self._cell(msg.get("cell"))
         state = s.match.state
         async with self.control_lock:
             try:
@@ -552,8 +606,27 @@ class WebTable:
             if op in GESTURES:
                 await self.hands.gesture(cell, op)
                 return "%s on %s" % (op, cell_key(cell))
+            if op == "place" and cell[0] == "seat":
+                item = self._hand_item(state, seat, msg.get("card"), cell)
+                if not item.startswith("heroes-card:"):
+                    raise Refused(409, "a figure stands on the board, not on a card reader.")
+                if self.session.table.seat_observed.get(cell[1]):
+                    raise Refused(409, "a card already lies on your card reader: lift it off "
+                                  "first.")
+                await self.hands.place(cell, item)
+                return "laid on %s's card reader" % seat
+            if op == "lift" and cell[0] == "seat":
+                seen = self.session.table.seat_observed.get(cell[1], [])
+                if not seen and not self.session.table.seat_problems.get(cell[1]):
+                    raise Refused(409, "nothing lies on your card reader.")
+                await self.hands.lift(cell, seen[0] if seen else None)
+                return "lifted off %s's card reader" % seat
             if op == "place":
                 item = self._hand_item(state, seat, msg.get("card"), cell)
+                if self.session.match.game == "heroes" and item.startswith("heroes-card:") \
+                        and getattr(self.session.layout, "seat_slot", {}):
+                    raise Refused(409, "a card is played on your card reader, not on the "
+                                  "board: lay it on the reader.")
                 await self.hands.place(cell, item)
                 return "placed on %s" % cell_key(cell)
             if op == "lift":
@@ -843,7 +916,7 @@ class WebTable:
         if not tile.online:
             raise Refused(409, "tile %s is offline." % uid)
         index = s.tile_index.get(uid)
-        slots = len(s.layout.tiles[index].cells) if index is not None else tile.cells
+        slots = s.layout.tiles[index].slots if index is not None else tile.cells
         s.link.set_scene(uid, [(slot, CHECK_SCENE) for slot in range(slots)])
         s.sent_scenes = {k: v for k, v in s.sent_scenes.items()
                          if index is None or s._tile_of_scene(k) != index}

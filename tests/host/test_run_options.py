@@ -26,6 +26,9 @@ def setups(tmp_path):
     (folder / "bad_card.json").write_text(json.dumps(
         {"board": [{"card": "no_such_card", "cell": [3, 3], "owner": "hero"}]}))
     (folder / "dir.json").mkdir()
+    with open(os.path.join(REPO, "host", "layouts", "heroes.toml")) as f:
+        (folder / "two_readers.toml").write_text(f.read().replace("seats = [1, 2, 3, 4]",
+                                                                  "seats = [1, 2]"))
     (folder / "float.json").write_text('{"board": [], "extra": [1.5]}')
     (folder / "list_id.json").write_text(json.dumps(
         {"board": [{"card": ["x"], "cell": [3, 3], "owner": "villain"}],
@@ -69,6 +72,9 @@ CASES = [
     (["--game", "royale", "--mode", "ctf"], "--mode is a heroes option"),
     (["--game", "heroes", "--mode", "tag"], "--mode: invalid choice"),
     (["--game", "heroes", "--mode", "ctf", "--players", "3"], "--players 3: "),
+    (["--game", "heroes", "--players", "3", "--layout", "{setups}/two_readers.toml"],
+     "{setups}/two_readers.toml has no card reader for seat 3 (green): a game of 3 players "
+     "needs seats = [1, 2, 3]"),
 ]
 
 

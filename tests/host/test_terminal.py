@@ -22,7 +22,12 @@ def test_typed_commands_are_parsed_or_refused_in_words():
                                                              ("the_dodo", (2, 3)))
     assert terminal.parse_command("tap 1 1") == ("hands", "tap", ((1, 1),))
     assert terminal.parse_command("hero end_turn") == ("button", "hero", "end_turn")
+    # A seat's card reader (heroes): cards are laid on it and lifted off it.
+    assert terminal.parse_command("place heroes-card:axe_attack seat 1") == (
+        "hands", "place", ("heroes-card:axe_attack", ("seat", 1)))
+    assert terminal.parse_command("lift seat 2") == ("hands", "lift", (("seat", 2),))
     for bad, words in (("place x 1", "usage"), ("tap a b", "two whole numbers"),
+                       ("tap seat 1", "two whole numbers"), ("lift seat x", "seat N"),
                        ("fly me to the moon", "unknown command")):
         with pytest.raises(ValueError) as err:
             terminal.parse_command(bad)

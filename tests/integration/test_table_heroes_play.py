@@ -1,6 +1,7 @@
 """Battle Royale with hero teams played whole on the virtual table: real MicroPython tiles on
-pseudo-terminals, every action going through figure, card and flag tags, pad taps and the
-dice tray (the virtual hands roll seeded dice), the journal in SQLite.
+pseudo-terminals, every action going through figure and flag tags on the board, cards laid
+on the seat tile's card readers, pad taps and the dice tray (the virtual hands roll seeded
+dice), the journal in SQLite.
 
 Capture the Flag, seed 5, is one of the shortest two-player games (33 actions: the roll-offs,
 the picks, moves, attacks, an area attack card, defence cards, and a flag carried home); it
@@ -54,7 +55,7 @@ def play(tmp_path, seed, extra):
     proc = subprocess.run(command(journal, seed, ["--new"] + extra), capture_output=True,
                           cwd=REPO, timeout=600)
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
-    assert b"starting the virtual table (8 tiles" in proc.stderr
+    assert b"starting the virtual table (9 tiles" in proc.stderr
     db = sqlite3.connect(str(journal))
     actions = [json.loads(a) for (a,) in db.execute("SELECT action FROM actions ORDER BY seq")]
     return json.loads(proc.stdout), actions
@@ -67,7 +68,7 @@ def check_game(summary, actions, expected):
     assert summary["actions"] == len(expected.actions)
     assert summary["turns"] == expected.state.turn_number
     assert summary["led_scenes_sent"] > summary["actions"]
-    assert len(summary["tiles"]) == 8 and all(t["online"] for t in summary["tiles"].values())
+    assert len(summary["tiles"]) == 9 and all(t["online"] for t in summary["tiles"].values())
     for uid, tile in summary["tiles"].items():
         assert tile["health"]["heap_free"] > 4096, (uid, tile["health"])
     # Every die came from the tray: the journal holds the table's dice, action for action.

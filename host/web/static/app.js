@@ -12,10 +12,10 @@
   document.body.classList.add(mode);
 
   const $ = sel => document.querySelector(sel);
-  const board = $("#board"), tray = $("#tray");
+  const board = $("#board"), tray = $("#tray"), readersBox = $("#readers");
   let view = null, ws = null, backoff = 500, nextId = 1, shapeKey = "";
   let tool = "tap", picked = null, moveFrom = null;
-  const cellEls = {}, pocketEls = {};
+  const cellEls = {}, pocketEls = {}, readerEls = {};
   // For tools and tests: the last view, and when each new action count was drawn (wall ms).
   window.fairytable = {get view() { return view; }, get connected() {
     return ws !== null && ws.readyState === 1; }, messages: 0, shown: []};
@@ -119,6 +119,24 @@
       pocketEls[p.pocket] = {el: el, canvas: canvas, face: face, scene: null, drawn: ""};
     }
     if (v.tray) tray.dataset.pockets = v.tray.length;
+    // The seats' card readers (heroes): a card is played by laying it on one's own.
+    readersBox.innerHTML = "";
+    for (const k in readerEls) delete readerEls[k];
+    for (const r of v.readers || []) {
+      const el = document.createElement("div");
+      el.className = "reader";
+      el.dataset.reader = r.reader;
+      const canvas = document.createElement("canvas");
+      canvas.width = 96; canvas.height = 72;
+      const who = document.createElement("span");
+      who.className = "who";
+      who.textContent = "reader " + r.reader + (r.seat ? " (" + r.seat + ")" : "");
+      const cards = document.createElement("div");
+      el.append(canvas, who, cards);
+      el.addEventListener("click", () => clickReader(r.reader));
+      readersBox.append(el);
+      readerEls[r.reader] = {el: el, canvas: canvas, cards: cards, scene: null, drawn: ""};
+    }
   }
 
   function itemHtml(it, v, idx) {
@@ -173,7 +191,8 @@
 
   function render(v) {
     const shape = v.game + "|" + v.cells.map(c => key(c.cell)).join(";") + "|" +
-                  (v.tray ? v.tray.length : 0) + "|" + mode;
+                  (v.tray ? v.tray.length : 0) + "|" +
+                  (v.readers || []).map(r => r.reader + ":" + r.seat).join(";") + "|" + mode;
     if (shape !== shapeKey) { shapeKey = shape; buildBoard(v); }
     view = v;
     document.body.classList.toggle("royale", v.game === "royale");
@@ -197,6 +216,19 @@
       e.scene = p.leds;
       e.face.textContent = p.die ? p.die : "";
       e.el.dataset.die = p.die || "";
+    }
+    const mine = v.you && v.you.controls ? v.you.reader : null;
+    for (const r of v.readers || []) {
+      const e = readerEls[r.reader];
+      if (!e) continue;
+      e.scene = r.leds;
+      const html = r.cards.map(c => '<div class="card" data-item="card" data-card="' +
+        esc(c.id) + '" data-face-up="1">' + esc(c.name) + "</div>").join("") +
+        (r.problems.length ? '<div title="' + esc(r.problems.join(" ")) + '">?</div>' : "");
+      if (e.cards.innerHTML !== html) e.cards.innerHTML = html;
+      e.el.dataset.leds = JSON.stringify(r.leds);
+      e.el.classList.toggle("mine", mine === r.reader);
+      e.el.classList.toggle("mismatch", bad.has(key(["seat", r.reader])) || r.flash);
     }
     drawTop(v);
     drawSide(v);
@@ -364,7 +396,15 @@
       send({op: "action", action: you.web_actions[parseInt($("#webaction").value, 10)]});
   }
 
+  function pickedKind() {
+    const you = view && view.you;
+    const c = ((you && you.hand) || []).find(h => h.id === picked);
+    return c ? c.kind : null;
+  }
+
   function hint() {
+    if (tool === "place" && view && view.game === "heroes" && pickedKind() === "card")
+      return "Click your card reader (below the board) to lay " + picked + " on it.";
     if (tool === "place") return "Click a lit cell to put " + picked + " there.";
     if (tool === "move") return moveFrom ? "Click where it goes." : "Click the card or pawn to lift.";
     return "Click a cell to " + ({tap: "tap", double: "double tap", hold: "hold",
@@ -391,6 +431,19 @@
       cellEls[k].el.classList.toggle("target", t.has(k));
       cellEls[k].el.classList.toggle("picked", !!moveFrom && key(moveFrom) === k);
     }
+  }
+
+  function clickReader(n) {
+    if (!view || !view.you || !view.you.controls) return;
+    if (view.you.reader !== n) { toast("lay your cards on your own card reader", true); return; }
+    if (tool === "place" && picked) {
+      send({op: "place", reader: n, card: picked});
+      picked = null; tool = "tap";
+    } else {
+      send({op: "lift", reader: n});
+    }
+    drawYou(view);
+    lightTargets();
   }
 
   function clickCell(cell) {
@@ -445,6 +498,7 @@
     const now = Date.now();
     for (const k in cellEls) paint(cellEls[k], now, N, false);
     for (const k in pocketEls) paint(pocketEls[k], now, 3, true);
+    for (const k in readerEls) paint(readerEls[k], now, N, false);
   }
   function paint(e, now, n, round) {
     if (!e.scene) return;

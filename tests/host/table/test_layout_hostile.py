@@ -15,8 +15,8 @@ from host.table import layout
 from mpy import REPO
 
 FAIRYTABLE = os.path.join(os.path.dirname(sys.executable), "fairytable")
-FIELDS = ("game", "name", "tile", "cells", "variant", "uid", "pockets", "TOML", "UTF-8", "kB",
-          "nested", "digits")
+FIELDS = ("game", "name", "tile", "cells", "variant", "uid", "pockets", "seats", "TOML", "UTF-8",
+          "kB", "nested", "digits")
 # Far above what a layout of the real boards needs, far below what the old checks allocated
 # (hundreds of megabytes for a cell at [2000, 2000]).
 MEMORY_BOUND = 8 * 1024 * 1024
@@ -85,6 +85,15 @@ def attacks():
             'game = "royale"', 'game = "storybook"'),
         "two_dice_trays": shipped("royale").decode() + '[[tile]]\nvariant = "dice"\n',
         "duplicate_cell": shipped("storybook").decode() + storybook_tile("[[3, 3]]"),
+        "seats_huge": shipped("heroes").decode().replace("seats = [1, 2, 3, 4]",
+                                                         "seats = [%s]" % ("1000000000, " * 5000)),
+        "seats_nested": shipped("heroes").decode().replace(
+            "seats = [1, 2, 3, 4]", "seats = " + "[" * 3000 + "]" * 3000),
+        "seat_billion": shipped("heroes").decode().replace("seats = [1, 2, 3, 4]",
+                                                           "seats = [1000000000]"),
+        "two_seat_tiles": shipped("heroes").decode() + '[[tile]]\nvariant = "seat"\nseats = [1]\n',
+        "seat_tile_in_royale": shipped("royale").decode() + '[[tile]]\nvariant = "seat"\n'
+                                                            'seats = [1]\n',
     }
     return {name: text if isinstance(text, bytes) else text.encode() for name, text in
             out.items()}

@@ -3,14 +3,16 @@ the virtual hands) shows it, is read back as that very move, dice and all.
 
 Pure and quick: the observations, taps, dice and buttons are fed by hand, following what
 host/virtual/hands.py (HeroesHands) does on the virtual table; after each action the table
-is tidied to what the interpreter expects (played cards lifted, defeated figures moved).
+is tidied to what the interpreter expects (played cards lifted off the seats' readers,
+defeated figures moved).
 """
 
 import pytest
 
 from host.table.heroes_game import HeroesGame
 from host.table.heroes_table import (CARD, FIGURE, FLAG, POCKET_OF, HeroesTable, card_of,
-                                     carried_flag, cell_of, dice_wanted, table_dice)
+                                     carried_flag, cell_of, dice_wanted, owner_of,
+                                     seat_number, table_dice)
 from host.virtual.hands import dice_value
 from shared_rules import bots, heroes
 from shared_rules.engine import Match
@@ -36,6 +38,11 @@ class PaperHands:
 
     def lift(self, cell, item):
         self.put(cell, [i for i in self.table.observed.get(cell, []) if i != item])
+
+    def lay(self, seat, item):
+        """A card laid on the card reader of seat number `seat`."""
+        self.table.observe_seat_items(seat, self.table.seat_observed.get(seat, []) + [item])
+        self._said(self.table.reconcile(0))
 
     def tap(self, cell):
         self._said(self.table.gesture(cell, "tap", 0))
@@ -84,7 +91,11 @@ class PaperHands:
             cid = action["character"] if kind == "play_card" else \
                 s.battle["targets"][s.battle["next"]]
             card = card_of(s, action["card"])
-            self.place(home(cid), CARD + action["card"])
+            self.lay(seat_number(s, s.heroes[cid]["seat"]), CARD + action["card"])
+            play = self.table.card_play
+            if kind == "play_card" and owner_of(s, action["card"]) is None and \
+                    play is not None and play["character"] is None:
+                self.tap(home(cid))     # the Bonus Card's player, when several could be
             if card["kind"] == "move":
                 self.carry(s, cid, home(cid), action, carried_flag(s, cid)
                            if kind == "play_card" else None)
@@ -97,6 +108,8 @@ class PaperHands:
         return rolled
 
     def tidy(self):
+        for seat in sorted(self.table.seat_observed):     # played cards lifted off
+            self.table.observe_seat_items(seat, [])
         want = self.table.expected()
         for cell in sorted(set(self.table.observed) | set(want)):
             if self.table.observed.get(cell, []) != want.get(cell, []):
@@ -138,7 +151,7 @@ def test_every_bot_move_of_a_battle_royale_game_reads_back_as_itself(seed):
     kinds = set(a["type"] for a in match.actions)
     assert {"roll_off", "pick", "roll_move", "move", "attack", "play_card", "defend",
             "no_defence", "roll_bonus", "end_turn"} <= kinds
-    # Bonus Cards drawn after a death are laid on a character's cell like its own cards.
+    # Bonus Cards drawn after a death are laid on the seat's reader like its own cards.
     assert any(a["type"] in ("play_card", "defend") and a["card"] in match.state.cat["bonus"]
                for a in match.actions)
 

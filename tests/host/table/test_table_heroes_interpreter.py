@@ -1,5 +1,5 @@
 """The heroes table interpreter (Battle Royale with hero teams, Capture the Flag): figures,
-cards laid on a character's cell, flags, taps and the red, white and green dice become
+cards laid on a seat's card reader, flags, taps and the red, white and green dice become
 actions, or mismatches in words.
 
 Pure: observations are fed by hand, as the session feeds them from the tiles.
@@ -9,7 +9,7 @@ from host.table import heroes_table
 from host.table.heroes_table import HeroesTable, table_dice
 from shared_rules import heroes
 from shared_rules.engine import Match
-from table_helpers import apply, lay_out
+from table_helpers import apply, lay_on_reader, lay_out
 
 # Capture the Flag on Twin Keeps: red's keep is row 1 (x 2..4), its flag [4, 0]; blue's
 # keep row 5, its flag [2, 6]; boulders on [1, 3], [3, 3], [5, 3].
@@ -174,10 +174,12 @@ def test_a_tap_on_an_enemy_out_of_reach_is_refused_with_the_engines_reason():
     assert table.throw is None or table.auto
 
 
-def test_an_attack_card_laid_on_the_attackers_cell_then_a_tap_on_the_target():
+def test_an_attack_card_laid_on_the_seats_reader_then_a_tap_on_the_target():
     match, table = table_for(adjacent_teams())
-    table.observe_items((0, 2), ["heroes-card:axe_attack", "heroes:tin_woodman"])
-    assert table.reconcile(0) is None and table.mismatches == [] and table.busy()
+    # Axe Attack is the Tin Woodman's: laid on red's reader (seat 1), he plays it.
+    assert lay_on_reader(table, 1, ["heroes-card:axe_attack"]) is None
+    assert table.mismatches == [] and table.busy()
+    assert table.card_play["character"] == "tin_woodman"
     assert table.gesture((1, 1), "tap", 0) is None
     action = throw(table, [("red", 5), ("white", 1)])
     assert action == {"type": "play_card", "character": "tin_woodman", "card": "axe_attack",
@@ -186,9 +188,15 @@ def test_an_attack_card_laid_on_the_attackers_cell_then_a_tap_on_the_target():
     apply(match, table, action)
     # The played card is lifted off before the table goes on.
     assert table.reconcile(0) is None and codes(table) == ["card_played"]
-    assert messages(table) == "Axe Attack has been played: lift it off [0, 2]."
-    table.observe_items((0, 2), ["heroes:tin_woodman"])
-    assert table.reconcile(0) is None and table.mismatches == []
+    assert messages(table) == "Axe Attack has been played: lift it off red's card reader."
+    assert table.mismatches[0].cells == [("seat", 1)]
+    assert lay_on_reader(table, 1, []) is None and table.mismatches == []
+    if match.state.battle is not None:
+        apply(match, table, {"type": "no_defence"})
+    # Laid again, it is face down now: refused in the engine's words, nothing applied.
+    assert lay_on_reader(table, 1, ["heroes-card:axe_attack"]) is None
+    assert codes(table) == ["card_not_playable"] and "face down" in messages(table)
+    assert not table.busy()
 
 
 def test_an_area_card_rolls_at_once_a_white_die_per_target_one_throw_each():
@@ -197,8 +205,8 @@ def test_an_area_card_rolls_at_once_a_white_die_per_target_one_throw_each():
              {"id": "big_bad_wolf", "seat": "blue", "cell": [0, 2]},
              {"id": "gretel", "seat": "blue", "cell": [2, 2]}]
     match, table = table_for(chars)
-    table.observe_items((1, 2), ["heroes-card:club_sweep_attack", "heroes:the_giant"])
-    assert table.reconcile(0) is None and table.mismatches == []
+    assert lay_on_reader(table, 1, ["heroes-card:club_sweep_attack"]) is None
+    assert table.mismatches == []
     assert throw(table, [("red", 4), ("white", 3)]) is None
     action = throw(table, [("white", 6)])                # the white die rolled again
     targets = heroes.attack_targets(match.state, "the_giant", "club_sweep_attack")
@@ -210,19 +218,20 @@ def test_an_area_card_rolls_at_once_a_white_die_per_target_one_throw_each():
 def test_a_heal_on_the_healer_alone_is_played_when_the_card_is_laid():
     chars = [dict(TEAMS[0], health=5)] + TEAMS[1:]
     match, table = table_for(chars)
-    table.observe_items((0, 2), ["heroes-card:oil_can", "heroes:tin_woodman"])
-    assert table.reconcile(0) == {"type": "play_card", "character": "tin_woodman",
-                                  "card": "oil_can", "target": "tin_woodman"}
+    assert lay_on_reader(table, 1, ["heroes-card:oil_can"]) == {
+        "type": "play_card", "character": "tin_woodman", "card": "oil_can",
+        "target": "tin_woodman"}
 
 
 def test_a_card_laid_by_the_player_who_is_not_playing_is_a_mismatch():
     match, table = table_for()
-    table.observe_items((0, 4), ["heroes-card:sheeps_clothing", "heroes:big_bad_wolf"])
-    assert table.reconcile(0) is None and codes(table) == ["card_not_playable"]
-    assert "take Sheep's Clothing off [0, 4]." in messages(table)
+    assert lay_on_reader(table, 2, ["heroes-card:sheeps_clothing"]) is None
+    assert codes(table) == ["card_not_playable"]
+    assert messages(table) == ("It is red's turn: take Sheep's Clothing off blue's card "
+                               "reader.")
 
 
-def test_a_defender_answers_with_a_card_on_its_cell_or_the_no_defence_button():
+def test_a_defender_answers_with_a_card_on_its_seats_reader_or_the_no_defence_button():
     match, table = table_for(adjacent_teams())
     apply(match, table, {"type": "attack", "attacker": "tin_woodman",
                          "target": "big_bad_wolf",
@@ -231,8 +240,11 @@ def test_a_defender_answers_with_a_card_on_its_cell_or_the_no_defence_button():
     assert table.gesture((0, 2), "tap", 0) is None     # the pads wait for the defence
     assert table.button("blue", "no_defence") == {"type": "no_defence"}
     assert table.button("red", "no_defence") is None
-    table.observe_items((1, 1), ["heroes-card:sheeps_clothing", "heroes:big_bad_wolf"])
-    action = table.reconcile(0)
+    # On the attacker's reader it is the wrong seat's; on the defender's, the defence.
+    assert lay_on_reader(table, 1, ["heroes-card:sheeps_clothing"]) is None
+    assert codes(table) == ["wrong_reader"]
+    assert lay_on_reader(table, 1, []) is None and table.mismatches == []
+    action = lay_on_reader(table, 2, ["heroes-card:sheeps_clothing"])
     assert action == {"type": "defend", "card": "sheeps_clothing"}
     events = apply(match, table, action)
     assert [e for e in events if e["type"] == "damage"][0]["damage"] == 6 - (1 + 2)
@@ -304,8 +316,8 @@ def test_a_defenders_heal_that_reaches_others_waits_for_a_tap_on_the_healed_char
                          "target": "rumpelstiltskin",
                          "dice": {"red": 2, "white": {"rumpelstiltskin": 4}}})
     assert match.state.battle is not None
-    table.observe_items((3, 4), ["heroes-card:straw_into_gold", "heroes:rumpelstiltskin"])
-    assert table.reconcile(0) is None and table.mismatches == [] and table.busy()
+    assert lay_on_reader(table, 2, ["heroes-card:straw_into_gold"]) is None
+    assert table.mismatches == [] and table.busy()
     assert table.gesture((4, 3), "tap", 0) == {"type": "defend", "card": "straw_into_gold",
                                                "target": "big_bad_wolf"}
 
@@ -324,3 +336,111 @@ def test_walls_are_dark_and_each_character_shows_its_health_on_its_cell():
     assert n == s == lights.solid(lights.PAWN_COLOURS["red"])
     assert scenes[(4, 0)][0][0] == "chase"                      # red's flag
     assert scenes[("pocket", 2)] != lights.DARK_CELL           # the green die is awaited
+
+
+# ---------------------------------------------------------------- the seats' card readers
+
+def test_a_bonus_card_two_characters_could_play_waits_for_the_tap_naming_who_plays_it():
+    # Both red characters have an enemy within three spaces in a clear line.
+    match, table = table_for(adjacent_teams(), hands={"red": ["enchanted_arrow_attack"]})
+    assert lay_on_reader(table, 1, ["heroes-card:enchanted_arrow_attack"]) is None
+    assert table.mismatches == [] and table.busy()
+    assert table.card_play["character"] is None
+    notes, _ = table.take_said()
+    assert "tap the cell of the character of red's who plays it" in notes[-1]
+    # A tap on an enemy does not name the player: refused, the card still waits.
+    assert table.gesture((1, 1), "tap", 0) is None
+    _, refusals = table.take_said()
+    assert refusals[-1][1].startswith("Tap the cell of one of red's characters")
+    assert table.card_play["character"] is None
+    # Robin Hood plays it; then his target, then the dice.
+    assert table.gesture((6, 2), "tap", 0) is None
+    assert table.card_play["character"] == "robin_hood"
+    assert table.gesture((6, 4), "tap", 0) is None
+    action = throw(table, [("red", 3), ("white", 2)])
+    assert action == {"type": "play_card", "character": "robin_hood",
+                      "card": "enchanted_arrow_attack", "target": "gretel",
+                      "dice": {"red": 3, "white": {"gretel": 2}}}
+    apply(match, table, action)
+    if match.state.battle is not None:
+        apply(match, table, {"type": "no_defence"})
+    # Discarded once played: laid again (after lifting it off) it is not in red's hand.
+    assert lay_on_reader(table, 1, []) is None and table.mismatches == []
+    assert lay_on_reader(table, 1, ["heroes-card:enchanted_arrow_attack"]) is None
+    assert codes(table) == ["not_in_hand"]
+    assert "is not a Bonus Card in red's hand" in messages(table)
+
+
+def test_a_bonus_card_only_one_character_can_play_is_that_ones_at_once():
+    # Only the Tin Woodman is hurt: the Apple of Youth heals him, with no tap to say so.
+    chars = [dict(TEAMS[0], health=4)] + TEAMS[1:]
+    match, table = table_for(chars, hands={"red": ["apple_of_youth"]})
+    assert lay_on_reader(table, 1, ["heroes-card:apple_of_youth"]) is None
+    assert table.card_play == {"place": ("seat", 1), "card": "apple_of_youth",
+                               "character": "tin_woodman", "defending": False}
+    assert table.gesture((0, 2), "tap", 0) == {"type": "play_card", "character": "tin_woodman",
+                                               "card": "apple_of_youth",
+                                               "target": "tin_woodman"}
+
+
+def test_a_card_on_the_wrong_seats_reader_is_a_mismatch_naming_the_right_reader():
+    match, table = table_for(hands={"red": ["golden_shield"]})
+    assert lay_on_reader(table, 2, ["heroes-card:axe_attack"]) is None
+    assert codes(table) == ["wrong_reader"]
+    assert messages(table) == ("Axe Attack is the Tin Woodman's card (red): it is played from "
+                               "red's card reader, not blue's; take Axe Attack off blue's card "
+                               "reader.")
+    assert table.mismatches[0].cells == [("seat", 2)] and not table.busy()
+    assert lay_on_reader(table, 2, ["heroes-card:golden_shield"]) is None
+    assert codes(table) == ["wrong_reader"] and "Bonus Card of red's hand" in messages(table)
+
+
+def test_what_is_not_a_playable_card_on_a_reader_is_said_and_nothing_is_applied():
+    match, table = table_for(adjacent_teams())
+    assert lay_on_reader(table, 1, ["heroes-card:no_such_card"]) is None
+    assert codes(table) == ["not_in_game"]
+    assert lay_on_reader(table, 1, ["heroes:gretel"]) is None
+    assert codes(table) == ["bad_tag"] and table.mismatches[0].cells == [("seat", 1)]
+    assert "not on a card reader" in messages(table)
+    assert lay_on_reader(table, 1, []) is None and table.mismatches == []
+    # Seat 3's reader in a two-player game: nobody plays there.
+    assert lay_on_reader(table, 3, ["heroes-card:axe_attack"]) is None
+    assert codes(table) == ["no_such_seat"]
+    assert "Nobody plays at seat 3" in messages(table)
+    lay_on_reader(table, 3, [])
+    # Two cards on one reader: the second waits its turn.
+    assert lay_on_reader(table, 1, ["heroes-card:axe_attack", "heroes-card:longbow_attack"]) \
+        is None
+    assert codes(table) == ["one_card"]
+
+
+def test_a_card_on_the_board_is_refused_it_is_played_on_the_readers():
+    match, table = table_for(adjacent_teams())
+    table.observe_items((0, 2), ["heroes-card:axe_attack", "heroes:tin_woodman"])
+    assert table.reconcile(0) is None and codes(table) == ["card_on_board"]
+    assert messages(table) == ("Axe Attack is played on its player's card reader, not on the "
+                               "board: take it off [0, 2].")
+    assert table.mismatches[0].cells == [(0, 2)] and not table.busy()
+
+
+def test_lifting_a_card_before_its_play_is_done_calls_the_play_off():
+    match, table = table_for(adjacent_teams())
+    assert lay_on_reader(table, 1, ["heroes-card:axe_attack"]) is None and table.busy()
+    assert lay_on_reader(table, 1, []) is None
+    assert table.card_play is None and not table.busy() and table.mismatches == []
+
+
+def test_the_readers_light_the_seat_that_acts_and_the_card_being_played():
+    from host.table.heroes_game import HeroesGame
+    match, table = table_for(adjacent_teams())
+    game = HeroesGame()
+    scenes = game.scenes(match.state, table, [])
+    assert scenes[("seat", 1)][0][0] == "pulse"                  # red acts
+    assert scenes[("seat", 2)][0][0] == "solid"
+    lay_on_reader(table, 1, ["heroes-card:axe_attack"])
+    assert game.scenes(match.state, table, [])[("seat", 1)][0][0] == "chase"
+    lay_on_reader(table, 1, [])
+    lay_on_reader(table, 2, ["heroes-card:sheeps_clothing"])
+    assert game.scenes(match.state, table, [])[("seat", 2)][0][0] == "blink"  # a mismatch
+    text = game.render(match.state, {}, table.mismatches, False, table=table)
+    assert "reader 2 (blue): Sheep's Clothing" in text and "reader 1 (red): empty" in text

@@ -40,7 +40,7 @@ def test_field_neighbours_are_the_cells_that_share_a_side():
     ('game = "chess"\n', 1, "game must be one of"),
     ('game = "storybook"\n\n[[tile]]\ncells = [[0, 0], [0, 0]]\n', 4, "already slot 0"),
     ('game = "storybook"\n[[tile]]\nvariant = "cell"\ncells = [[0, 0]]\n[[tile]]\n'
-     'variant = "lamp"\n', 6, 'variant must be "cell" or "dice"'),
+     'variant = "lamp"\n', 6, 'variant must be "cell", "dice" or "seat"'),
     ('game = "storybook"\n[[tile]]\ncells = [[0, 0], [1, 1]]\n', None, "full grid"),
     ('game = "royale"\n[[tile]]\ncells = [[3, 3]]\n', 3, "off the Battle Royale diamond"),
     ('game = "storybook"\n[[tile\n', 2, "not valid TOML"),

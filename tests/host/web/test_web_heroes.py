@@ -71,3 +71,65 @@ def test_the_heroes_seat_buttons_reach_the_game_and_others_are_refused(tmp_path)
         assert e.status == 400 and "no_defence" in str(e)
     asyncio.run(web.control("red", {"op": "button", "name": "end_turn"}))
     assert session.match.actions == [{"type": "end_turn"}]
+
+
+class Hands:
+    """Virtual hands that remember what they were asked and tell the session at once, as
+    the seat tile would report it."""
+
+    def __init__(self, session):
+        self.session = session
+        self.done = []
+
+    async def place(self, place, item):
+        self.done.append(("place", place, item))
+        if place[0] == "seat":
+            seen = self.session.table.seat_observed.get(place[1], [])
+            self.session.table.observe_seat_items(place[1], seen + [item])
+            self.session.table.reconcile(0)
+
+    async def lift(self, place, item=None):
+        self.done.append(("lift", place, item))
+        if place[0] == "seat":
+            self.session.table.observe_seat_items(place[1], [])
+            self.session.table.reconcile(0)
+
+
+def test_each_seats_card_reader_is_drawn_with_the_card_on_it_and_its_light(tmp_path):
+    session = heroes_session(tmp_path)
+    web = WebTable(session)
+    v = web.view(None)
+    assert [(r["reader"], r["seat"]) for r in v["readers"]] == [
+        (1, "red"), (2, "blue"), (3, None), (4, None)]
+    assert all(r["cards"] == [] and len(r["leds"]) == 4 for r in v["readers"])
+    session.table.observe_seat_items(1, ["heroes-card:axe_attack"])
+    session.table.reconcile(0)
+    v = web.view("red")
+    assert v["readers"][0]["cards"] == [{"kind": "card", "id": "axe_attack",
+                                         "name": "Axe Attack", "face_up": True}]
+    assert v["you"]["reader"] == 1
+    kinds = dict((c["id"], c["kind"]) for c in v["you"]["hand"])
+    assert kinds["axe_attack"] == "card" and kinds["golden_shield"] == "card"
+
+
+def test_a_seat_lays_its_card_on_its_own_reader_from_the_web_and_only_there(tmp_path):
+    session = heroes_session(tmp_path)
+    hands = Hands(session)
+    web = WebTable(session, hands=hands)
+    said = asyncio.run(web.control("red", {"op": "place", "reader": 1, "card": "axe_attack"}))
+    assert said == "laid on red's card reader"
+    assert hands.done == [("place", ("seat", 1), "heroes-card:axe_attack")]
+    assert session.table.seat_observed == {1: ["heroes-card:axe_attack"]}
+    for msg, status in [({"op": "place", "reader": 2, "card": "axe_attack"}, 403),
+                        ({"op": "place", "cell": [0, 2], "card": "axe_attack"}, 409),
+                        ({"op": "tap", "reader": 1}, 400),
+                        ({"op": "place", "reader": 1, "card": "longbow_attack"}, 409)]:
+        try:
+            asyncio.run(web.control("red", msg))
+            raise AssertionError("%r was carried out" % (msg,))
+        except Refused as e:
+            assert e.status == status, (msg, e.message)
+    assert len(hands.done) == 1
+    asyncio.run(web.control("red", {"op": "lift", "reader": 1}))
+    assert hands.done[-1] == ("lift", ("seat", 1), "heroes-card:axe_attack")
+    assert session.table.seat_observed == {}
