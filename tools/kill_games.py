@@ -69,6 +69,21 @@ def journal_count(path):
         db.close()
 
 
+def journal_finished(path):
+    """Whether the journal's game is marked finished (False if it cannot be read)."""
+    try:
+        db = sqlite3.connect("file:%s?mode=ro" % path, uri=True, timeout=5)
+    except sqlite3.Error:
+        return False
+    try:
+        row = db.execute("SELECT finished FROM games ORDER BY id DESC LIMIT 1").fetchone()
+        return bool(row and row[0])
+    except sqlite3.Error:
+        return False
+    finally:
+        db.close()
+
+
 def journal_actions(path):
     db = sqlite3.connect(path)
     try:
@@ -165,7 +180,9 @@ def trial(what, game, seed, at, pick, workdir, timeout, number):
             while time.monotonic() < deadline and any(alive(p) for p in tiles):
                 time.sleep(0.1)
             orphans = sum(1 for p in tiles if alive(p))
-            record["killed"] = True
+            # A host killed while it shut down after the last action left a finished game:
+            # run again, it would start the next game. The moment missed the game.
+            record["killed"] = not journal_finished(journal)
         else:
             # Before its tiles have started there is no tile to kill: the moment waits.
             deadline = time.monotonic() + 60
