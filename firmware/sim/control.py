@@ -179,7 +179,13 @@ class ControlChannel:
         op = req["op"]
         emulators = board.emulators
         if op == "place":
-            emulators[req["slot"]].place(self._card(board, req))
+            # A tag is one thing: put down where it lies already, it is the same tag
+            # (its memory as asked), not a second one with its UID. Copies that no
+            # reader can tell apart would pile up in the field as the hands put a card
+            # "back" again and again, and a lift would leave the others lying there.
+            emu = emulators[req["slot"]]
+            emu.lift(_unhex(req["uid"]))
+            emu.place(self._card(board, req))
             # When the tag entered the field, on the host's clock too (benchmarks).
             return {"ok": True, "at_ns": wall_ns()}
         elif op == "lift":

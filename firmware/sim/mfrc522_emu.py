@@ -458,6 +458,7 @@ class Mfrc522Emulator:
         self.fifo = bytearray(64)
         self.mem = bytearray(25)
         self.cards = []
+        self._answers = [None] * 8  # the cards' answers to one frame (see _transmit)
         self.now_us = 0
         self.transactions = 0       # SPI transactions (CS low periods) so far
         self.rf_frames = 0          # frames sent over the air so far
@@ -727,46 +728,70 @@ class Mfrc522Emulator:
         self.rf_frames += 1
         tx_end = self.now_us + _airtime_us(nbits)
         r[ComIrqReg] |= TX_IRQ
-        answers = []
+        # The answers go into a list the chip keeps (entries past `heard` are stale), and
+        # the field is walked by index, not copied: the emulator lives in the sim tile's
+        # heap, and a block that grows with the cards in the field (a pile of them on one
+        # cell) is one the firmware's fragmented heap may not have.
+        answers = self._answers
+        heard = 0
         busy = 0
         if self.antenna_on:
-            for c in list(self.cards):
+            cards = self.cards
+            k = 0
+            while k < len(cards):
+                c = cards[k]
                 ans = c.receive(data, nbits)
                 if ans is not None:
-                    answers.append(ans)
+                    if heard < len(answers):
+                        answers[heard] = ans
+                    else:
+                        answers.append(ans)
+                    heard += 1
                     if ans[1] == 4 and ans[0][0] == 0x0A and nbits == 64 and data[0] == 0xA2:
                         busy = c.write_time_us      # ACK after the EEPROM write
                     if c.leave_after > 0:
                         c.leave_after -= 1
                         if c.leave_after == 0:
-                            self.cards.remove(c)
+                            del cards[k]
                             c.power_off()
+                            continue
+                k += 1
+        self._receive(receive, heard, tx_end, busy, data[0] if data else 0)
+        for k in range(heard):
+            answers[k] = None       # their bytes are garbage now: not kept alive here
+
+    def _receive(self, receive, heard, tx_end, busy, cmd):
+        """After a frame went out (at `tx_end`): the receiver takes the `heard` answers
+        (self._answers), `busy` us later than a card answers (a WRITE's EEPROM write), if
+        it listens."""
+        r = self.regs
         if not receive:
             self._finish()      # Transmit: the cards heard it; nobody listens for answers
             return
         if r[TModeReg] & 0x80:
             self._start_timer(tx_end)
-        if not answers:
+        if not heard:
             return
-        rx_start = tx_end + FDT_US + busy      # a WRITE answers after its EEPROM write
+        rx_start = tx_end + FDT_US + busy
         if 0 <= self._timer_at and self._timer_at <= rx_start:
             return      # the timer runs out before the answer begins: it is lost
         self._timer_at = -1     # TAuto: the timer stops when an answer starts
-        self._rx = self._combine(answers, data[0] if data else 0)
+        self._rx = self._combine(self._answers, heard, cmd)
         self._rx_at = rx_start + _airtime_us(self._rx[1])
 
-    def _combine(self, answers, cmd):
-        """What the receiver decodes when these answers overlap on the air."""
+    def _combine(self, answers, heard, cmd):
+        """What the receiver decodes when answers[:heard] overlap on the air."""
         nbits = 0
-        for a in answers:
-            if a[1] > nbits:
-                nbits = a[1]
+        for k in range(heard):
+            if answers[k][1] > nbits:
+                nbits = answers[k][1]
         out = bytearray((nbits + 7) >> 3)
         coll = -1
         for i in range(nbits):
             ones = 0
             zeros = 0
-            for data, n in answers:
+            for k in range(heard):
+                data, n = answers[k]
                 if i < n:
                     if (data[i >> 3] >> (i & 7)) & 1:
                         ones += 1

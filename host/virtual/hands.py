@@ -439,10 +439,41 @@ class FightclubHands(VirtualHands):
     is one the table shows with the value wanted (any 7 is a 7)."""
 
     wait_s = 5.0
+    _table = None       # what the hands see and hold while they act (see place)
+    _state = None
+    _put = ()
+
+    async def place(self, cell, item):
+        """Put `item` down, or a card of its value if its own tag lies on the table already.
+
+        The table counts creatures by value, so a card may lie where the game has
+        another of its value (an 8 in the Market standing for the Market's other 8): the
+        engine's card id in a hand need not be the tag in a player's hand. A tag cannot
+        be put down twice: put down again, the Market never gains the card given to it,
+        the exchange is never seen, and the hands put it "back" at every try. So a card
+        whose tag lies on the table is put down as one of its value whose tag lies
+        nowhere (that card is the one in the hand)."""
+        cid = item.split(":", 1)[1]
+        table, state = self._table, self._state
+        if table is not None and state is not None and ft.is_creature(cid):
+            lying = set(self._put)
+            for items in table.observed.values():
+                lying.update(items)
+            if cid in lying:
+                for other in state.cat.creature_ids:
+                    if fightclub.value(other) == fightclub.value(cid) and other not in lying:
+                        cid = other
+                        break
+            self._put = set(self._put) | {cid}
+        await super().place(cell, "fightclub:" + cid)
+
+    def _acting(self, state, table):
+        self._state, self._table, self._put = state, table, ()
 
     async def perform(self, state, action, at):
         """Carry out a bot's table move (the others are applied without hands)."""
         table = at.table
+        self._acting(state, table)
         seat = state.turn
         kind = action["type"]
         if kind == "load":
@@ -507,6 +538,7 @@ class FightclubHands(VirtualHands):
     async def tidy(self, state, table):
         """Make the table show the game: what should not be there lifted, what should
         put down (the cards the engine names). Send, never wait."""
+        self._acting(state, table)
         want = table.expected()
         for cell in sorted(set(table.observed) | set(table.problems) | set(want)):
             seen = list(table.observed.get(cell, []))

@@ -50,11 +50,28 @@ def journal_of(journal):
         db.close()
 
 
+def tile_failures(folder):
+    """Lines of the kept tile logs (FAIRYTABLE_TILE_LOGS) that say a tile task failed."""
+    out = []
+    for path in sorted(folder.rglob("tile*.log")):
+        for line in path.read_text(errors="replace").splitlines():
+            if "Error" in line or "failed" in line or "giving up" in line:
+                out.append("%s: %s" % (path.name, line))
+    return out
+
+
 def test_a_short_headless_fightclub_game_ends_as_the_engine_only_game(tmp_path):
     journal = tmp_path / "journal.db"
+    logs = tmp_path / "tile-logs"
+    env = dict(os.environ, FAIRYTABLE_TILE_LOGS=str(logs))
     proc = subprocess.run(command(tmp_path, journal, 4, ["--new"]), capture_output=True,
-                          cwd=REPO, timeout=600)
+                          cwd=REPO, timeout=600, env=env)
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    # No tile ran out of memory or had a task fail on the way: the host logs a tile's
+    # error LOG ("tile UID: readers: MemoryError(...)"), the tile's own log its traceback.
+    assert b"MemoryError" not in proc.stderr, proc.stderr.decode()[-3000:]
+    assert list(logs.rglob("tile*.log")), "the tile logs were not kept"
+    assert tile_failures(logs) == []
     assert b"starting the virtual table (7 tiles" in proc.stderr
     summary = json.loads(proc.stdout)
     expected = engine_only_game(4, 2, SHORT)
