@@ -452,13 +452,16 @@ class Mfrc522Emulator:
 
     us_per_transaction = 40     # virtual time one SPI transaction takes on a Pico
 
+    # The cards' answers to one frame (see _transmit): one list for every emulated chip of
+    # the tile, which transmit one at a time, so eight readers cost the tile heap one list.
+    _answers = [None] * 8
+
     def __init__(self, version=0x92):
         self.version_value = version
         self.regs = bytearray(64)
         self.fifo = bytearray(64)
         self.mem = bytearray(25)
         self.cards = []
-        self._answers = [None] * 8  # the cards' answers to one frame (see _transmit)
         self.now_us = 0
         self.transactions = 0       # SPI transactions (CS low periods) so far
         self.rf_frames = 0          # frames sent over the air so far
