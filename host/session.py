@@ -382,31 +382,29 @@ class TableSession:
             if deadline_s is not None and self.clock() - started > deadline_s * 1000:
                 self.log.say("stopped: the game took longer than %d s" % deadline_s)
                 break
-            try:
-                ev = await self.link.next_event(timeout=self.idle_tick_s)
-            except asyncio.TimeoutError:
-                ev = None
-            self.handle(ev)
-            await self.bots.drive()
-            self._resync_if_stuck()
-            self.light()
-            self._notify()
+            await self._round(resync=True)
         self.light()
         return self.summary()
 
-    async def tend(self):
-        """One round of a table whose game has ended (the web table stays open for the next):
-        the tiles are still read and lit, and the virtual players still tidy up, so a
-        captured card lifted after the last action stops being a "lift it off" on every
-        page. No action can be applied (the engine has none) and no snapshot is asked."""
+    async def _round(self, resync):
+        """Read one event (or let the idle tick pass), let the bots and hands act, light."""
         try:
             ev = await self.link.next_event(timeout=self.idle_tick_s)
         except asyncio.TimeoutError:
             ev = None
         self.handle(ev)
         await self.bots.drive()
+        if resync:
+            self._resync_if_stuck()
         self.light()
         self._notify()
+
+    async def tend(self):
+        """One round of a table whose game has ended (the web table stays open for the next):
+        the tiles are still read and lit, and the virtual players still tidy up, so a
+        captured card lifted after the last action stops being a "lift it off" on every
+        page. No action can be applied (the engine has none) and no snapshot is asked."""
+        await self._round(resync=False)
 
     resync_after_ms = 60000     # no action for this long: the tiles are asked for snapshots
 
