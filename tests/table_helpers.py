@@ -1,6 +1,7 @@
 """A Storybook session on a real virtual table, for tests that drive it step by step."""
 
 import asyncio
+import json
 import contextlib
 import os
 import signal
@@ -20,6 +21,15 @@ from shared_rules.engine import Match
 TWO_CARDS = {"board": [{"card": "the_cheshire_cat", "cell": [2, 3], "owner": "hero"},
                        {"card": "the_crocodile", "cell": [3, 3], "owner": "villain"}],
              "hands": {"hero": 3, "villain": 3}, "turn": "hero"}
+
+
+def journal_of(journal):
+    """The journal's actions, in order, as the host stored them."""
+    db = sqlite3.connect(str(journal))
+    try:
+        return [json.loads(a) for (a,) in db.execute("SELECT action FROM actions ORDER BY seq")]
+    finally:
+        db.close()
 
 
 def pull_plug_after(cmd, journal, count, cwd):

@@ -21,6 +21,18 @@ The session calls these methods and nothing else: no probing for optional attrib
 from shared_rules import bots, games
 
 
+def _remember(observed, problems, place, items, sentences):
+    """What lies on a place (sorted) and its tag problems; an empty place leaves both."""
+    if items:
+        observed[place] = sorted(items)
+    else:
+        observed.pop(place, None)
+    if sentences:
+        problems[place] = list(sentences)
+    else:
+        problems.pop(place, None)
+
+
 class TableInterpreter:
     """Sensor changes in, the action the table shows (or mismatches) out, for one Match.
 
@@ -63,14 +75,7 @@ class TableInterpreter:
     def observe(self, cell, items, problems=()):
         """What now lies on `cell` (in the interpreter's naming) and tag problems. Default:
         remembered in `observed` (sorted) and `problems`; an empty cell leaves both."""
-        if items:
-            self.observed[cell] = sorted(items)
-        else:
-            self.observed.pop(cell, None)
-        if problems:
-            self.problems[cell] = list(problems)
-        else:
-            self.problems.pop(cell, None)
+        _remember(self.observed, self.problems, cell, items, problems)
 
     def observe_items(self, cell, items, problems=()):
         """Tags on `cell` resolved to registry item names ("royale:S5", "pawn:red", ...).
@@ -85,14 +90,7 @@ class TableInterpreter:
         seat, host/table/layout.py) and tag problems there. Default: remembered in
         `seat_observed` and `seat_problems` (a game whose table has no seat readers never
         gets any: its layouts refuse a seat tile)."""
-        if items:
-            self.seat_observed[seat] = sorted(items)
-        else:
-            self.seat_observed.pop(seat, None)
-        if problems:
-            self.seat_problems[seat] = list(problems)
-        else:
-            self.seat_problems.pop(seat, None)
+        _remember(self.seat_observed, self.seat_problems, seat, items, problems)
 
     def observe_seat_items(self, seat, items, problems=()):
         """Tags on seat `seat`'s card reader resolved to registry item names: the place to

@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 from mpy import REPO
-from table_helpers import pull_plug_after
+from table_helpers import journal_of, pull_plug_after
 from shared_rules import bots, canon, fightclub
 from shared_rules.engine import Match
 
@@ -40,14 +40,6 @@ def command(tmp_path, journal, seed, extra=()):
     return [FAIRYTABLE, "run", "--game", "fightclub", "--players", "2", "--setup", str(setup),
             "--headless", "--bots", "2", "--json", "--seed", str(seed), "--journal",
             str(journal)] + list(extra)
-
-
-def journal_of(journal):
-    db = sqlite3.connect(str(journal))
-    try:
-        return [json.loads(a) for (a,) in db.execute("SELECT action FROM actions ORDER BY seq")]
-    finally:
-        db.close()
 
 
 def tile_failures(folder):

@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 from mpy import REPO
-from table_helpers import pull_plug_after
+from table_helpers import journal_of, pull_plug_after
 from host.table.heroes_game import HeroesGame
 from host.table.heroes_table import table_dice
 from shared_rules import bots, canon, heroes
@@ -115,9 +115,3 @@ def test_kill_9_then_restart_resumes_the_same_capture_the_flag_game(tmp_path):
     check_game(json.loads(proc.stdout), journal_of(journal), expected)
 
 
-def journal_of(journal):
-    db = sqlite3.connect(str(journal))
-    try:
-        return [json.loads(a) for (a,) in db.execute("SELECT action FROM actions ORDER BY seq")]
-    finally:
-        db.close()
