@@ -58,7 +58,12 @@ class TileLink:
         # Keys (slot numbers, under 32) whose unacked frame was dropped from a full queue:
         # the slot's owner reports it again (presence.SlotTags), or its state is lost.
         self.lost = 0
-        self.seen = []
+        # The host seqs acted on lately: a ring made here, whole, and never grown. A list
+        # that grew as acks came would ask the heap for a new block of twice its size on the
+        # 17th (256 bytes on a 64-bit build), which a fragmented heap may not have: then
+        # every ack fails, no command is ever acked, and the host resends it for ever.
+        self.seen = [-1] * _SEEN
+        self.seen_next = 0
         now = ticks_ms()
         self.last_rx = now
         self.last_tx = now
@@ -98,9 +103,15 @@ class TileLink:
                 self._write(frame, now)
                 return None
             if key is not None:
-                for s in list(self.pending):
+                # At most one is queued for a key (each send replaces the one before):
+                # found without a copy of the keys, which would churn the heap per report.
+                older = None
+                for s in self.pending:
                     if self.pending[s][2] == key:
-                        del self.pending[s]
+                        older = s
+                        break
+                if older is not None:
+                    del self.pending[older]
             if len(self.pending) >= _MAX_PENDING:
                 oldest = None
                 for s in self.pending:
@@ -157,7 +168,7 @@ class TileLink:
         for frame in frames:
             now = self.ticks_ms()
             if self.host_silent(now):
-                del self.seen[:]    # heard again after a silence: maybe a new host session
+                self.forget_seen()  # heard again after a silence: maybe a new host session
             self.last_rx = now
             self.host_heard = True
             self.tx_unheard = 0
@@ -178,7 +189,7 @@ class TileLink:
             if t == wire.HEARTBEAT:
                 continue
             if t == wire.HELLO_REQUEST:
-                del self.seen[:]    # a new host session: its seqs start again from 1
+                self.forget_seen()  # a new host session: its seqs start again from 1
             if t in wire.ACKED:
                 if frame.seq in self.seen:
                     self.ack(frame.seq, wire.ACK_OK, False)
@@ -194,18 +205,23 @@ class TileLink:
 
     def ack(self, seq, status=wire.ACK_OK, done=True):
         """ACK host frame ``seq``; ``done``: a command acted on, remembered as such."""
-        if done:
-            seen = self.seen
-            if seq not in seen:
-                seen.append(seq)
-                if len(seen) > _SEEN:
-                    seen.pop(0)
+        if done and seq not in self.seen:
+            self.seen[self.seen_next] = seq
+            self.seen_next = (self.seen_next + 1) % _SEEN
         # An ACK's own seq is 0 (hardware/protocol.md): it is never acked or deduplicated.
         self._write(self._encode(wire.ACK, 0, wire.ack(seq, status)), self.ticks_ms())
 
+    def forget_seen(self):
+        seen = self.seen
+        for i in range(_SEEN):
+            seen[i] = -1
+
     def forget_pending(self):
-        """The host asked for HELLO: it resyncs by snapshot, old events are moot."""
-        self.pending = {}
+        """The host asked for HELLO: it resyncs by snapshot, old events are moot. Emptied in
+        place: a new dict would grow its table again, block by block, as events queue."""
+        pending = self.pending
+        while pending:
+            pending.popitem()
         self.lost = 0
 
     def service(self, now, tile=None):

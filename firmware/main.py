@@ -118,26 +118,32 @@ class Tile(ReaderSchedule, SlotTags):
         as a TAG (under 100 bytes).
         """
         dice = self.spec["dice_pockets"]
-        slots = []
-        pockets = []
-        rest = []
-        room = 128 - 6                          # uptime, slot count, pocket count
-        for i in range(len(self.reported)):
-            tags = self.tags(i)
-            size = 2                            # slot (or pocket) and count (or flag)
-            for t in tags:
-                size += 2 + len(t[0]) + (len(t[1]) if t[1] else 0)
-            if dice:
-                pockets.append((i, tags[0] if tags else None))
-                room -= size
-            elif size <= room and not rest:
-                slots.append((i, tags))
-                room -= size
-            else:
-                rest.append(i)
-        for i in rest:
-            self.unsent |= 1 << i       # sent below, else at their next poll
-        self.link.send(wire.SNAPSHOT, wire.snapshot(self.uptime(), slots, pockets))
+        try:
+            slots = []
+            pockets = []
+            rest = []
+            room = 128 - 6                          # uptime, slot count, pocket count
+            for i in range(len(self.reported)):
+                tags = self.tags(i)
+                size = 2                            # slot (or pocket) and count (or flag)
+                for t in tags:
+                    size += 2 + len(t[0]) + (len(t[1]) if t[1] else 0)
+                if dice:
+                    pockets.append((i, tags[0] if tags else None))
+                    room -= size
+                elif size <= room and not rest:
+                    slots.append((i, tags))
+                    room -= size
+                else:
+                    rest.append(i)
+            for i in rest:
+                self.unsent |= 1 << i       # sent below, else at their next poll
+            self.link.send(wire.SNAPSHOT, wire.snapshot(self.uptime(), slots, pockets))
+        except MemoryError:
+            # Built in a heap the game fragmented, it may find no block for a while: it
+            # waits, as a slot's report does (report_slot), and goes after the next round
+            # of polls (round_done); the host asks again until it comes.
+            return
         self.snapshot_wanted = False
         for i in rest:
             self.report_slot(i)

@@ -22,6 +22,7 @@ failed: a MemoryError, say); like a stalled or mismatched game, any fails the ru
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -33,21 +34,40 @@ sys.path.insert(0, REPO)
 GAMES = {"storybook": ["--bots", "2"], "royale": ["--bots", "3"]}
 
 
-def play(game, seed, journal, rates=None, deadline=600.0):
-    """Play one headless game; a dict: the summary, the actions, the time, or why not."""
+def play(game, seed, journal, rates=None, deadline=600.0, keep=None):
+    """Play one headless game; a dict: the summary, the actions, the time, or why not.
+
+    ``keep``: a folder for the host's whole stderr (``NAME.err``, NAME the journal's) and
+    every tile's log (FAIRYTABLE_TILE_LOGS), to read after a stall."""
     cmd = [sys.executable, "-m", "host.cli", "run", "--game", game, "--headless", "--json",
            "--new", "--seed", str(seed), "--journal", journal] + GAMES[game]
     if rates is not None:
         cmd += ["--line-faults", "%g,%g,%d" % (rates[0], rates[1], seed)]
+    env = dict(os.environ)
+    name = os.path.splitext(os.path.basename(journal))[0]
+    if keep:
+        env["FAIRYTABLE_TILE_LOGS"] = os.path.join(keep, name + "-tiles")
     started = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=REPO, env=env)
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=deadline, cwd=REPO)
-    except subprocess.TimeoutExpired as e:
+        out, err = proc.communicate(timeout=deadline)
+    except subprocess.TimeoutExpired:
+        # Stopped as a person stops it (Ctrl-C): the host closes the table, which keeps
+        # the tiles' logs; killed only if it does not end.
+        proc.send_signal(signal.SIGINT)
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+        _keep_stderr(keep, name, err)
         # What the host said last (its mismatch, what it waits for) says where it stopped.
-        said = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else e.stderr
         return {"stalled": True, "seconds": time.monotonic() - started,
                 "why": "no end within %.0f s; the host's last words: %s"
-                       % (deadline, (said or "").strip()[-600:])}
+                       % (deadline, (err or "").strip()[-600:])}
+    _keep_stderr(keep, name, err)
+    done = subprocess.CompletedProcess(cmd, proc.returncode, out, err)
     seconds = time.monotonic() - started
     try:
         summary = json.loads(done.stdout.strip().splitlines()[-1])
@@ -81,6 +101,13 @@ def play(game, seed, journal, rates=None, deadline=600.0):
                                  if line.startswith("tile ") and "Error" in line][:5],
             "why": None if summary.get("status") == "finished"
             else "status %s" % summary.get("status")}
+
+
+def _keep_stderr(keep, name, text):
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+        with open(os.path.join(keep, name + ".err"), "w") as f:
+            f.write(text or "")
 
 
 def same_game(a, b):
@@ -121,6 +148,8 @@ def main(argv=None):
     p.add_argument("--deadline", type=float, default=900.0,
                    help="seconds a game may take before it counts as stalled")
     p.add_argument("--json", action="store_true", help="one JSON object at the end")
+    p.add_argument("--keep", default=None, metavar="FOLDER",
+                   help="keep each game's host stderr and tile logs in FOLDER")
     args = p.parse_args(argv)
     if args.games < 1:
         p.error("--games must be at least 1")
@@ -131,7 +160,7 @@ def main(argv=None):
             for i in range(args.games):
                 seed = args.seed + i
                 twins[seed] = play(game, seed, os.path.join(tmp, "twin-%s-%d.db" % (game, seed)),
-                                   deadline=args.deadline)
+                                   deadline=args.deadline, keep=args.keep)
                 if twins[seed]["stalled"]:
                     print("%s seed %d: the fault-free twin did not end (%s)"
                           % (game, seed, twins[seed]["why"]), file=sys.stderr)
@@ -147,7 +176,7 @@ def main(argv=None):
                     if twin["stalled"]:
                         continue
                     got = play(game, seed, os.path.join(tmp, "noisy-%s-%d-%g-%g.db" % (
-                        game, seed, rates[0], rates[1])), rates, args.deadline)
+                        game, seed, rates[0], rates[1])), rates, args.deadline, args.keep)
                     row["games"] += 1
                     row["seconds"].append(round(got["seconds"], 1))
                     row["twin_seconds"].append(round(twin["seconds"], 1))

@@ -574,6 +574,36 @@ def test_a_command_whose_handling_fails_is_handled_when_the_host_resends_it():
     assert [m["ack"] for m in board.heard() if m["type"] == "ack"] == [41, 40, 40, 41]
 
 
+def test_a_snapshot_that_finds_no_block_in_the_heap_waits_for_the_next_round_of_polls(
+        monkeypatch):
+    # Old tile logs of noisy Battle Royale games: "link: MemoryError ... allocating 122
+    # bytes" in wire.snapshot. Not a failure of the link task: the snapshot waits, as a
+    # slot's report waits, and goes after the next round of polls.
+    tile, board = make_tile(4)
+    board.emus[1].place(NtagCard(CARD, identity_record(b"queen")))
+    run(board, tile, ("readers", "health"), polls_of(tile, 1, 3))
+    real = wire.snapshot
+    tries = []
+
+    def no_block(*args):
+        tries.append(1)
+        if len(tries) == 1:
+            raise MemoryError("memory allocation failed, allocating 122 bytes")
+        return real(*args)
+
+    monkeypatch.setattr(wire, "snapshot", no_block)
+    board.port.inbox += b"\x00" + host_frame(wire.SNAPSHOT_REQUEST, 5)
+    run(board, tile, ("link",), most_ms=50)
+    assert tries == [1] and tile.snapshot_wanted
+    assert not [m for m in board.heard() if m["type"] == "snapshot"]
+    run(board, tile, ("readers", "health", "link"), polls_of(tile, 0, 2))
+    assert board.failures == [] and tile.failures == 0
+    snaps = [m for m in board.heard() if m["type"] == "snapshot"]
+    assert len(snaps) == 1 and not tile.snapshot_wanted
+    assert [(s["slot"], [t["uid"] for t in s["tags"]]) for s in snaps[0]["slots"]
+            if s["tags"]] == [(1, [CARD])]
+
+
 def test_a_command_repeated_within_one_read_is_handled_once():
     tile, board = make_tile(4)
     calls = []
