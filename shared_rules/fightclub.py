@@ -240,6 +240,7 @@ class Catalog:
         _need(isinstance(creatures, list) and creatures, "creatures",
               "must be a list of {value, count}")
         self.creature_ids = []
+        self.creature_counts = {}  # value -> how many cards of it the game has
         seen = {}
         for i, row in enumerate(creatures):
             at = "creatures[%d]" % i
@@ -250,6 +251,7 @@ class Catalog:
             _need(_int_in(row.get("count"), 0, 99), at + ".count",
                   "must be a whole number from 0 to 99")
             seen[row["value"]] = True
+            self.creature_counts[row["value"]] = row["count"]
             for n in range(1, row["count"] + 1):
                 self.creature_ids.append(creature_id(row["value"], n))
         self.creature_ids.sort()
@@ -1780,9 +1782,7 @@ def _targets(s, seat):
     seat, and asking no more creatures of a number than the game has outside the other
     seats' wagons (which everybody sees). Three greedy bots each holding one of the three
     10s in a wagon, for contracts that ask for two, would otherwise wait for ever."""
-    free = {}
-    for c in s.cat.creature_ids:
-        free[value(c)] = free.get(value(c), 0) + 1
+    free = dict(s.cat.creature_counts)
     for x in s.seats:
         if x == seat:
             continue
