@@ -1682,19 +1682,22 @@ def evaluate(state, seat):
       and it costs gold only; gold comes only from luck (coin symbols, events, fights) and
       an event may take it. In a 3-4 player game the deck holds more Level III contracts
       than may be left in play at the end, so somebody must complete one for the game to
-      end: a bot that spends or passes up gold it needs leads to a game nobody can finish
-      (see `dead_end`). Owning the War Wagon is worth EVAL_WAR_WAGON over its capacity,
-      more than the savings it costs, so a bot with the gold buys it.
+      end; if nobody has the War Wagon or its price when the deck runs out, nobody ever
+      will (`dead_end`). So a bot pays for the other wagons with creatures when it can,
+      and a contract's coins weigh more. Saving makes such games rare, not impossible:
+      how much gold comes is luck. Owning the War Wagon is worth EVAL_WAR_WAGON over its
+      capacity, more than the savings it costs, so a bot with the gold buys it.
     - Each owned wagon: EVAL_CAPACITY per creature it holds (room to work).
-    - Creatures in a wagon: on the way to the best contract in play they still fit (one
-      the seat may still complete, `_targets`) they add 30 each plus a twentieth of that contract's
-      worth (its VP and its coins), less 10 per creature still missing; fitting none,
-      they cost 20 each (a wagon to empty).
+    - Creatures in a wagon: on the way to the best contract in play they still fit, one
+      the seat may still complete (`_targets`), they add 30 each plus a twentieth of
+      that contract's worth (its VP, its coins), less 10 per creature still missing;
+      fitting none, they cost 20 each (a wagon to empty).
     - The hand (as many cards as the hand size keeps): 8 per creature some contract in
       play asks for, 2 for another.
-    - A finished game is valued on the same scale, with EVAL_WIN more for the winner. A
-      loss is not worse than any unfinished game: the one-move look-ahead would otherwise
-      see every game-ending completion as the worst move there is, and a bot behind on
+    - A finished game is valued on the same scale, with EVAL_WIN more for the winner; a
+      loss costs nothing more. Were a loss worse than every unfinished position, the
+      one-move look-ahead would see each game-ending completion as the worst move there
+      is, and a bot behind on
       points would keep the game going for ever rather than complete the contract that
       ends it (four greedy bots, seed 1, stalled so with every War Wagon bought and the
       contracts ready in the wagons).
