@@ -1697,10 +1697,9 @@ def evaluate(state, seat):
     - A finished game is valued on the same scale, with EVAL_WIN more for the winner; a
       loss costs nothing more. Were a loss worse than every unfinished position, the
       one-move look-ahead would see each game-ending completion as the worst move there
-      is, and a bot behind on
-      points would keep the game going for ever rather than complete the contract that
-      ends it (four greedy bots, seed 1, stalled so with every War Wagon bought and the
-      contracts ready in the wagons).
+      is, and a bot behind on points would keep the game going for ever rather than
+      complete the contract that ends it (four greedy bots, seed 1, stalled so with every
+      War Wagon bought and the contracts ready in the wagons).
     """
     s = state
     p = s.players[seat]
