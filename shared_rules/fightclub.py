@@ -76,6 +76,15 @@ Decisions where the book is unclear (each in the catalog or stated here):
 - The ending: "As soon as there are only four Contract cards left in play, the game ends
   immediately", checked once the contract deck is empty, after every action (and at set
   up); a completed contract is then not replaced.
+- A game that cannot end: only the War Wagon carries a Level III contract (five
+  creatures), it costs 3 gold and nothing else, and gold comes only from coins on
+  contracts, events and fights. Once the contract deck is empty no event comes, so if
+  more than four contracts are left in play, all Level III, and nobody owns a War Wagon
+  or holds 3 gold, nobody can ever complete one and the ending never comes (with 3-4
+  players the deck holds more Level III contracts than may be left at the end, so one
+  must be completed). The book has no rule for it and the engine adds none (no round
+  limit but the solo game's and `max_rounds`); `dead_end(state)` says when a game is
+  there, and the greedy bot saves gold for the War Wagon (`evaluate`).
 - Castle flag sets: every disjoint set of three matching flags gives 3 VP, and every
   disjoint set of five different flags 3 VP; one contract may be in one set of each kind.
 - Solo: "16 rounds of play": the game ends after the 16th turn (or earlier by the normal
@@ -165,6 +174,15 @@ BANK_GOLD = 40
 SOLO_ROUNDS = 16
 SET_VP = 3
 GOLD_PER_VP = 3
+# The greedy bot's weights (evaluate): points per VP held, per gold coin, per coin saved
+# toward the War Wagon, per creature of wagon capacity, for owning the War Wagon, and for
+# winning.
+EVAL_VP = 100
+EVAL_GOLD = 30
+EVAL_SAVINGS = 100
+EVAL_CAPACITY = 25
+EVAL_WAR_WAGON = 300
+EVAL_WIN = 100000
 LEVEL_SIZE = {1: 3, 2: 4, 3: 5}
 POOL_SIZE = {1: 35, 2: 25, 3: 15}
 EVENT_CARDS = 24
@@ -222,6 +240,7 @@ class Catalog:
         _need(isinstance(creatures, list) and creatures, "creatures",
               "must be a list of {value, count}")
         self.creature_ids = []
+        self.creature_counts = {}  # value -> how many cards of it the game has
         seen = {}
         for i, row in enumerate(creatures):
             at = "creatures[%d]" % i
@@ -232,6 +251,7 @@ class Catalog:
             _need(_int_in(row.get("count"), 0, 99), at + ".count",
                   "must be a whole number from 0 to 99")
             seen[row["value"]] = True
+            self.creature_counts[row["value"]] = row["count"]
             for n in range(1, row["count"] + 1):
                 self.creature_ids.append(creature_id(row["value"], n))
         self.creature_ids.sort()
@@ -1651,23 +1671,51 @@ def _mirror(s, action):
 
 
 def evaluate(state, seat):
-    """How good the position is for `seat` (the greedy bot): VP, gold, and creatures in
-    wagons on their way to a contract; it reads only what the seat may know."""
+    """How good the position is for `seat`, for the greedy bot (shared_rules/bots.py), in
+    points (100 per VP); it reads only what the seat may know.
+
+    What it values, and why:
+    - VP held (contracts, wagons, castle flag sets): EVAL_VP each.
+    - Gold: EVAL_GOLD per coin (three gold are one VP at the end), but EVAL_SAVINGS per
+      coin up to the War Wagon's price while the seat has no War Wagon. The War Wagon is
+      the only wagon that carries five creatures, so the only way to a Level III contract,
+      and it costs gold only; gold comes only from luck (coin symbols, events, fights) and
+      an event may take it. In a 3-4 player game the deck holds more Level III contracts
+      than may be left in play at the end, so somebody must complete one for the game to
+      end; if nobody has the War Wagon or its price when the deck runs out, nobody ever
+      will (`dead_end`). So a bot pays for the other wagons with creatures when it can,
+      and a contract's coins weigh more. Saving makes such games rare, not impossible:
+      how much gold comes is luck. Owning the War Wagon is worth EVAL_WAR_WAGON over its
+      capacity, more than the savings it costs, so a bot with the gold buys it.
+    - Each owned wagon: EVAL_CAPACITY per creature it holds (room to work).
+    - Creatures in a wagon: on the way to the best contract in play they still fit, one
+      the seat may still complete (`_targets`), they add 30 each plus a twentieth of
+      that contract's worth (its VP, its coins), less 10 per creature still missing;
+      fitting none, they cost 20 each (a wagon to empty).
+    - The hand (as many cards as the hand size keeps): 8 per creature some contract in
+      play asks for, 2 for another.
+    - A finished game is valued on the same scale, with EVAL_WIN more for the winner; a
+      loss costs nothing more. Were a loss worse than every unfinished position, the
+      one-move look-ahead would see each game-ending completion as the worst move there
+      is, and a bot behind on points would keep the game going for ever rather than
+      complete the contract that ends it (four greedy bots, seed 1, stalled so with every
+      War Wagon bought and the contracts ready in the wagons).
+    """
     s = state
-    if s.status == "finished":
-        if s.winner == seat:
-            return 1000000
-        return -1000000 if s.winner is not None else 0
     p = s.players[seat]
     b = score_breakdown(s, seat)
-    total = 100 * (b["contracts"] + b["wagons"] + b["matching_flags"] + b["different_flags"])
-    total += 30 * p.gold
-    targets = [c for c in s.area if not _reserved_by_other(s, seat, c)]
+    total = EVAL_VP * (b["contracts"] + b["wagons"] + b["matching_flags"] +
+                       b["different_flags"])
+    total += _gold_worth(s, p, p.gold)
+    coin = _gold_worth(s, p, p.gold + 1) - _gold_worth(s, p, p.gold)
+    if p.wagons["war_wagon"] is not None:
+        total += EVAL_WAR_WAGON
+    targets = _targets(s, seat)
     for w in WAGONS:
         cards = p.wagons[w]
         if cards is None:
             continue
-        total += 25 * s.cat.wagons[w]["capacity"]
+        total += EVAL_CAPACITY * s.cat.wagons[w]["capacity"]
         if not cards:
             continue
         have = [value(c) for c in cards]
@@ -1677,7 +1725,8 @@ def evaluate(state, seat):
             if len(c["creatures"]) > s.cat.wagons[w]["capacity"]:
                 continue
             if _sub_multiset(have, c["creatures"]):
-                gain = 30 * len(have) + 5 * c["vp"] - 10 * (len(c["creatures"]) - len(have))
+                worth = EVAL_VP * c["vp"] + coin * s.area_gold.get(cid, 0)
+                gain = 30 * len(have) + worth // 20 - 10 * (len(c["creatures"]) - len(have))
                 if best is None or gain > best:
                     best = gain
         total += best if best is not None else -20 * len(have)
@@ -1688,7 +1737,70 @@ def evaluate(state, seat):
     kept = sorted(p.hand)[:hand_size(s, seat)]
     for c in kept:
         total += 8 if value(c) in wanted else 2
+    if s.status == "finished" and s.winner == seat:
+        total += EVAL_WIN
     return total
+
+
+def _gold_worth(s, p, gold):
+    """What `gold` coins are worth to player p (evaluate): savings toward the War Wagon
+    count more while it is still to buy."""
+    if p.wagons["war_wagon"] is not None:
+        return EVAL_GOLD * gold
+    saving = min(gold, s.cat.wagons["war_wagon"]["gold"] or 0)
+    return EVAL_SAVINGS * saving + EVAL_GOLD * (gold - saving)
+
+
+def dead_end(state):
+    """True if the game can never end by the book's rules: no round limit (solo or
+    `max_rounds`), the contract deck empty, more than four contracts in play, and none of
+    them fits a wagon anybody owns or can still buy. With the deck empty no event comes
+    (the only source of gold but the coins on contracts), so a player without the War
+    Wagon and without its gold price never gets it, and a Level III contract (five
+    creatures) fits no other wagon. The book has no rule for this; the engine invents none
+    and only says so (tools/fightclub_bots.py counts such games). Reservations are left
+    out: a contract reserved by a player who cannot complete it is not a dead end, since
+    another reservation releases it."""
+    s = state
+    if s.status != "ongoing" or s.solo or s.max_rounds is not None or s.contract_deck:
+        return False
+    if len(s.area) <= AREA_START:
+        return False
+    room = 0
+    for seat in s.seats:
+        p = s.players[seat]
+        gold = p.gold
+        for w in WAGONS:
+            info = s.cat.wagons[w]
+            # creature points can always be found (cards come and go); gold cannot now
+            if p.wagons[w] is not None or info["creature_points"] is not None or (
+                    info["gold"] is not None and gold >= info["gold"]):
+                room = max(room, info["capacity"])
+    return all(len(s.cat.contracts[cid]["creatures"]) > room for cid in s.area)
+
+
+def _targets(s, seat):
+    """The contracts in play `seat` may still complete (evaluate): not reserved by another
+    seat, and asking no more creatures of a number than the game has outside the other
+    seats' wagons (which everybody sees). Three greedy bots each holding one of the three
+    10s in a wagon, for contracts that ask for two, would otherwise wait for ever."""
+    free = dict(s.cat.creature_counts)
+    for x in s.seats:
+        if x == seat:
+            continue
+        for w in WAGONS:
+            for c in s.players[x].wagons[w] or []:
+                free[value(c)] -= 1
+    out = []
+    for cid in s.area:
+        if _reserved_by_other(s, seat, cid):
+            continue
+        need = {}
+        for v in s.cat.contracts[cid]["creatures"]:
+            need[v] = need.get(v, 0) + 1
+        if all(need[v] <= free.get(v, 0) for v in need):
+            out.append(cid)
+    return out
 
 
 def _reserved_by_other(s, seat, cid):
