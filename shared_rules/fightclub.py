@@ -82,9 +82,12 @@ Decisions where the book is unclear (each in the catalog or stated here):
   more than four contracts are left in play, all Level III, and nobody owns a War Wagon
   or holds 3 gold, nobody can ever complete one and the ending never comes (with 3-4
   players the deck holds more Level III contracts than may be left at the end, so one
-  must be completed). The book has no rule for it and the engine adds none (no round
-  limit but the solo game's and `max_rounds`); `dead_end(state)` says when a game is
-  there, and the greedy bot saves gold for the War Wagon (`evaluate`).
+  must be completed). The book has no rule for it. Players at a table would stop and
+  count; a table left running at a fair must not wait for ever. So the engine ends the
+  game there (reason "dead_end", checked with the ending after every action), scored as
+  the book's ending is: our rule, not the book's. `dead_end(state)` is that test; it
+  never says so of a game that could still end. The greedy bot saves gold for the War
+  Wagon (`evaluate`), so it rarely comes to that.
 - Castle flag sets: every disjoint set of three matching flags gives 3 VP, and every
   disjoint set of five different flags 3 VP; one contract may be in one set of each kind.
 - Solo: "16 rounds of play": the game ends after the 16th turn (or earlier by the normal
@@ -140,7 +143,8 @@ passed cards cannot be undone.
 Events carry every card id (the referee's record); `event_view(event, seat)` leaves out
 the ids of cards drawn or passed that the seat may not know.
 
-The scenario runner's output ("result"): "status", "winner", "end_reason", "scores"
+The scenario runner's output ("result"): "status", "winner", "end_reason" (null, or
+"four_left", "rounds" for the solo game, "round_limit", "dead_end"), "scores"
 ({seat: VP}), "score_breakdown" ({seat: {"contracts", "wagons", "gold", "matching_flags",
 "different_flags", "total", "gold_held", "contracts_completed"}}, plus "band" in solo),
 "turn", "phase", "round", "actions_left", "market", "contracts" (the area with gold and
@@ -1377,6 +1381,8 @@ def _check_end(s, events):
         return
     if not s.contract_deck and len(s.area) <= AREA_START:
         _finish(s, "four_left", events)
+    elif dead_end(s):
+        _finish(s, "dead_end", events)
 
 
 def _finish(s, reason, events):
@@ -1757,8 +1763,9 @@ def dead_end(state):
     them fits a wagon anybody owns or can still buy. With the deck empty no event comes
     (the only source of gold but the coins on contracts), so a player without the War
     Wagon and without its gold price never gets it, and a Level III contract (five
-    creatures) fits no other wagon. The book has no rule for this; the engine invents none
-    and only says so (tools/fightclub_bots.py counts such games). Reservations are left
+    creatures) fits no other wagon. The book has no rule for this; the engine ends the game
+    here, scored as usual (module docstring; tools/fightclub_bots.py counts such games).
+    Reservations are left
     out: a contract reserved by a player who cannot complete it is not a dead end, since
     another reservation releases it."""
     s = state

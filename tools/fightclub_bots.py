@@ -6,10 +6,11 @@
 Every seat is a greedy bot seeded with the game's seed, as `fairytable run --headless
 --bots N --seed S` plays them (host/run.py). A game not finished within --limit actions
 is counted as stalled and described: the contracts in play, the deck sizes and each
-player's gold and wagons, and whether it is a dead end by the rules (the contract deck
-empty, every contract in play needing a wagon nobody owns, and nobody able to buy it).
-Prints one line per stalled game (all games with --verbose) and a summary per player
-count: games finished, mean and max actions of the finished games.
+player's gold and wagons. A game at a dead end by the rules (the contract deck empty,
+every contract in play needing a wagon nobody owns, and nobody able to buy it) is ended
+by the engine (end_reason "dead_end"): counted apart, as the bots did not end it the
+book's way. Prints one line per stalled or dead-end game (all games with --verbose) and
+a summary per player count: games finished, mean and max actions of the finished games.
 """
 
 import argparse
@@ -45,8 +46,6 @@ def stall_words(s):
         p = s.players[seat]
         owned = "+".join(SHORT[w] for w in fightclub.WAGONS if p.wagons[w] is not None)
         parts.append("%s %d gold %s" % (seat, p.gold, owned or "no wagon"))
-    if fightclub.dead_end(s):
-        parts.append("a DEAD END by the rules (fightclub.dead_end)")
     return ", ".join(parts)
 
 
@@ -66,13 +65,18 @@ def main(argv=None):
     stalled_any = False
     for players in counts:
         done = []
+        dead = []
         stalled = []
         for seed in seed_range(args.seeds):
             match = play(players, seed, args.limit)
             n = len(match.actions)
             if fightclub.status(match.state) == "finished":
                 done.append(n)
-                if args.verbose:
+                if match.state.end_reason == "dead_end":
+                    dead.append(seed)
+                    print("players %d seed %d: a dead end at %d actions, ended by the engine"
+                          % (players, seed, n), flush=True)
+                elif args.verbose:
                     print("players %d seed %d: finished in %d actions (%s)"
                           % (players, seed, n, match.state.end_reason), flush=True)
             else:
@@ -80,10 +84,11 @@ def main(argv=None):
                 print("players %d seed %d: STALLED at %d actions: %s"
                       % (players, seed, n, stall_words(match.state)), flush=True)
         total = len(done) + len(stalled)
-        print("players %d: %d of %d finished; actions mean %s, max %s; stalled seeds %s"
-              % (players, len(done), total,
-                 "%.1f" % (float(sum(done)) / len(done)) if done else "-",
-                 max(done) if done else "-", stalled or "none"), flush=True)
+        print("players %d: %d of %d finished; actions mean %s, max %s; dead ends %s; stalled "
+              "seeds %s" % (players, len(done), total,
+                            "%.1f" % (float(sum(done)) / len(done)) if done else "-",
+                            max(done) if done else "-", dead or "none", stalled or "none"),
+              flush=True)
         stalled_any = stalled_any or bool(stalled)
     return 1 if stalled_any else 0
 

@@ -13,7 +13,9 @@ Four greedy bots used to play some seeds for ever (seed 24: still playing at 500
   once the first two were mended).
 Seeds 1-200 for 1-4 players, 800 games, stalled 35 times before (4 of them dead ends by the
 rules), and 3 times since, all dead ends: the deck ran out and nobody had the War Wagon or
-its gold. Hundreds of seeds: tools/fightclub_bots.py (exits 1 if a game stalls)."""
+its gold. The book gives a dead end no ending; the engine now ends it, scored as usual
+(end_reason "dead_end"). Hundreds of seeds: tools/fightclub_bots.py (exits 1 if a game
+stalls)."""
 
 import json
 import os
@@ -165,7 +167,13 @@ def dead_setup(**changes):
 
 
 def test_dead_end_six_level_three_contracts_and_no_war_wagon_within_reach():
-    assert fightclub.dead_end(position(dead_setup(), players=4))
+    # The book gives it no ending; the engine ends it there, scored as usual.
+    s = position(dead_setup(), players=4)
+    assert s.status == "finished" and s.end_reason == "dead_end"
+    # Each has the Hand Cart and the Horse Wagon (4 VP); p2 and p3 tie on the most gold
+    # and the fewest contracts: the book's tie.
+    assert fightclub.scores(s) == {"p1": 4, "p2": 4, "p3": 4, "p4": 4}
+    assert s.winner is None
 
 
 @pytest.mark.parametrize("change", [
@@ -174,7 +182,8 @@ def test_dead_end_six_level_three_contracts_and_no_war_wagon_within_reach():
                        "war_wagon": []}}},        # p4 owns one
 ])
 def test_no_dead_end_while_somebody_can_have_a_war_wagon(change):
-    assert not fightclub.dead_end(position(dead_setup(**change), players=4))
+    s = position(dead_setup(**change), players=4)
+    assert not fightclub.dead_end(s) and s.status == "ongoing"
 
 
 def test_no_dead_end_with_contracts_left_to_draw_or_a_smaller_contract_in_play():
@@ -198,8 +207,9 @@ def test_seed_24_as_the_bots_played_it_before_was_a_dead_end():
         match.apply(action)
     assert not fightclub.dead_end(match.state)
     match.apply(actions[-1])  # the last contract that is not Level III completed
-    assert fightclub.dead_end(match.state)
     assert sorted(match.state.cat.contracts[c]["level"] for c in match.state.area) == [3] * 6
+    # The engine ends it there; before that rule it went on for ever.
+    assert match.state.status == "finished" and match.state.end_reason == "dead_end"
 
 
 # ---------------------------------------------------------------- both interpreters
