@@ -19,7 +19,12 @@ restarted one like a board that rebooted.
 Watchdog: a tile process that ends while the tile has power (a crash, a
 ``kill -9``, a REBOOT the host asked for, the sim board's software watchdog)
 is started again after ``restart_delay_s``, as a Pico's watchdog resets it;
-the tags lying on it are put back first, as they never left the table.
+the tags lying on it are put back first, as they never left the table. A
+process that lives but has not run for ``hang_s`` (its CPU time, read from
+/proc, has not moved: the firmware is blocked, in a write say, where it
+cannot see its own software watchdog expire; a Pico's hardware watchdog
+resets it all the same) is ended, and so started again. A running tile's
+loops poll, render and talk all the time; it is never idle that long.
 ``kill()`` is different: it cuts the tile's power, and the tile stays off
 until ``restart()``. ``VirtualTable(auto_restart=False)`` leaves a dead
 process dead too (tests of a tile that stays silent). While a tile is being
@@ -65,6 +70,13 @@ RESTART_DELAY_S = 0.5
 ROMFS_LINK = "tile.romfs"
 # How often the table looks for a tile process that died.
 WATCH_INTERVAL_S = 0.05
+# A running tile whose process has used no CPU for this long has hung: the table resets
+# it. A Pico's watchdog waits 2 s (firmware/config.py); a process on a busy desktop may
+# not be scheduled for seconds at a time, and a reset it did not need costs a game
+# nothing but the wait, so the table waits much longer.
+HANG_S = 30.0
+# How often the table reads a running tile's CPU time.
+HANG_LOOK_S = 1.0
 # Starts a tile gets while the table starts, before the table gives up on it.
 START_ATTEMPTS = 3
 
@@ -145,6 +157,9 @@ class VirtualTile:
         # place it again with the pages lift returns to carry the write across a restart.)
         self.cards = {}         # slot -> {uid hex: the place request's tag fields}
         self.starts = 0
+        self.cpu = None         # the running firmware's CPU time (clock ticks) ...
+        self.ran_at = None      # ... and when it was last seen to grow
+        self.hang_resets = 0
 
     # ------------------------------------------------------------ process
 
@@ -155,6 +170,7 @@ class VirtualTile:
     def _start(self):
         self.ready.clear()
         self.conn = None
+        self.ran_at = None
         self.starts += 1
         self.powered = True
         args = [self.uid, self.table.control_path, self.variant, str(self.cells),
@@ -226,6 +242,7 @@ class VirtualTile:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+        self.ran_at = None
         self.conn = None
         self.ready.clear()
 
@@ -251,6 +268,30 @@ class VirtualTile:
                     self.request("die", pocket=slot, uid=uid, **fields)
                 else:
                     self.request("place", slot=slot, uid=uid, **fields)
+
+    def _look_for_a_hang(self, now, hang_s):
+        """Read the running process's CPU time; end a process that has not run for
+        ``hang_s`` (the table's watchdog thread calls this), which is then started
+        again."""
+        proc = self.proc
+        if self.ran_at is None or proc is None or not self.powered or self.restarting:
+            return
+        cpu = _cpu_ticks(proc.pid)
+        if cpu is None:         # no /proc (not Linux), or the process just ended
+            return
+        if cpu != self.cpu:
+            self.cpu, self.ran_at = cpu, now
+            return
+        if now - self.ran_at <= hang_s:
+            return
+        with self.life:
+            if self.proc is not proc or not self.alive() or self.table.stopping:
+                return
+            self._log("the firmware has not run for %.0f s (hung): the watchdog resets it"
+                      % (now - self.ran_at))
+            self.ran_at = None
+            self.hang_resets += 1
+            self.crash()
 
     def _watchdog_restart(self):
         """Start the process again if it ended while the tile has power (the table's
@@ -320,6 +361,7 @@ class VirtualTile:
     def _attach(self, conn, hello):
         self.conn = conn
         self.ready_info = hello
+        self.cpu, self.ran_at = None, time.monotonic()  # watched from now on
         self.ready.set()
 
     def _detach(self, conn):
@@ -515,6 +557,16 @@ class VirtualTile:
         return frame[cell * n:(cell + 1) * n]
 
 
+def _cpu_ticks(pid):
+    """The CPU time a process has used (user and system, in clock ticks), or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])    # utime, stime (fields 14 and 15)
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 class VirtualTable:
     """N virtual tiles; use as a context manager or call start()/stop().
 
@@ -524,7 +576,7 @@ class VirtualTable:
 
     def __init__(self, tiles=7, cells=7, variant="cell", heapsize="64k", interpreter="auto",
                  uid_base=0xE661410400000000, quiet=False, variants=None, auto_restart=True,
-                 restart_delay_s=RESTART_DELAY_S, tags_per_reader=4):
+                 restart_delay_s=RESTART_DELAY_S, tags_per_reader=4, hang_s=HANG_S):
         self.n = tiles
         # Emulated tags made at a tile's start, a reader: they live in the sim tile's heap,
         # beside the firmware's (which keeps its heapsize): a real tile's cards take none.
@@ -535,6 +587,7 @@ class VirtualTable:
         self.quiet = quiet
         self.auto_restart = auto_restart
         self.restart_delay_s = restart_delay_s
+        self.hang_s = hang_s
         self.workdir = tempfile.mkdtemp(prefix="fairytable-vtable-")
         self.control_path = os.path.join(self.workdir, "control.sock")
         if interpreter == "auto":
@@ -612,10 +665,17 @@ class VirtualTable:
         self.threads.append(t)
 
     def _watchdog(self):
+        looked = time.monotonic()
         while not self.stopping:
+            now = time.monotonic()
+            look = now - looked >= HANG_LOOK_S
+            if look:
+                looked = now
             for tile in self.tiles:
                 if tile.powered and not tile.alive() and not self.stopping:
                     tile._watchdog_restart()
+                elif look:
+                    tile._look_for_a_hang(now, self.hang_s)
             time.sleep(WATCH_INTERVAL_S)
 
     def _accept(self):

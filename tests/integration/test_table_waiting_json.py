@@ -1,6 +1,7 @@
 """`fairytable run --json` says when the game waits for a tile: a virtual tile's process is
-stopped mid-game (its cable pulled: the process is frozen, so the virtual table's watchdog,
-which restarts tiles that died, leaves it be) and a {"waiting_for": ...} line naming the
+stopped mid-game (its cable pulled: the process is frozen, for seconds, well under the 30 s
+after which the virtual table's watchdog takes a frozen tile for hung and resets it) and a
+{"waiting_for": ...} line naming the
 tile and its cells comes on stderr, though --json prints no log lines; once the tile is
 back the game goes on to its end."""
 

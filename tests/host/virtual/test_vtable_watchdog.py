@@ -70,6 +70,33 @@ def test_a_crashed_tile_is_restarted_with_its_tags_and_the_host_resyncs_by_snaps
     assert "the watchdog restarts it" in tile.log_tail(20000)
 
 
+def test_a_hung_tile_is_reset_as_a_hardware_watchdog_resets_it(virtual_table):
+    # A firmware that hangs (here: the process stopped, as one blocked in a write) cannot
+    # see its own watchdog expire; a Pico's hardware watchdog resets it all the same, and
+    # so does the table: the process lives but has stopped running.
+    vt = virtual_table(tiles=1, cells=3, hang_s=3.0)
+    tile = vt.tiles[0]
+
+    async def scenario(link):
+        await asyncio.to_thread(tile.place, 1, CARD, "card:17")
+        await wait_for(lambda: host_sees(link, tile, 1) == [CARD], what="the card seen")
+        # While it runs, a few seconds past hang_s: no reset.
+        await asyncio.sleep(4.0)
+        assert tile.hang_resets == 0 and tile.watchdog_restarts == 0
+        first = tile.proc
+        os.kill(first.pid, signal.SIGSTOP)
+        ev = await wait_event(link, lambda e: e.kind == "online" and e.detail == "reboot",
+                              timeout=WAIT_S * 2)
+        assert ev.tile == tile.uid
+        assert tile.hang_resets == 1 and tile.watchdog_restarts == 1
+        assert tile.proc is not first and tile.alive() and first.poll() is not None
+        await wait_for(lambda: link.tiles[tile.uid].online
+                       and host_sees(link, tile, 1) == [CARD], what="resynced")
+    on_link(vt, scenario)
+    log = tile.log_tail(20000)
+    assert "has not run for" in log and "(hung): the watchdog resets it" in log
+
+
 def test_place_lift_and_clear_on_a_dead_tile_wait_for_its_restart(virtual_table):
     vt = virtual_table(tiles=1, cells=3)
     tile = vt.tiles[0]
