@@ -24,8 +24,11 @@ from shared_rules import bots, fightclub  # noqa: E402
 from shared_rules.engine import Match  # noqa: E402
 
 
-def play(players, seed, limit):
-    match = Match("fightclub", {"players": players}, seed)
+def play(players, seed, limit, setup=None):
+    """The game `fairytable run --game fightclub --headless --bots N --seed S` plays, with
+    no table: a greedy bot in every seat, seeded with the game's seed; stopped after
+    ``limit`` actions. The tests compare table games with it."""
+    match = Match("fightclub", {"players": players}, seed, setup)
     while fightclub.status(match.state) == "ongoing" and len(match.actions) < limit:
         s = match.state
         match.apply(bots.choose("greedy", fightclub, s, fightclub.actor(s, {"type": "x"}),

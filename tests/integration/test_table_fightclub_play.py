@@ -16,8 +16,8 @@ import sys
 
 from mpy import REPO
 from table_helpers import journal_of, pull_plug_after
-from shared_rules import bots, canon, fightclub
-from shared_rules.engine import Match
+from shared_rules import canon, fightclub
+from tools import fightclub_bots
 
 FAIRYTABLE = os.path.join(os.path.dirname(sys.executable), "fairytable")
 SHORT = {"contracts": [{"id": "L1-01"}, {"id": "L1-02"}, {"id": "L1-03"}, {"id": "L1-04"}],
@@ -26,11 +26,8 @@ SHORT = {"contracts": [{"id": "L1-01"}, {"id": "L1-02"}, {"id": "L1-03"}, {"id":
 
 def engine_only_game(seed, players, setup):
     """The same bots without a table: what the table game must end as."""
-    match = Match("fightclub", {"players": players}, seed, setup)
-    while fightclub.status(match.state) == "ongoing":
-        assert len(match.actions) < 2000, "the bots did not finish seed %d" % seed
-        s = match.state
-        match.apply(bots.choose("greedy", fightclub, s, fightclub.actor(s, {"type": "x"}), seed))
+    match = fightclub_bots.play(players, seed, 2000, setup)
+    assert fightclub.status(match.state) == "finished", "the bots did not finish seed %d" % seed
     return match
 
 

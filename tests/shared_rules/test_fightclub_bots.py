@@ -25,6 +25,7 @@ import pytest
 from mpy import REPO, requires_micropython, run_micropython_code
 from shared_rules import bots, canon, fightclub
 from shared_rules.engine import Match
+from tools import fightclub_bots
 
 # One source for both interpreters.
 BOT_GAME = """
@@ -51,12 +52,7 @@ BOUND = 3000
 
 def table_game(players, seed):
     """The game `fairytable run --headless --bots N --seed S` plays, engine only."""
-    match = Match("fightclub", {"players": players}, seed)
-    while fightclub.status(match.state) == "ongoing" and len(match.actions) < BOUND:
-        s = match.state
-        match.apply(bots.choose("greedy", fightclub, s, fightclub.actor(s, {"type": "x"}),
-                                seed))
-    return match
+    return fightclub_bots.play(players, seed, BOUND)
 
 
 def ends_by_the_book(match):
