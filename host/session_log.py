@@ -14,6 +14,11 @@ class SessionLog:
             self.printer(text)
 
 
+# Endings a player may not expect, said with the game over (the others are plain to see).
+ENDINGS = {"dead_end": "no contract in play can ever be completed now: the game is scored "
+                       "here (fightclub.py's own rule; the book has none for it)"}
+
+
 def describe(action, events=()):
     """One line for the host's log."""
     parts = [action["type"]]
@@ -25,4 +30,6 @@ def describe(action, events=()):
             parts.append("captured %s (+%d %s)" % (ev["card"], ev["points"], ev["by_side"]))
         elif ev["type"] == "game_over":
             parts.append("game over: %s wins" % (ev["winner"] or "nobody"))
+            if ev.get("reason") in ENDINGS:
+                parts.append("(%s)" % ENDINGS[ev["reason"]])
     return " ".join(parts)
