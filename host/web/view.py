@@ -190,6 +190,7 @@ class WebTable:
             out["scores"] = known.get("scores")
             out["actions_left"] = known.get("actions_left")
             out["round"] = known.get("round")
+            out["end_reason"] = known.get("end_reason")
             out["market"] = known.get("market")
             out["contracts"] = known.get("contracts")
             out["pending"] = known.get("pending")

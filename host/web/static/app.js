@@ -249,7 +249,8 @@
     turn.classList.toggle("mine", !!mine);
     if (v.attract) turn.textContent = "No game: the table waits for staff to start one";
     else if (v.status === "finished")
-      turn.textContent = "Game over: " + (v.winner ? seatName(v.winner) + " wins" : "a draw");
+      turn.textContent = "Game over: " + (v.winner ? seatName(v.winner) + " wins" : "a draw") +
+        (v.end_reason === "dead_end" ? " (no contract in play could ever be completed)" : "");
     else turn.textContent = (mine ? "Your turn (" + v.turn + ")" : "Turn: " + v.turn) +
       (v.paused ? " — paused" : "");
     turn.dataset.turn = v.turn || "";

@@ -137,3 +137,18 @@ def test_a_seat_stacks_its_cards_on_a_wagon_and_lifts_a_named_one_on_the_virtual
     asyncio.run(web.control(seat, {"op": "lift", "cell": barrow, "card": first}))
     assert session.table.observed[tuple(barrow)] == [second]
     assert hands.done[-1] == ("lift", tuple(barrow), "fightclub:" + first)
+
+
+def test_a_game_ended_at_a_dead_end_says_so(tmp_path):
+    # The engine's own rule (the book has none): the page says why the game ended.
+    session = fightclub_session(tmp_path)
+    state = session.match.state
+    state.contract_deck = []
+    state.area = ["L3-%02d" % n for n in range(1, 7)]
+    state.area_gold = dict((cid, 0) for cid in state.area)
+    from shared_rules import fightclub
+    events = []
+    fightclub._check_end(state, events)
+    assert state.status == "finished" and events[-1]["reason"] == "dead_end"
+    view = WebTable(session).view(None)
+    assert view["status"] == "finished" and view["end_reason"] == "dead_end"
