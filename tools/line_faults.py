@@ -48,8 +48,11 @@ def play(game, seed, journal, rates=None, deadline=600.0, keep=None):
     if keep:
         env["FAIRYTABLE_TILE_LOGS"] = os.path.join(keep, name + "-tiles")
     started = time.monotonic()
+    # The host must take SIGINT as Ctrl-C even when this tool runs in the background,
+    # where a shell starts it with SIGINT ignored and its children would inherit that.
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=REPO, env=env)
+                            cwd=REPO, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         out, err = proc.communicate(timeout=deadline)
     except subprocess.TimeoutExpired:
