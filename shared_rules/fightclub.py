@@ -159,6 +159,8 @@ from shared_rules.errors import IllegalAction, ScenarioError, shown
 from shared_rules.games import copy, seats, status, winner  # noqa: F401 (the contract)
 
 NAME = "fightclub"
+INFO = {"title": "Fairy Tale Fight Club", "min_players": 1, "max_players": 4,
+        "default_players": 2, "modes": {}, "chance": True, "hidden": True}
 
 SEATS = ("p1", "p2", "p3", "p4")
 WAGONS = ("wheelbarrow", "hand_cart", "horse_wagon", "war_wagon")
@@ -2004,3 +2006,11 @@ def result(state):
             "contract_deck": len(s.contract_deck), "discard": list(s.discard),
             "bank": s.bank, "pending": _pending_form(s.pending),
             "players": dict([(x, _player_form(s.players[x])) for x in s.seats])}
+
+
+def actors(state):
+    """The seats that may act now: the chooser of a fight or a pass, else the seat whose turn
+    it is ([] once the game is over). One at a time."""
+    if state.status != "ongoing":
+        return []
+    return [actor(state, {"type": "fight_card"})]

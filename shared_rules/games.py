@@ -3,6 +3,20 @@
 The contract every engine module provides (the host, the scenario runner and the
 conformance kit call nothing else):
   NAME
+  INFO: the game's static facts, declared once and read by every tool (the host's --game
+    help, the staff page's new-game form, player-count checks):
+      {"title": the book's name, "min_players", "max_players", "default_players",
+       "player_counts": the counts allowed when not every count in the range is (optional),
+       "modes": {option name: [allowed values, the default first]} (player-facing options),
+       "chance": True if dice or shuffles decide, "hidden": True if a seat knows what
+       another does not}
+    A player count out of range is refused by new_game itself, in the game's words.
+  actors(state) -> the seats the game waits on now, in seat order ([] once the game is
+    over), each with a legal action of its own; a game where several seats act at once
+    (players in a battle while others take their turns) lists them all, and apply takes
+    their actions in the order they arrive. A seat may still have an optional move while
+    others are waited on (Storybook's hourglass plot twist): `actor` names who takes an
+    action
   new_game(options, seed, setup=None, cards=None) -> state   (ScenarioError on bad input)
   legal_actions(state) -> list of actions, in a deterministic order
   validate(state, action) -> IllegalAction or None            (never raises)
@@ -42,6 +56,11 @@ _MODULES = {
 
 def names():
     return sorted(_MODULES)
+
+
+def info(name):
+    """The static facts (INFO) of a game by name; KeyError names the known games."""
+    return get(name).INFO
 
 
 def get(name):

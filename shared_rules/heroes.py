@@ -181,6 +181,9 @@ from shared_rules.errors import IllegalAction, ScenarioError, check_action_shape
 from shared_rules.games import copy, seats, status, winner  # noqa: F401 (the contract)
 
 NAME = "heroes"
+INFO = {"title": "Battle Royale with hero teams", "min_players": 2, "max_players": 4,
+        "default_players": 2, "modes": {"mode": ["royale", "ctf"]}, "chance": True,
+        "hidden": True}
 SIZE = 7
 COLOURS = ("red", "blue", "green", "yellow")
 MODES = ("royale", "ctf")
@@ -2249,3 +2252,12 @@ def imagine(state, seat, rng):
     if state.deck:
         state.rng = prng.shuffle(state.rng, state.deck)
     return state
+
+
+def actors(state):
+    """The seats that may act now: a roller, a defender, a Bonus Card roller, or the player
+    whose turn it is ([] once the game is over). One at a time."""
+    if state.status != "ongoing":
+        return []
+    who = actor(state, None)
+    return [who] if who is not None else []

@@ -175,6 +175,9 @@ from shared_rules.errors import IllegalAction, ScenarioError, check_action_shape
 from shared_rules.games import copy, seats, status, winner  # noqa: F401 (the contract)
 
 NAME = "royale"
+INFO = {"title": "Battle Royale", "min_players": 2, "max_players": 8,
+        "default_players": 3, "modes": {"resurrection": ["action_only", "sips"]},
+        "chance": True, "hidden": True}
 
 RADIUS = 3
 MAX_ACTIVE = 3
@@ -761,7 +764,11 @@ def apply(state, action):
 
 
 def actor(state, action):
-    """The player who takes `action`: the player whose turn it is (None for the order roll)."""
+    """The player who takes `action`: the player whose turn it is, and during the order roll
+    the first player who rolls (one `roll_order` throws everybody's dice)."""
+    if state.phase == "order":
+        who = rollers(state)
+        return who[0] if who else None
     return current(state)
 
 
@@ -1386,3 +1393,19 @@ def result(state):
             "actions_left": s.actions_left, "order": list(s.order), "reduced": s.reduced,
             "map": _map_view(s, True),
             "players": [_player_form(s, s.players[q]) for q in (s.order or s.seats)]}
+
+
+def rollers(state):
+    """The players who roll for the turn order now (ties roll again), in the engine's order."""
+    return [q for g in state.groups if len(g) > 1 for q in g]
+
+
+def actors(state):
+    """The seats that may act now: the first player who rolls for the turn order, else the
+    player whose turn it is ([] once the game is over). One at a time."""
+    if state.status != "ongoing":
+        return []
+    if state.phase == "order":
+        return rollers(state)[:1]
+    who = current(state)
+    return [who] if who is not None else []

@@ -94,6 +94,9 @@ from shared_rules.errors import IllegalAction, ScenarioError, shown
 from shared_rules.games import copy, seats, status, winner  # noqa: F401 (the contract)
 
 NAME = "storybook"
+INFO = {"title": "Storybook Battles", "min_players": 2, "max_players": 4,
+        "default_players": 2, "player_counts": [2, 4], "modes": {}, "chance": True,
+        "hidden": True}
 
 FACINGS = ("N", "E", "S", "W")
 STEPS = ((0, 1), (1, 0), (0, -1), (-1, 0))
@@ -1398,3 +1401,8 @@ def result(state):
             "turn": s.turn, "ap": s.ap, "phase": s.phase, "turn_number": s.turn_number,
             "board": [_board_form(s, cell, s.board[cell], True) for cell in sorted(s.board)],
             "hands": {x: list(s.hands[x]) for x in s.seats}}
+
+
+def actors(state):
+    """The seats that may act now: the seat whose turn it is ([] once the game is over)."""
+    return [state.turn] if state.status == "ongoing" else []

@@ -88,6 +88,7 @@ def check_step(match, action, rng):
         if engine.validate(state, bad) is not None:
             check_rejected_changes_nothing(engine, state, bad)
     check_no_leak(engine, state)
+    check_actors(engine, state, legal)
 
     before = dump(engine, state)
     loaded = engine.from_dict(canon.loads(before))
@@ -106,6 +107,22 @@ def check_step(match, action, rng):
         match.apply(action)
         assert dump(engine, match.state) == after
     return events
+
+
+def check_actors(engine, state, legal):
+    """`actors` names, in seat order, seats the game waits on, each with a legal action of
+    its own; a game in progress always waits on somebody."""
+    who = engine.actors(state)
+    seats = list(engine.seats(state))
+    assert isinstance(who, list) and len(set(who)) == len(who), "actors: %r" % (who,)
+    assert who == [q for q in seats if q in who], "actors not seats in seat order: %r" % (who,)
+    if engine.status(state) != "ongoing":
+        assert who == [], "a finished game waits on nobody, not %r" % (who,)
+        return
+    assert who, "a game in progress waits on nobody"
+    acting = set(engine.actor(state, a) for a in legal)
+    for q in who:
+        assert q in acting, "actors names %s, who has no legal action" % q
 
 
 def _alias(engine, state, action, legal_keys):
