@@ -81,8 +81,10 @@ class BotsAtTable:
         s = session.match.state
         if s.status != "ongoing" or session.mismatches or session.table.busy():
             return None
-        seat = session.game.current_seat(s)
-        return seat if seat in self.seats else None
+        for seat in session.game.actors(s):
+            if seat in self.seats:
+                return seat
+        return None
 
     def action_of(self, seat):
         """The move the bot in `seat` makes now, as the table will show it; None: nothing."""

@@ -1,6 +1,6 @@
 """`fairytable run`: the main job. Plays a game on the table, or on the virtual table.
 
-    fairytable run [--game storybook|royale|heroes|fightclub] [--mode royale|ctf]
+    fairytable run [--game GAME] [--mode MODE] [--players N]
                    [--seed N] [--bots N] [--journal PATH] [--headless] [--json]
                    [--port /dev/ttyACM0 ...] [--layout FILE] [--offline-grace SECONDS]
                    [--key FILE] [--registry FILE]
@@ -27,7 +27,7 @@ import os
 import stat
 import sys
 
-from host import installation
+from host import games, installation
 from host import journal as journals
 from host.journal import Journal, JournalError
 from host.link import noisy_line
@@ -47,10 +47,14 @@ MAX_SETUP_BYTES = 1 << 20
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="fairytable run", description=__doc__.split("\n\n")[0])
-    p.add_argument("--game", default="storybook",
-                   choices=["storybook", "royale", "heroes", "fightclub"])
-    p.add_argument("--mode", default=None, choices=["royale", "ctf"],
-                   help="heroes only: Battle Royale (default) or Capture the Flag")
+    p.add_argument("--game", default=games.default(), choices=games.names(),
+                   help="the game: %s (default %s)" % ("; ".join(
+                       "%s %s" % (g, games.table_game(g).title) for g in games.names()),
+                       games.default()))
+    p.add_argument("--mode", default=None, choices=sorted(set(
+        m for g in games.names() for m in _modes(g))), help="the game's mode, for games "
+        "that have modes: %s" % "; ".join("%s: %s (default %s)" % (
+            g, ", ".join(_modes(g)), _modes(g)[0]) for g in games.names() if _modes(g)))
     p.add_argument("--seed", type=int, default=None,
                    help="seed of a new game, 0 to %d (default: random)" % MAX_SEED)
     p.add_argument("--bots", type=int, default=0, help="bots in the last N seats")
@@ -73,8 +77,8 @@ def parse_args(argv):
                    help="what runs the virtual tiles (default: auto)")
     p.add_argument("--new", action="store_true", help="start a new game, even if one can resume")
     p.add_argument("--players", type=int, default=None,
-                   help="players of a new game, for games that take it (royale: 2 to 8, "
-                   "fightclub: 1 to 4, 1 is the solo game)")
+                   help="players of a new game: %s" % "; ".join(
+                       "%s %s" % (g, _player_counts(g)) for g in games.names()))
     p.add_argument("--setup", default=None,
                    help="a new game's setup (JSON file in the game's setup form)")
     p.add_argument("--offline-grace", type=float, default=5.0, metavar="SECONDS",
@@ -96,6 +100,19 @@ def parse_args(argv):
     return args
 
 
+def _modes(game):
+    """The values of a game's "mode" option (INFO), the default first; [] if it has none."""
+    return list(games.table_game(game).info.get("modes", {}).get("mode", []))
+
+
+def _player_counts(game):
+    info = games.table_game(game).info
+    counts = info.get("player_counts")
+    if counts:
+        return " or ".join(str(n) for n in counts)
+    return "%d to %d" % (info["min_players"], info["max_players"])
+
+
 def _line_faults(text):
     try:
         return noisy_line.parse_rates(text)
@@ -107,9 +124,10 @@ def check_args(args):
     """The options' values and combinations, before anything is opened: ValueError in words."""
     if args.bots < 0:
         raise ValueError("--bots must be 0 or more, not %d" % args.bots)
-    if args.mode is not None and args.game != "heroes":
-        raise ValueError("--mode is a heroes option (Battle Royale or Capture the Flag); "
-                         "%s has no modes" % args.game)
+    if args.mode is not None and args.mode not in _modes(args.game):
+        title = games.table_game(args.game).title
+        raise ValueError("--mode %s: %s has %s" % (args.mode, title, (
+            "the modes %s" % ", ".join(_modes(args.game))) if _modes(args.game) else "no modes"))
     if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
         raise ValueError("--seed must be 0 to %d, not %d" % (MAX_SEED, args.seed))
     if args.max_actions is not None and args.max_actions < 1:
@@ -224,11 +242,10 @@ def main(argv=None):
 
 
 async def run(args):
-    from host.table.games import table_game
     if not 0 <= args.offline_grace <= 86400:   # (a NaN fails both comparisons)
         raise ValueError("--offline-grace is a number of seconds from 0 to 86400, not %s"
                          % args.offline_grace)
-    game = table_game(args.game)
+    game = games.table_game(args.game)
     layout = layouts.load(args.layout or layouts.builtin_path(args.game))
     if layout.game != args.game:
         raise ValueError("the layout %s is for %s, not %s" % (layout.path, layout.game, args.game))
@@ -244,7 +261,7 @@ async def run(args):
         # where a card id belongs) is still the file's fault, and said so.
         raise ValueError("the setup %s is not in the game's setup form (%s: %s)"
                          % (args.setup, type(e).__name__, e)) from None
-    if layout.seat_tile is not None:
+    if layout.seat_tiles:
         # Each seat of the game plays its cards on its own reader (seat n: the n-th seat).
         missing = [n for n in range(1, len(seat_list) + 1) if n not in layout.seat_slot]
         if missing:
@@ -427,7 +444,7 @@ def attach_terminal(session, hands):
 async def typed_hands(hands, op, args):
     try:
         if op == "place":
-            await hands.place(args[1], args[0] if ":" in args[0] else "storybook:" + args[0])
+            await hands.place(args[1], hands.item_named(args[0]))
         elif op == "lift":
             await hands.lift(args[0])
         else:

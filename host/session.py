@@ -22,7 +22,7 @@ from host import lights
 from host.bots_at_table import BotsAtTable
 from host.clock import monotonic_ms
 from host.session_log import SessionLog, describe
-from host.table.games import table_game
+from host.games import table_game
 from host.table.mismatch import Mismatch
 from host.table.tags import TagRefused
 from shared_rules.engine import UndoRefused
@@ -111,8 +111,8 @@ class TableSession:
             elif self.offline_since.pop(ev.tile, None) is not None and ev.tile in \
                     self.waiting_for():
                 self.log.say("tile %s is back: the game goes on" % ev.tile)
-            self.sent_scenes = {c: s for c, s in self.sent_scenes.items()
-                                if index is None or self._tile_of_scene(c) != index}
+            if index is not None:
+                self.forget_scenes(index)
             return None
         if ev.kind == "offline":
             self.log.say("tile %s went offline (%s): the game waits for it" % (ev.tile, ev.detail))
@@ -166,12 +166,11 @@ class TableSession:
             return action
         return None
 
-    def _tile_of_scene(self, key):
-        if key in self.layout.slot_of:
-            return self.layout.slot_of[key][0]
-        if key[0] == "seat":
-            return self.layout.seat_tile  # ("seat", n): seat n's card reader
-        return self.layout.dice_tile  # ("pocket", i)
+    def forget_scenes(self, index):
+        """Forget the scenes sent to tile `index` (it restarted, or staff lit a test on it):
+        the next light sends them again."""
+        self.sent_scenes = {k: v for k, v in self.sent_scenes.items()
+                            if self.layout.tile_of(k) != index}
 
     def _check_offline(self):
         """Tiles offline past the grace become mismatches; say when a wait starts."""
@@ -181,12 +180,7 @@ class TableSession:
             if now - self.offline_since[uid] <= self.offline_grace_ms:
                 continue
             tile = self.layout.tiles[self.tile_index[uid]]
-            if tile.cells:
-                where = "cells %s" % ", ".join("[%d, %d]" % (c[0], c[1]) for c in tile.cells)
-            elif tile.seats:
-                where = "the card readers of seats %s" % ", ".join(str(n) for n in tile.seats)
-            else:
-                where = "the dice tray"
+            where = self.layout.place_words(tile)
             waited.append(TileOffline(uid, tile.cells, "tile %s (%s) is offline: the game "
                                       "waits for it" % (uid, where)))
         before = set(self.waiting_for())

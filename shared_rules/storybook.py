@@ -640,24 +640,24 @@ def _on_grid(s, cell):
     return g is None or (0 <= cell[0] < g[0] and 0 <= cell[1] < g[1])
 
 
-def _neighbours(cell):
+def neighbours(cell):
     c, r = cell
     return ((c, r + 1), (c + 1, r), (c, r - 1), (c - 1, r))
 
 
 def _has_neighbour(board, cell, ignore=None):
-    for n in _neighbours(cell):
+    for n in neighbours(cell):
         if n in board and n != ignore:
             return True
     return False
 
 
-def _edge(s, entry, direction):
+def edge(s, entry, direction):
     """(swords, shields) of a placed card on the edge pointing to table direction 0-3."""
     return s.cat.cards[entry[0]][6][(direction - entry[2]) % 4]
 
 
-def _slide_target(s, cell, d):
+def slide_target(s, cell, d):
     """Where a slide from `cell` in direction d stops, or raise IllegalAction."""
     board = s.board
     dx, dy = STEPS[d]
@@ -800,7 +800,7 @@ def _requirement_holds(s, seat, req):
     if side_of(s.board[cell][1]) != side:
         return False
     n = 0
-    for nb in _neighbours(cell):
+    for nb in neighbours(cell):
         if nb in s.board and side_of(s.board[nb][1]) != side:
             n += 1
     return n >= req.get("count", 1)
@@ -899,7 +899,7 @@ def _check(s, action):
     d = _PRINT_DIRS.get(action.get("dir")) if isinstance(action.get("dir"), str) else None
     if d is None:
         _fail("bad_action", 'Slide needs "dir": "N", "E", "S" or "W".')
-    _slide_target(s, cell, d)
+    slide_target(s, cell, d)
     return seat
 
 
@@ -968,7 +968,7 @@ def apply(state, action):
         return [{"type": "spun", "seat": seat, "cell": _cell(cell), "card": cid,
                  "dir": action["dir"], "facing": FACINGS[nf]}]
     d = _PRINT_DIRS[action["dir"]]
-    dest = _slide_target(s, cell, d)
+    dest = slide_target(s, cell, d)
     del s.board[cell]
     s.board[dest] = (cid, owner, facing, face_up)
     ev = {"type": "slid", "seat": seat, "from": _cell(cell), "to": _cell(dest),
@@ -1029,8 +1029,8 @@ def _battle(s):
             b = board.get(other)
             if b is None or not b[3] or side_of(b[1]) == a_side:
                 continue
-            swords = _edge(s, a, d)[0]
-            shields = _edge(s, b, (d + 2) % 4)[1]
+            swords = edge(s, a, d)[0]
+            shields = edge(s, b, (d + 2) % 4)[1]
             if swords > 0 and swords >= shields:
                 bested.setdefault(other, []).append((cell, swords, shields,
                                                      swords >= 2 * shields))
@@ -1127,7 +1127,7 @@ def undo_blocker(action, events):
 def _placement_cells(s):
     cells = {}
     for cell in s.board:
-        for n in _neighbours(cell):
+        for n in neighbours(cell):
             if n not in s.board and _on_grid(s, n):
                 cells[n] = True
     return sorted(cells)
@@ -1177,7 +1177,7 @@ def legal_actions(state):
         if ap >= 2:
             for d in range(4):
                 try:
-                    _slide_target(s, cell, d)
+                    slide_target(s, cell, d)
                 except IllegalAction:
                     continue
                 out.append({"type": "slide", "cell": _cell(cell), "dir": FACINGS[d]})

@@ -14,7 +14,7 @@ from host.session import TableSession
 from host.table import layout as layouts
 from host.table import tags
 from host.virtual import VirtualTable
-from host.virtual.hands import StorybookHands
+from host.games.storybook.hands import StorybookHands
 from shared_rules.engine import Match
 
 # Two cards on the board, hero to play: the position the mismatch tests start from.

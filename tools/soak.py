@@ -30,7 +30,7 @@ from host.run import new_game_setup, wait_for_tiles  # noqa: E402
 from host.session import SessionLog, TableSession  # noqa: E402
 from host.table import layout as layouts  # noqa: E402
 from host.table import tags  # noqa: E402
-from host.table.games import table_game  # noqa: E402
+from host.games import table_game  # noqa: E402
 from shared_rules.engine import Match  # noqa: E402
 from host.virtual import VirtualTable  # noqa: E402
 

@@ -170,25 +170,63 @@ class TableInterpreter:
 class TableGame:
     """The adapter of one game to the table: one instance per game, holding no game state.
 
-    Class attributes a game sets:
-      name              the engine's name ("storybook", "royale")
+    Class attributes a game sets (its table's facts, declared once: the layouts, the tag
+    registry, `fairytable run`, the web table and the staff page read them):
+      name              the engine's name ("storybook", "royale"); the engine's own facts
+                        (title, player counts, modes) are its INFO (`info`)
       options           the options of a game on the table (e.g. physical cards)
+      board_words       the board in words, for a layout's errors ("the 7 x 7 grid")
+      dice_tray         True if the table needs a dice tray (a layout's "dice" tile)
+      seat_readers      the most seats that play cards on a reader of their own (seat
+                        tiles, up to 8 readers each); 0: the table has none
       virtual_heap      the tile firmware's heap on the virtual table
       virtual_tags_per_reader  the most tags the game lays on one reader: the virtual
                         table's emulated tags made at a tile's start (they live beside
                         the firmware's heap, as a real tile's cards take none of it)
       players_from_bots True if `run --headless --bots N` plays N players
       button_actions    action types a seat button performs (bots apply them directly)
+      buttons           the seat buttons, (name, label) in order: the Pi's and the web's
       interpreter       the TableInterpreter subclass
     """
 
     name = None
     options = {}
+    board_words = "the board"
+    dice_tray = False
+    seat_readers = 0
     virtual_heap = "64k"
     virtual_tags_per_reader = 4
     players_from_bots = False
     button_actions = ()
+    buttons = ()
     interpreter = TableInterpreter
+
+    # ------------------------------------------------------------ what the game is
+
+    @property
+    def engine(self):
+        """The rules engine (shared_rules)."""
+        return games.get(self.name)
+
+    @property
+    def info(self):
+        """The engine's static facts: title, min and max players, modes (shared_rules/games.py)."""
+        return self.engine.INFO
+
+    @property
+    def title(self):
+        return self.info["title"]
+
+    def board_cells(self):
+        """Must: the cells of the game's board on the table (a frozenset), as the rules
+        engine names them; a layout covers exactly these."""
+        raise NotImplementedError("%s.board_cells" % type(self).__name__)
+
+    def tagged_items(self):
+        """Every item of this game a tag can stand for, by name ("storybook:the_crocodile",
+        "pawn:red", "die:1:6"): what `fairytable enroll` offers and the table accepts.
+        Default: none."""
+        return []
 
     def new_interpreter(self, match, hide_window_ms=None):
         """The interpreter of `match` (a fresh one per game, and on staff "start")."""
@@ -229,8 +267,7 @@ class TableGame:
         state = match.state
         return {"game": self.name, "seat": seat,
                 "state": match.engine.view(state, seat),
-                "current_seat": self.current_seat(state) if match.engine.status(state)
-                == "ongoing" else None,
+                "actors": self.actors(state),
                 "turns": self.turns(match),
                 "actions": len(match.actions),
                 "mismatches": [m.as_dict() for m in mismatches],
@@ -254,9 +291,11 @@ class TableGame:
 
     # ------------------------------------------------------------ turns and seats
 
-    def current_seat(self, state):
-        """The seat that acts now (the bot asked to move). Default: `state.turn`."""
-        return state.turn
+    def actors(self, state):
+        """The seats the game waits on now, in seat order ([] once it is over): the bots
+        among them are asked for moves, the web table's banner names them, the lights
+        pulse their readers. Default: the engine's `actors` (shared_rules/games.py)."""
+        return self.engine.actors(state)
 
     def turns(self, match):
         """Turns played, for the summary. Default: None (the game counts no turns)."""

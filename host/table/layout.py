@@ -1,8 +1,9 @@
-"""Table layouts: which tile slot is which cell, read from TOML (built in: host/layouts/).
+"""Table layouts: which tile slot is which cell, read from TOML (built in: each game's
+package, host/games/<name>/layout.toml).
 
 A layout file:
 
-    game = "storybook"            # or "royale", "heroes", "fightclub"
+    game = "storybook"            # a game of the registry (host/games/__init__.py)
     name = "Storybook Battles, 7 x 7"
 
     [[tile]]                      # one per tile, in the order the virtual table starts them
@@ -17,62 +18,42 @@ A layout file:
     [[tile]]
     variant = "seat"
     seats = [1, 2, 3, 4]          # the seats' card readers: slot i is seat seats[i]'s
+                                  # (up to 8 a tile; more seats, more seat tiles)
 
-Cells are [column, row] for Storybook, heroes (Battle Royale with hero teams) and Fairy
-Tale Fight Club (host/table/fightclub_table.py says which cell is a wagon, a contract or
-the Market), and [x, y] with |x|+|y| <= 3 for the Battle Royale diamond. A layout covers
-exactly the game's board: every cell of it on one tile's slot, no cell beside it
-(Storybook and Fight Club: the 7 x 7 grid; Battle Royale: the 25-cell diamond and the
-dice tray; heroes: the 7 x 7 grid, the dice tray and the seat tile). Errors name the file,
-the line and the field, and what is wrong. Everything is bounded before it is used: the
-file's size, the number of tiles (at most one per cell, the tray and the seat tile), the
-cells (the board's, so nothing is ever sized by a number in the file), the seats (the
-game's).
+Cells are as the game's engine names them; the game's adapter (host/table/contract.py)
+declares its board (`board_cells`, `board_words`), whether it needs a dice tray
+(`dice_tray`) and how many seats play cards on readers of their own (`seat_readers`). A
+layout covers exactly the game's board: every cell of it on one tile's slot, no cell
+beside it. Errors name the file, the line and the field, and what is wrong. Everything is
+bounded before it is used: the file's size, the number of tiles (at most one per cell,
+the tray and the seat tiles), the cells (the board's, so nothing is ever sized by a number
+in the file), the seats (the game's).
 
-The seat tile is a tile of card readers, one in front of each seat, for the games whose
-cards are played off the board (heroes: action and Bonus Cards, host/table/heroes_table.py).
-Seats are numbered in the game's seat order, 1 the first (heroes: 1 red, 2 blue, 3 green,
-4 yellow); a table has at most one seat tile, and a seat at most one reader. For the
-firmware it is a cell tile with one slot per seat (a reader, a pad and 4 LED edges: the
-reader's light); the readers are far apart, so their fields may all be on together. A game
-whose table has no seat readers refuses a seat tile; heroes needs one.
+A seat tile is a tile of card readers, one in front of each seat, for the games whose
+cards are played off the board. Seats are numbered in the game's seat order, 1 the first;
+a seat has at most one reader, a seat tile at most 8, and a table as many seat tiles as its
+seats need. For the firmware a seat tile is a cell tile with one slot per seat (a reader,
+a pad and 4 LED edges: the reader's light); the readers are far apart, so their fields may
+all be on together. A game whose table has no seat readers refuses a seat tile; a game
+that plays cards on them needs one reader per seat it may have.
 """
 
 import re
 import tomllib
 
-GAMES = ("storybook", "royale", "heroes", "fightclub")
+from host import games
+
 MAX_SLOTS = {"cell": 8, "dice": 3, "seat": 8}
 VARIANTS = ("cell", "dice", "seat")
-# The games that play cards on seat readers, and their most seats (numbered 1..n).
-SEAT_READER_GAMES = {"heroes": 4}
 # The shipped layouts are about 1.5 kB; a layout of one tile per cell is under 10 kB.
 MAX_LAYOUT_BYTES = 64 * 1024
 MAX_NAME_CHARS = 200
 MAX_UID_HEX = 32            # a tile's unique id: 8 bytes on the RP2040, 16 at most elsewhere
 
 
-_boards = {}
-
-
 def board_cells(game):
-    """The cells of a game's board on the table, as the rules engine has them."""
-    if game not in _boards:
-        if game == "storybook":
-            from shared_rules import storybook
-            cols, rows = storybook.new_game({}, 0).grid
-            _boards[game] = frozenset((c, r) for c in range(cols) for r in range(rows))
-        elif game == "heroes":
-            from shared_rules import heroes
-            _boards[game] = frozenset((x, y) for x in range(heroes.SIZE)
-                                      for y in range(heroes.SIZE))
-        elif game == "fightclub":
-            from host.table import fightclub_table
-            _boards[game] = frozenset(fightclub_table.ZONES)
-        else:
-            from shared_rules import royale
-            _boards[game] = frozenset(tuple(cell) for cell in royale.CELLS)
-    return _boards[game]
+    """The cells of a game's board on the table, as its adapter declares them."""
+    return games.table_game(game).board_cells()
 
 
 class LayoutError(ValueError):
@@ -148,13 +129,32 @@ class Layout:
         self.dice_tile = dice[0].index if dice else None
         self.seat_of = {}       # (tile index, slot) -> seat number (1 = the first seat)
         self.seat_slot = {}     # seat number -> (tile index, slot)
-        self.seat_tile = None
+        self.seat_tiles = []    # the seat tiles' indexes, in order
         for tile in tiles:
             if tile.variant == "seat":
-                self.seat_tile = tile.index
+                self.seat_tiles.append(tile.index)
                 for slot, seat in enumerate(tile.seats):
                     self.seat_of[(tile.index, slot)] = seat
                     self.seat_slot[seat] = (tile.index, slot)
+
+    def tile_of(self, key):
+        """The index of the tile that lights a scene key: a cell, ("pocket", i) of the dice
+        tray or ("seat", n), seat n's card reader; None if the layout has no such place."""
+        if key in self.slot_of:
+            return self.slot_of[key][0]
+        if key[0] == "seat":
+            return self.seat_slot[key[1]][0] if key[1] in self.seat_slot else None
+        if key[0] == "pocket":
+            return self.dice_tile
+        return None
+
+    def place_words(self, tile):
+        """What a tile holds, in words: its cells, the dice tray or seats' card readers."""
+        if tile.cells:
+            return "cells %s" % ", ".join("[%d, %d]" % (c[0], c[1]) for c in tile.cells)
+        if tile.seats:
+            return "the card readers of seats %s" % ", ".join(str(n) for n in tile.seats)
+        return "the dice tray"
 
     @property
     def seats(self):
@@ -223,34 +223,37 @@ def parse(text, path="<layout>"):
             raise LayoutError(path, _top_line(text, key), "unknown key %r (game, name, [[tile]])"
                               % key[:40])
     game = doc.get("game")
+    known = games.names()
     if game is None:
-        raise LayoutError(path, None, 'game is missing: a layout starts with game = '
-                          '"storybook", "royale", "heroes" or "fightclub"')
-    if game not in GAMES:
+        raise LayoutError(path, None, "game is missing: a layout starts with game = %s"
+                          % " or ".join('"%s"' % g for g in known))
+    if game not in known:
         raise LayoutError(path, _top_line(text, "game"), "game must be one of %s, not %s"
-                          % (", ".join(GAMES), _shown(game)))
+                          % (", ".join(known), _shown(game)))
+    adapter = games.table_game(game)
     name = doc.get("name", game)
     if not isinstance(name, str) or len(name) > MAX_NAME_CHARS:
         raise LayoutError(path, _top_line(text, "name"), "name must be a text of at most %d "
                           "characters" % MAX_NAME_CHARS)
-    board = board_cells(game)
+    board = adapter.board_cells()
     raw_tiles = doc.get("tile")
     if not isinstance(raw_tiles, list) or not raw_tiles:
         raise LayoutError(path, None, "a layout needs at least one [[tile]]")
-    # One cell per tile at the most, the dice tray and the seat tile: checked before any
+    # One cell per tile at the most, the dice tray and the seat tiles: checked before any
     # tile is read.
-    most_seats = SEAT_READER_GAMES.get(game, 0)
-    most = len(board) + 1 + (1 if most_seats else 0)
+    most_seats = adapter.seat_readers
+    seat_tiles = (most_seats + MAX_SLOTS["seat"] - 1) // MAX_SLOTS["seat"]
+    most = len(board) + 1 + seat_tiles
     if len(raw_tiles) > most:
         raise LayoutError(path, _line_of(text, most), "tile: a %s layout has at most %d "
                           "tiles (one per cell of its %d, the dice tray%s); this one lists %d"
-                          % (game, most, len(board), " and the seat tile" if most_seats
+                          % (game, most, len(board), " and the seat tiles" if most_seats
                              else "", len(raw_tiles)))
     tiles = []
     seen_cells = {}
     seen_uids = {}
     dice_tile = None
-    seat_tile = None
+    seat_readers = {}    # seat number -> (tile, slot) of its reader, across the seat tiles
     for i, raw in enumerate(raw_tiles):
         def fail(key, message, i=i):
             raise LayoutError(path, _line_of(text, i, key), "tile %d, %s: %s"
@@ -282,7 +285,7 @@ def parse(text, path="<layout>"):
             fail("seats", "a %s tile has %s, not seats" % (
                 variant, "cells" if variant == "cell" else "pockets"))
         if variant == "seat":
-            seat_tile = _seat_tile(raw, game, seat_tile, i, fail)
+            _seat_tile(raw, adapter, seat_readers, i, fail)
             seats = list(raw["seats"])
         elif variant == "cell":
             if "pockets" in raw:
@@ -300,7 +303,7 @@ def parse(text, path="<layout>"):
                          % _shown(cell))
                 c = (cell[0], cell[1])
                 if c not in board:
-                    fail("cells", "cell %s is off the %s" % (_shown(cell), _board_words(game)))
+                    fail("cells", "cell %s is off %s" % (_shown(cell), adapter.board_words))
                 if c in seen_cells:
                     fail("cells", "cell %r is already slot %d of tile %d"
                          % (list(c), seen_cells[c][1], seen_cells[c][0] + 1))
@@ -320,29 +323,28 @@ def parse(text, path="<layout>"):
         tiles.append(TileSlots(i, uid, variant, cells, pockets, seats))
     missing = sorted(board - set(seen_cells))
     if missing:
-        raise LayoutError(path, None, "tile, cells: a layout covers the full grid of the %s, "
-                          "every cell on a tile; missing %s%s" % (
-                              _board_words(game), [list(m) for m in missing[:5]],
+        raise LayoutError(path, None, "tile, cells: a layout covers the full grid, "
+                          "every cell of %s on a tile; missing %s%s" % (
+                              adapter.board_words, [list(m) for m in missing[:5]],
                               " and %d more" % (len(missing) - 5) if len(missing) > 5 else ""))
     layout = Layout(game, name, tiles, path)
-    if game in ("royale", "heroes") and layout.dice_tile is None:
+    if adapter.dice_tray and layout.dice_tile is None:
         raise LayoutError(path, None, "tile, variant: %s needs a dice tile "
-                          '([[tile]] variant = "dice")' % _game_words(game))
-    if game in SEAT_READER_GAMES and layout.seat_tile is None:
+                          '([[tile]] variant = "dice")' % adapter.title)
+    if most_seats and not layout.seat_tiles:
         raise LayoutError(path, None, "tile, variant: %s plays its cards on a card reader "
                           'at each seat: it needs a seat tile ([[tile]] variant = "seat", '
-                          "seats = [1, 2, ...])" % _game_words(game))
+                          "seats = [1, 2, ...])" % adapter.title)
     return layout
 
 
-def _seat_tile(raw, game, seat_tile, i, fail):
-    """Check a seat tile's fields (`fail(key, sentence)` raises); returns its index."""
-    most = SEAT_READER_GAMES.get(game)
-    if most is None:
+def _seat_tile(raw, adapter, seat_readers, i, fail):
+    """Check a seat tile's fields (`fail(key, sentence)` raises) and note its readers in
+    `seat_readers` (seat -> (tile, slot)): a seat has one reader across the seat tiles."""
+    most = adapter.seat_readers
+    if not most:
         fail("variant", "%s plays no cards on seat readers: its table has no seat tile"
-             % _game_words(game))
-    if seat_tile is not None:
-        fail("variant", "tile %d is already the seat tile; a table has one" % (seat_tile + 1))
+             % adapter.title)
     for key in ("cells", "pockets"):
         if key in raw:
             fail(key, "a seat tile has seats, not %s" % key)
@@ -353,32 +355,15 @@ def _seat_tile(raw, game, seat_tile, i, fail):
     if len(seats) > MAX_SLOTS["seat"]:
         fail("seats", "a tile has at most %d readers, this one lists %d seats"
              % (MAX_SLOTS["seat"], len(seats)))
-    seen = {}
     for slot, seat in enumerate(seats):
         if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= most:
             fail("seats", "each seat is a whole number from 1 to %d (%s has at most %d "
-                 "seats), not %s" % (most, _game_words(game), most, _shown(seat)))
-        if seat in seen:
-            fail("seats", "seat %d already has a reader (slot %d): a seat has one"
-                 % (seat, seen[seat]))
-        seen[seat] = slot
-    return i
-
-
-def _game_words(game):
-    return {"royale": "Battle Royale", "heroes": "Battle Royale with hero teams"}.get(game, game)
-
-
-def _board_words(game):
-    if game == "heroes":
-        return "heroes grid (7 x 7 cells, [0, 0] to [6, 6])"
-    if game == "storybook":
-        cols, rows = max(board_cells(game))
-        return "Storybook board (%d x %d cells, [0, 0] to [%d, %d])" % (cols + 1, rows + 1,
-                                                                        cols, rows)
-    if game == "fightclub":
-        return "Fight Club table (7 x 7 cells, [0, 0] to [6, 6])"
-    return "Battle Royale diamond (|x| + |y| <= 3)"
+                 "seats), not %s" % (most, adapter.title, most, _shown(seat)))
+        if seat in seat_readers:
+            tile, other = seat_readers[seat]
+            fail("seats", "seat %d already has a reader (%sslot %d): a seat has one"
+                 % (seat, "tile %d, " % (tile + 1) if tile != i else "", other))
+        seat_readers[seat] = (i, slot)
 
 
 def _shown(value):
@@ -405,7 +390,5 @@ def load(path):
 
 
 def builtin_path(game):
-    """The layout that comes with the product for ``game`` (package data of host)."""
-    import os
-    host = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return os.path.join(host, "layouts", "%s.toml" % game)
+    """The layout that comes with the product for ``game`` (package data of its package)."""
+    return games.layout_path(game)

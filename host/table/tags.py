@@ -22,18 +22,9 @@ import shutil
 import sqlite3
 import tempfile
 
-from host import installation
-from shared_rules import catalog, tag_identity, tag_mac
+from host import games, installation
+from shared_rules import tag_identity, tag_mac
 from shared_rules.tag_mac import KINDS
-
-PAWN_COLOURS = ("red", "blue", "green", "yellow", "purple", "orange", "white", "black")
-DICE = 3
-# Battle Royale with hero teams rolls dice by colour: red (attack), white (defence), green
-# (movement and roll-offs); each die's six faces are tagged "die:<colour>:<face>".
-HEROES_DICE = ("red", "white", "green")
-# Its flags (Capture the Flag) are tagged tokens, one per team.
-HEROES_FLAG_TEAMS = ("red", "blue")
-
 
 class TagRefused(ValueError):
     """A tag the table will not accept: `code` is forged, unknown_item or not_enrolled."""
@@ -45,38 +36,12 @@ class TagRefused(ValueError):
 
 
 def known_items():
-    """Every item a tag can stand for, by name: cards of each game, pawns, die faces."""
-    items = ["storybook:" + c["id"] for c in catalog.load("storybook_cards.json")["cards"]]
-    try:
-        royale = catalog.load("royale_cards.json")
-    except OSError:
-        royale = {"cards": []}
-    items += ["royale:" + c["id"] for c in royale.get("cards", [])]
-    items += fightclub_items()
-    items += ["pawn:" + colour for colour in PAWN_COLOURS]
-    items += ["die:%d:%d" % (d, face) for d in range(1, DICE + 1) for face in range(1, 7)]
-    try:
-        heroes = catalog.load("heroes_cards.json")
-    except OSError:
-        heroes = {}
-    # Characters are tagged figures, action and Bonus Cards tagged cards, flags tagged tokens.
-    items += ["heroes:" + c["id"] for c in heroes.get("characters", [])]
-    items += ["heroes-card:" + c["id"] for c in heroes.get("action_cards", []) +
-              heroes.get("bonus_cards", [])]
-    if heroes:
-        items += ["heroes-flag:" + team for team in HEROES_FLAG_TEAMS]
-        items += ["die:%s:%d" % (colour, face) for colour in HEROES_DICE
-                  for face in range(1, 7)]
+    """Every item a tag can stand for, by name: what each game of the registry tags (its
+    cards, pawns, die faces, tokens; host/games/<name>/)."""
+    items = set()
+    for name in games.names():
+        items.update(games.table_game(name).tagged_items())
     return sorted(items)
-
-
-def fightclub_items():
-    """Fairy Tale Fight Club: every creature card ("fightclub:c07-03") and contract card
-    ("fightclub:L1-05"); events are drawn by the engine and never lie on the table."""
-    from shared_rules import fightclub
-    cat = fightclub.load_catalog()
-    return ["fightclub:" + c for c in cat.creature_ids] + \
-        ["fightclub:" + c for c in sorted(cat.contracts)]
 
 
 def item_code(name):
@@ -84,9 +49,10 @@ def item_code(name):
 
 
 def kind_of(name):
+    """The kind of tag an item is written as: a pawn ("pawn:red"), a die face ("die:1:6"),
+    else a card (every game's cards, figures and tokens)."""
     prefix = name.split(":")[0]
-    return "card" if prefix in ("storybook", "royale", "heroes", "heroes-card",
-                                "heroes-flag", "fightclub") else prefix
+    return prefix if prefix in ("pawn", "die") else "card"
 
 
 KEY_BYTES = 32

@@ -227,7 +227,7 @@ class WebTable:
         return _redact(out, words)
 
     def _colour(self, state, pid):
-        from host.table import royale_table
+        from host.games.royale import interpreter as royale_table
         return royale_table.colour_of(state, pid)
 
     def _cells(self, state, known, seat):
@@ -295,7 +295,7 @@ class WebTable:
 
     def _heroes_items(self, state, known, items):
         """What lies on each cell of a heroes game: walls, figures, flags, cards laid."""
-        from host.table import heroes_table
+        from host.games.heroes import interpreter as heroes_table
         for i, blocked in enumerate(state.map["blocked"]):
             if blocked:
                 items.setdefault(heroes_table.cell_of(i), []).append({"kind": "wall"})
@@ -366,7 +366,7 @@ class WebTable:
                 cid = item.split(":", 1)[1]
                 card = None
                 if s.match.game == "heroes":
-                    from host.table import heroes_table
+                    from host.games.heroes import interpreter as heroes_table
                     card = heroes_table.card_of(state, cid)
                 cards.append({"kind": "card", "id": cid, "name": card["name"] if card else cid,
                               "face_up": True})
@@ -450,7 +450,7 @@ class WebTable:
             you["gold"] = p.gold
             you["buttons"] = list(BUTTONS["fightclub"])
             # Where a picked card may go: the seat's own wagons and the Market.
-            from host.table import fightclub_table
+            from host.games.fightclub import interpreter as fightclub_table
             own = [list(fightclub_table.WAGON_CELL[(seat, w)]) for w in p.wagons
                    if p.wagons[w] is not None]
             you["targets"] = {"place": own + [list(c) for c in fightclub_table.MARKET_CELLS],
@@ -479,7 +479,7 @@ class WebTable:
         """A heroes seat's hand: its free characters while picking (put on a cell), its
         characters' face-up cards and its Bonus Cards (laid on the seat's card reader,
         `reader`, to play them)."""
-        from host.table import heroes_table
+        from host.games.heroes import interpreter as heroes_table
         hand = []
         if state.phase == "pick":
             hand = [{"id": c, "name": heroes_table.name_of(state, c)}
@@ -706,7 +706,7 @@ class WebTable:
         return "pawn:" + colour
 
     def _heroes_hand_item(self, state, seat, card):
-        from host.table import heroes_table
+        from host.games.heroes import interpreter as heroes_table
         mine = [c["id"] for c in self._heroes_seat_part(state, seat)["hand"]]
         if not isinstance(card, str) or card not in mine:
             raise Refused(403, "%s is not in %s's hand." % (card, seat))
@@ -745,7 +745,7 @@ class WebTable:
     def _heroes_liftable(self, state, seat, cell, seen):
         """A seat lifts its own figure, a card laid there, a flag (carried along), or a
         piece the game does not have there (tidying)."""
-        from host.table import heroes_table
+        from host.games.heroes import interpreter as heroes_table
         for item in seen:
             cid = item[len(heroes_table.FIGURE):] if item.startswith(heroes_table.FIGURE) \
                 else None
@@ -760,7 +760,7 @@ class WebTable:
                       "piece that should not be there." % seat)
 
     def _map_cells(self, state):
-        from host.table import royale_table
+        from host.games.royale import interpreter as royale_table
         return set(royale_table.cell_of(i) for i, c in enumerate(state.map) if c is not None)
 
     async def _throw(self, seat):
@@ -919,8 +919,8 @@ class WebTable:
         index = s.tile_index.get(uid)
         slots = s.layout.tiles[index].slots if index is not None else tile.cells
         s.link.set_scene(uid, [(slot, CHECK_SCENE) for slot in range(slots)])
-        s.sent_scenes = {k: v for k, v in s.sent_scenes.items()
-                         if index is None or s._tile_of_scene(k) != index}
+        if index is not None:
+            s.forget_scenes(index)
         s.log.say("staff: LED test on tile %s (each cell's edges chase white)" % uid)
         readers = (tile.health or {}).get("readers") or []
         bad = [i for i, r in enumerate(readers)
@@ -959,10 +959,10 @@ class WebTable:
         if match.game == "storybook":
             scenes = lights.storybook_scenes(state, events)
         elif match.game == "heroes":
-            from host.table import heroes_game
+            from host.games.heroes import adapter as heroes_game
             scenes = heroes_game.heroes_scenes(state)
         else:
-            from host.table import royale_table
+            from host.games.royale import interpreter as royale_table
             scenes = lights.royale_scenes(state, colours=[royale_table.colour_of(state, p)
                                                           for p in state.seats])
         cells = []
@@ -979,7 +979,7 @@ class WebTable:
                                   "face_up": entry[3], "name": state.cat.cards[entry[0]][1],
                                   "facing": storybook.FACINGS[entry[2]]})
             elif match.game == "heroes":
-                from host.table import heroes_table
+                from host.games.heroes import interpreter as heroes_table
                 i = heroes_table.index_of(cell)
                 for cid in state.roster:
                     h = state.heroes[cid]

@@ -208,7 +208,7 @@ def test_the_phases_take_every_other_cell_within_the_power_budget():
     assert field_phases(row_neighbours(1, 2), 4) == [[0]]
 
 
-# Tile 0 of host/layouts/royale.toml: cells [0, 3], [-1, 2], [0, 2], [1, 2], [-2, 1],
+# Tile 0 of host/games/royale/layout.toml: cells [0, 3], [-1, 2], [0, 2], [1, 2], [-2, 1],
 # [-1, 1], [0, 1], and which of them share a side (host/table/layout.py computes it).
 ROYALE_TILE_0 = [0b0000100, 0b0100100, 0b1001011, 0b0000100, 0b0100000, 0b1010010,
                  0b0100100]

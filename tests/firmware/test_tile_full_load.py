@@ -58,7 +58,7 @@ def test_a_tile_with_a_card_and_three_pawns_on_every_cell_reports_them_all(cells
     # one tile; this is 28). An 8-cell tile with 32 tags is placed and reported (about
     # 4.7 KB free), but its snapshot after a reconnect can still fail in the fragmented
     # heap (a 97-byte frame, 1 run in 3): see BENCHMARKS.md.
-    # "stacks": the fullest Fight Club row (host/layouts/fightclub.toml, row 2): p2's War
+    # "stacks": the fullest Fight Club row (host/games/fightclub/layout.toml, row 2): p2's War
     # Wagon with a card too many (wire.MAX_TAGS), five Market cells of a 15-card half of
     # the Market, p4's Hand Cart: 24 tags (about 4.8 KB free). The same 28 tags as the
     # pawns in stacks of 6, 6, 5, 5, 3, 3 leave about 4.0 KB, 4.4 KB four a cell: stacked

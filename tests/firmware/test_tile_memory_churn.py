@@ -1,6 +1,6 @@
 """A Battle Royale tile through a game's worth of moves in its 64 KB heap: never out of memory.
 
-The worst case a Battle Royale cell tile meets (host/layouts/royale.toml): 7 cells,
+The worst case a Battle Royale cell tile meets (host/games/royale/layout.toml): 7 cells,
 each with its card and the three players' pawns (4 tags, the most a slot reports), pawns
 moving from cell to cell as in a game, the host lighting every cell after each move, and
 the host reconnecting now and then, which asks for a snapshot of all 28 tags. Each move

@@ -26,7 +26,7 @@ def setups(tmp_path):
     (folder / "bad_card.json").write_text(json.dumps(
         {"board": [{"card": "no_such_card", "cell": [3, 3], "owner": "hero"}]}))
     (folder / "dir.json").mkdir()
-    with open(os.path.join(REPO, "host", "layouts", "heroes.toml")) as f:
+    with open(os.path.join(REPO, "host", "games", "heroes", "layout.toml")) as f:
         (folder / "two_readers.toml").write_text(f.read().replace("seats = [1, 2, 3, 4]",
                                                                   "seats = [1, 2]"))
     (folder / "float.json").write_text('{"board": [], "extra": [1.5]}')
@@ -69,7 +69,7 @@ CASES = [
     (["--journal", "{setups}"], "the journal {setups} cannot be used: it is a folder"),
     (["--layout", "{setups}/missing.toml"], "{setups}/missing.toml: cannot read the layout"),
     (["--game", "chess"], "--game: invalid choice"),
-    (["--game", "royale", "--mode", "ctf"], "--mode is a heroes option"),
+    (["--game", "royale", "--mode", "ctf"], "--mode ctf: Battle Royale has no modes"),
     (["--game", "heroes", "--mode", "tag"], "--mode: invalid choice"),
     (["--game", "heroes", "--mode", "ctf", "--players", "3"], "--players 3: "),
     (["--game", "heroes", "--players", "3", "--layout", "{setups}/two_readers.toml"],

@@ -2,7 +2,9 @@
 
 import pytest
 
-from host import lights, terminal
+from host import terminal
+from host.games.storybook.scenes import grid_scenes
+from host.games.storybook.terminal import render
 from shared_rules import storybook
 
 
@@ -11,7 +13,7 @@ def test_the_view_shows_cards_scores_and_hides_face_down_names():
         {"card": "the_cheshire_cat", "cell": [2, 3], "owner": "hero"},
         {"card": "the_crocodile", "cell": [3, 3], "owner": "villain", "face_up": False}],
         "turn": "hero", "scores": {"hero": 4, "villain": 2}})
-    text = terminal.render_storybook(s, lights.storybook_scenes(s), colour=False)
+    text = render(s, grid_scenes(s), colour=False)
     row3 = [line for line in text.splitlines() if line.startswith("3 ")][0]
     assert "HCh^" in row3 and "V##v" in row3 and "Cr" not in row3
     assert "Hero 4  Villain 2" in text and "turn: hero" in text

@@ -19,8 +19,8 @@ import sys
 
 from mpy import REPO
 from table_helpers import journal_of, pull_plug_after
-from host.table.heroes_game import HeroesGame
-from host.table.heroes_table import table_dice
+from host.games.heroes.adapter import HeroesGame
+from host.games.heroes.interpreter import table_dice
 from shared_rules import bots, canon, heroes
 from shared_rules.engine import Match
 
@@ -40,7 +40,7 @@ def engine_only_game(seed, options, setup=None):
     while heroes.status(match.state) == "ongoing":
         assert len(match.actions) < 3000, "the bots did not finish seed %d" % seed
         s = match.state
-        action = bots.choose("greedy", match.engine, s, game.current_seat(s), seed)
+        action = bots.choose("greedy", match.engine, s, game.actors(s)[0], seed)
         match.apply(table_dice(s, action, seed, len(match.actions)))
     return match
 

@@ -16,8 +16,8 @@ import sys
 
 from mpy import REPO
 from table_helpers import pull_plug_after
-from host.table.royale_game import RoyaleGame
-from host.virtual.dice import table_dice
+from host.games.royale.adapter import RoyaleGame
+from host.games.royale.dice import table_dice
 from shared_rules import royale_bot
 from shared_rules import canon, royale
 from shared_rules.engine import Match
@@ -34,7 +34,7 @@ def engine_only_game(seed, players, setup=None):
     while royale.status(match.state) == "ongoing":
         assert len(match.actions) < 3000, "the bots did not finish seed %d" % seed
         s = match.state
-        action = royale_bot.choose("greedy", s, RoyaleGame().current_seat(s), seed)
+        action = royale_bot.choose("greedy", s, RoyaleGame().actors(s)[0], seed)
         match.apply(table_dice(s, action, seed, len(match.actions)))
     return match
 

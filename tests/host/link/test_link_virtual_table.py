@@ -17,7 +17,7 @@ from shared_rules import wire
 
 pytestmark = requires_micropython
 
-# Tile 0 of host/layouts/royale.toml (host/table/layout.py field_neighbours()).
+# Tile 0 of host/games/royale/layout.toml (host/table/layout.py field_neighbours()).
 ROYALE_TILE_0 = [0b0000100, 0b0100100, 0b1001011, 0b0000100, 0b0100000, 0b1010010,
                  0b0100100]
 

@@ -18,12 +18,12 @@ def heroes_text(seat_tile='[[tile]]\nvariant = "seat"\nseats = [1, 2, 3, 4]\n'):
 
 def test_the_shipped_heroes_layout_has_a_reader_for_each_of_the_four_seats():
     loaded = layout.load(layout.builtin_path("heroes"))
-    seat_tile = loaded.tiles[loaded.seat_tile]
+    seat_tile = loaded.tiles[loaded.seat_tiles[0]]
     assert seat_tile.variant == "seat" and seat_tile.firmware_variant == "cell"
     assert seat_tile.seats == [1, 2, 3, 4] and seat_tile.slots == 4
     assert loaded.seats == [1, 2, 3, 4]
-    assert loaded.seat_of == {(loaded.seat_tile, i): i + 1 for i in range(4)}
-    assert loaded.seat_slot[3] == (loaded.seat_tile, 2)
+    assert loaded.seat_of == {(loaded.seat_tiles[0], i): i + 1 for i in range(4)}
+    assert loaded.seat_slot[3] == (loaded.seat_tiles[0], 2)
     # Its readers are far apart: all their fields may be on together.
     assert seat_tile.field_neighbours() == [0, 0, 0, 0]
     # The seats are not cells of the board.
@@ -32,8 +32,19 @@ def test_the_shipped_heroes_layout_has_a_reader_for_each_of_the_four_seats():
 
 def test_a_seat_tile_of_some_seats_in_any_order_is_read_slot_by_slot():
     loaded = layout.parse(heroes_text('[[tile]]\nvariant = "seat"\nseats = [2, 1]\n'), "h.toml")
-    assert loaded.seat_of == {(loaded.seat_tile, 0): 2, (loaded.seat_tile, 1): 1}
+    assert loaded.seat_of == {(loaded.seat_tiles[0], 0): 2, (loaded.seat_tiles[0], 1): 1}
     assert loaded.seats == [1, 2]
+
+
+def test_a_table_may_have_several_seat_tiles_each_seat_one_reader():
+    """Up to 8 readers a seat tile: a game of more seats has more seat tiles; the readers of
+    seats 1 and 2 are on one tile, 3 and 4 on the next, each lit through its own tile."""
+    loaded = layout.parse(heroes_text('[[tile]]\nvariant = "seat"\nseats = [1, 2]\n'
+                                      '[[tile]]\nvariant = "seat"\nseats = [4, 3]\n'), "h.toml")
+    first, second = loaded.seat_tiles
+    assert loaded.seat_slot == {1: (first, 0), 2: (first, 1), 3: (second, 1), 4: (second, 0)}
+    assert loaded.tile_of(("seat", 3)) == second and loaded.tile_of(("seat", 1)) == first
+    assert loaded.seats == [1, 2, 3, 4]
 
 
 @pytest.mark.parametrize("seat_tile, field, words", [
@@ -50,8 +61,8 @@ def test_a_seat_tile_of_some_seats_in_any_order_is_read_slot_by_slot():
     ('[[tile]]\nvariant = "seat"\nseats = [1]\ncells = [[0, 0]]\n', "cells",
      "a seat tile has seats, not cells"),
     ('[[tile]]\nvariant = "seat"\nseats = [1]\npockets = 3\n', "pockets", "not pockets"),
-    ('[[tile]]\nvariant = "seat"\nseats = [1]\n[[tile]]\nvariant = "seat"\nseats = [2]\n',
-     "variant", "already the seat tile"),
+    ('[[tile]]\nvariant = "seat"\nseats = [1, 2]\n[[tile]]\nvariant = "seat"\nseats = [2]\n',
+     "seats", "seat 2 already has a reader (tile 9, slot 1)"),
 ])
 def test_a_bad_seat_tile_is_refused_naming_the_line_and_field(seat_tile, field, words):
     text = heroes_text(seat_tile)
@@ -114,7 +125,7 @@ def test_a_seat_readers_tags_go_to_the_interpreter_as_that_seats_not_as_a_cell()
     uids = ["%016x" % i for i in range(len(loaded.tiles))]
     link = FakeLink()
     session = TableSession(match, loaded, link, Registry(), uids, clock=lambda: 0)
-    seat_uid = uids[loaded.seat_tile]
+    seat_uid = uids[loaded.seat_tiles[0]]
     assert link.masks[seat_uid] == [0, 0, 0, 0]
     for cell, items in session.table.expected().items():
         session.table.observe_items(cell, items)
@@ -123,8 +134,8 @@ def test_a_seat_readers_tags_go_to_the_interpreter_as_that_seats_not_as_a_cell()
     assert session.on_event(Ev(seat_uid, 1, [(item.encode().hex(), b"")])) is None
     assert session.table.seat_observed == {2: [item]}
     assert [m.code for m in session.table.mismatches] == ["wrong_reader"]
-    assert (loaded.seat_tile, 1) not in loaded.cell_of
-    assert session._tile_of_scene(("seat", 2)) == loaded.seat_tile
+    assert (loaded.seat_tiles[0], 1) not in loaded.cell_of
+    assert loaded.tile_of(("seat", 2)) == loaded.seat_tiles[0]
     session.on_event(Ev(seat_uid, 1, []))
     assert session.table.seat_observed == {} and session.table.mismatches == []
     session.on_event(Ev(seat_uid, 0, [(item.encode().hex(), b"")]))
@@ -153,7 +164,7 @@ def test_the_seat_tiles_readers_are_lit_and_an_offline_seat_tile_is_named_in_wor
     now = [0]
     session, loaded, uids = heroes_session(lambda: now[0])
     session.light()
-    seat_uid = uids[loaded.seat_tile]
+    seat_uid = uids[loaded.seat_tiles[0]]
     sent = dict((uid, entries) for uid, entries in session.link.sent)
     assert sorted(slot for slot, _ in sent[seat_uid]) == [0, 1, 2, 3]
     assert ("seat", 4) in session.sent_scenes

@@ -1,4 +1,5 @@
-"""The virtual hands' dice (host.virtual.dice.table_dice) with the table's bot: every game ends.
+"""The virtual hands' dice (host.games.royale.dice.table_dice) with the table's bot: every game
+ends.
 
 Seeds 8 and 12 of the small map used to loop for ever: the two players tied the order roll,
 a tied roll with the table's dice leaves the state as it was, and dice seeded by the state
@@ -6,9 +7,9 @@ alone rolled the same tie again and again. On the full map a failed attack, the 
 resurrection and the walk back could bring a position round again, with the same miss.
 """
 
-from host.table.royale_game import RoyaleGame
-from host.table.royale_table import rollers
-from host.virtual.dice import table_dice
+from host.games.royale.adapter import RoyaleGame
+from host.games.royale.interpreter import rollers
+from host.games.royale.dice import table_dice
 from shared_rules import royale_bot
 from shared_rules import royale
 from shared_rules.engine import Match
@@ -25,7 +26,7 @@ def bot_game(seed, players, setup, limit):
         if len(match.actions) >= limit:
             return None
         s = match.state
-        action = royale_bot.choose("greedy", s, RoyaleGame().current_seat(s), seed)
+        action = royale_bot.choose("greedy", s, RoyaleGame().actors(s)[0], seed)
         match.apply(table_dice(s, action, seed, len(match.actions)))
     return match
 

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from host.table.contract import TableGame, TableInterpreter
-from host.table.games import table_game
+from host.games import table_game
 from host.table.mismatch import Mismatch
 from shared_rules.engine import Match
 
@@ -26,7 +26,7 @@ def test_both_games_keep_the_contract(name, options):
     scenes = game.scenes(match.state, table, [], (), None)
     assert isinstance(scenes, dict)
     assert game.seats(dict(game.options, **options)) == match.engine.seats(match.state)
-    seat = game.current_seat(match.state)
+    seat = game.actors(match.state)[0]
     assert seat in match.engine.seats(match.state)
     action = game.bot_action("greedy", match.engine, match.state, seat, 3)
     assert action is not None and game.carries_out(action, action)
@@ -80,7 +80,7 @@ def test_the_defaults_serve_a_game_that_overrides_nothing_else():
     game.name = "storybook"
     assert game.action_cells(match.state, {"type": "x", "cell": [1, 2]}) == [(1, 2)]
     assert game.action_cells(match.state, {"type": "x"}) == []
-    assert game.current_seat(match.state) == match.state.turn and game.turns(match) is None
+    assert game.actors(match.state)[0] == match.state.turn and game.turns(match) is None
     assert game.normal_bot_action({"type": "x"}) == {"type": "x"}
     assert game.hands(None, None, None) is None and not game.is_button_action({"type": "x"})
     text = game.render(match.state, {}, [Mismatch("lifted", [], "Put it back.")])

@@ -1,12 +1,12 @@
 """The Fight Club table interpreter: what the readers see becomes actions or mismatches.
 
-Cells (host/layouts/fightclub.toml): p1's wagons [1, 0] Wheelbarrow .. [4, 0] War Wagon,
+Cells (host/games/fightclub/layout.toml): p1's wagons [1, 0] Wheelbarrow .. [4, 0] War Wagon,
 p2's [0, 5] .. [0, 2]; the contract area [2..5, 4] then [2..5, 3]; the Market [1..5, 2]
 then [1..5, 1].
 """
 
-from host.table import fightclub_table as ft
-from host.table.fightclub_table import FightclubTable
+from host.games.fightclub import interpreter as ft
+from host.games.fightclub.interpreter import FightclubTable
 from shared_rules.engine import Match
 
 P1_BARROW, P1_CART, P1_HORSE = (1, 0), (2, 0), (3, 0)
@@ -282,7 +282,7 @@ def test_tags_of_another_game_are_refused():
 
 def test_the_lights_show_each_seats_gold_its_wagons_and_a_reservation():
     from host import lights
-    from host.table.fightclub_game import GOLD, SEAT_COLOUR, FightclubGame
+    from host.games.fightclub.adapter import GOLD, SEAT_COLOUR, FightclubGame
     match, table = table_for(gold=3)
     game = FightclubGame()
     apply(match, table, {"type": "reserve", "contract": "L1-03"}, 0)

@@ -9,11 +9,11 @@ defeated figures moved).
 
 import pytest
 
-from host.table.heroes_game import HeroesGame
-from host.table.heroes_table import (CARD, FIGURE, FLAG, POCKET_OF, HeroesTable, card_of,
+from host.games.heroes.adapter import HeroesGame
+from host.games.heroes.interpreter import (CARD, FIGURE, FLAG, POCKET_OF, HeroesTable, card_of,
                                      carried_flag, cell_of, dice_wanted, owner_of,
                                      seat_number, table_dice)
-from host.virtual.hands import dice_value
+from host.games.heroes.hands import dice_value
 from shared_rules import bots, heroes
 from shared_rules.engine import Match
 
@@ -125,7 +125,7 @@ def play_through_the_table(options, seed, setup=None, limit=1000):
     game = HeroesGame()
     while heroes.status(match.state) == "ongoing" and len(match.actions) < limit:
         s = match.state
-        seat = game.current_seat(s)
+        seat = game.actors(s)[0]
         action = bots.choose("greedy", match.engine, s, seat, seed)
         hands.shown = []
         rolled = hands.perform(s, action, seat, seed, len(match.actions))

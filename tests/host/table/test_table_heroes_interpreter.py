@@ -5,8 +5,8 @@ actions, or mismatches in words.
 Pure: observations are fed by hand, as the session feeds them from the tiles.
 """
 
-from host.table import heroes_table
-from host.table.heroes_table import HeroesTable, table_dice
+from host.games.heroes import interpreter as heroes_table
+from host.games.heroes.interpreter import HeroesTable, table_dice
 from shared_rules import heroes
 from shared_rules.engine import Match
 from table_helpers import apply, lay_on_reader, lay_out
@@ -326,7 +326,7 @@ def test_a_defenders_heal_that_reaches_others_waits_for_a_tap_on_the_healed_char
 
 def test_walls_are_dark_and_each_character_shows_its_health_on_its_cell():
     from host import lights
-    from host.table.heroes_game import HEALTH, heroes_scenes
+    from host.games.heroes.adapter import HEALTH, heroes_scenes
     chars = [dict(TEAMS[0], health=7)] + TEAMS[1:]
     match, table = table_for(chars)
     scenes = heroes_scenes(match.state, table.mismatches, table.pockets_wanted())
@@ -431,7 +431,7 @@ def test_lifting_a_card_before_its_play_is_done_calls_the_play_off():
 
 
 def test_the_readers_light_the_seat_that_acts_and_the_card_being_played():
-    from host.table.heroes_game import HeroesGame
+    from host.games.heroes.adapter import HeroesGame
     match, table = table_for(adjacent_teams())
     game = HeroesGame()
     scenes = game.scenes(match.state, table, [])

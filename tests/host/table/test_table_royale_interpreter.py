@@ -3,9 +3,9 @@
 Pure: observations are fed by hand, as the session feeds them from the tiles.
 """
 
-from host.table import royale_table
-from host.table.royale_table import RoyaleTable
-from host.virtual.dice import table_dice
+from host.games.royale import interpreter as royale_table
+from host.games.royale.interpreter import RoyaleTable
+from host.games.royale.dice import table_dice
 from shared_rules import royale
 from shared_rules.engine import Match
 from table_helpers import apply, lay_out

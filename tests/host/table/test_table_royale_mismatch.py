@@ -11,8 +11,8 @@ from host.link import TableLink
 from host.session import TableSession
 from host.table import layout as layouts
 from host.table import tags
-from host.table.royale_game import RoyaleGame
-from host.virtual.hands import RoyaleHands
+from host.games.royale.adapter import RoyaleGame
+from host.games.royale.hands import RoyaleHands
 from shared_rules.engine import Match
 from table_helpers import until
 from host.virtual import VirtualTable

@@ -1,6 +1,6 @@
 """The Storybook table interpreter: what the sensors see becomes actions or a mismatch."""
 
-from host.table.storybook_table import StorybookTable
+from host.games.storybook.interpreter import StorybookTable
 from shared_rules.engine import Match
 
 CAT, RABBIT, CROC, STARKEY = "the_cheshire_cat", "the_white_rabbit", "the_crocodile", \

@@ -10,9 +10,9 @@ piled up copies of one card in one emulated field, until the tile ran out of mem
 
 import asyncio
 
-from host.table import fightclub_table as ft
+from host.games.fightclub import interpreter as ft
 from host.table import tags
-from host.virtual.hands import FightclubHands
+from host.games.fightclub.hands import FightclubHands
 from shared_rules.engine import Match
 
 

@@ -7,8 +7,8 @@ import asyncio
 
 from host.table import layout as layouts
 from host.table import tags
-from host.table.heroes_table import HeroesTable, table_dice
-from host.virtual.hands import HeroesHands
+from host.games.heroes.interpreter import HeroesTable, table_dice
+from host.games.heroes.hands import HeroesHands
 from shared_rules.engine import Match
 from table_helpers import apply, lay_out
 

@@ -44,12 +44,12 @@ def test_a_seat_sees_its_hand_and_everybodys_gold_and_no_other_hand(tmp_path):
     text = json.dumps(spectator)
     for cid in session.match.engine.secrets(state, None):
         assert not mentions(text, cid)
-    seat = session.game.current_seat(state)
+    seat = session.game.actors(state)[0]
     other = [x for x in state.seats if x != seat][0]
     mine = web.view(seat)
     assert [c["id"] for c in mine["you"]["hand"]] == state.players[seat].hand
     assert mine["you"]["buttons"] == ["end_turn", "draw", "wagon", "action"]
-    from host.table import fightclub_table as ft
+    from host.games.fightclub import interpreter as ft
     barrow = list(ft.WAGON_CELL[(seat, "wheelbarrow")])
     assert mine["you"]["targets"]["move"] == [barrow]         # a Wheelbarrow only, so far
     assert len(mine["you"]["targets"]["place"]) == 1 + len(ft.MARKET_CELLS)
@@ -62,7 +62,7 @@ def test_a_seat_sees_its_hand_and_everybodys_gold_and_no_other_hand(tmp_path):
 def test_cards_drawn_are_shown_to_the_drawer_only(tmp_path):
     session = fightclub_session(tmp_path)
     state = session.match.state
-    seat = session.game.current_seat(state)
+    seat = session.game.actors(state)[0]
     other = [x for x in state.seats if x != seat][0]
     card = state.players[seat].hand[0]
     session.apply({"type": "swap_draw", "card": card})
@@ -77,7 +77,7 @@ def test_cards_drawn_are_shown_to_the_drawer_only(tmp_path):
 def test_a_hand_action_is_made_on_the_web_and_a_table_move_is_not(tmp_path):
     session = fightclub_session(tmp_path)
     state = session.match.state
-    seat = session.game.current_seat(state)
+    seat = session.game.actors(state)[0]
     other = [x for x in state.seats if x != seat][0]
     web = WebTable(session)
     hand = list(state.players[seat].hand)
@@ -120,10 +120,10 @@ class RecordingHands:
 
 def test_a_seat_stacks_its_cards_on_a_wagon_and_lifts_a_named_one_on_the_virtual_table(
         tmp_path):
-    from host.table import fightclub_table as ft
+    from host.games.fightclub import interpreter as ft
     session = fightclub_session(tmp_path)
     state = session.match.state
-    seat = session.game.current_seat(state)
+    seat = session.game.actors(state)[0]
     hands = RecordingHands(session.table)
     web = WebTable(session, hands=hands)
     barrow = list(ft.WAGON_CELL[(seat, "wheelbarrow")])

@@ -1,6 +1,6 @@
 """Fairy Tale Fight Club on the table: sensor changes in, game actions (or mismatches) out.
 
-The table (host/layouts/fightclub.toml draws the map): each seat's four wagons are reader
+The table (host/games/fightclub/layout.toml draws the map): each seat's four wagons are reader
 cells in front of it, the contract area is eight cells in the middle, the Market ten
 cells beside it; the hands stay in the players' hands (the host knows them: draws come
 from the engine's decks, the web table shows each seat its cards). Creature and contract
@@ -39,7 +39,7 @@ a wheelbarrow destroyed), nothing the table shows is read as a move until it mat
 game again.
 
 This module is the interpreter only (host/table/contract.py, TableInterpreter); the
-adapter is host/table/fightclub_game.py, the virtual hands host/virtual/hands.py.
+adapter is host/games/fightclub/adapter.py, the virtual hands host/virtual/hands.py.
 """
 
 from host.table.contract import TableInterpreter
@@ -54,7 +54,7 @@ WAGON_WORDS = {"wheelbarrow": "Wheelbarrow", "hand_cart": "Hand Cart",
 def _zones():
     """cell -> ("wagon", seat, wagon) | ("contract", i) | ("market", i) | None (unused).
 
-    The map of host/layouts/fightclub.toml: each seat's wagons left to right as it sees
+    The map of host/games/fightclub/layout.toml: each seat's wagons left to right as it sees
     them, the contract area in rows 3-4, the Market in rows 1-2."""
     zones = {}
     for c in range(7):

@@ -24,7 +24,7 @@ or placement in progress is the one change it resolves into an action).
 
 This module is the interpreter only (host/table/contract.py, TableInterpreter); it is
 pure: the session feeds it observations and the time, and applies the actions it
-returns. The adapter (lights, bots, hands) is host/table/storybook_game.py.
+returns. The adapter (lights, bots, hands) is host/games/storybook/adapter.py.
 """
 
 from host.table.contract import TableInterpreter
@@ -179,7 +179,7 @@ class StorybookTable(TableInterpreter):
             return False
         for d in range(4):
             try:
-                storybook._slide_target(s, src, d)
+                storybook.slide_target(s, src, d)
             except storybook.IllegalAction:
                 continue
             return True
@@ -203,7 +203,7 @@ class StorybookTable(TableInterpreter):
     def _slide(self, s, src, dst, cid):
         for d in range(4):
             try:
-                target = storybook._slide_target(s, src, d)
+                target = storybook.slide_target(s, src, d)
             except storybook.IllegalAction:
                 continue
             if target == dst:

@@ -2,14 +2,16 @@
 
 It lights the diamond and the dice tray, draws it in the terminal, asks the Battle Royale
 bot (shared_rules/royale_bot.py) for moves and says when the table carried one out; the
-interpreter is host/table/royale_table.py, the virtual hands host/virtual/hands.py.
+interpreter is host/games/royale/interpreter.py, the virtual hands host/virtual/hands.py.
 """
 
-from host import lights, terminal
 from host.table.contract import TableGame
-from host.table.royale_table import RoyaleTable, cell_of, colour_of, rollers
-from host.virtual.hands import RoyaleHands
-from shared_rules import royale, royale_bot
+from host.games.royale.hands import RoyaleHands
+from host.games.royale.scenes import diamond_scenes
+from host.games.royale.terminal import render
+from host.games.royale.interpreter import (PAWN_COLOURS, POCKETS, RoyaleTable, cell_of,
+                                          colour_of, rollers)
+from shared_rules import catalog, royale, royale_bot
 
 
 def bot_cells(state, action):
@@ -33,10 +35,22 @@ class RoyaleGame(TableGame):
 
     name = "royale"
     options = {}
+    board_words = "the Battle Royale diamond (|x| + |y| <= 3)"
+    dice_tray = True
     virtual_heap = "64k"  # the tile firmware's heap on the virtual table (as for Storybook)
     players_from_bots = True   # `run --headless --bots N` plays N players
     button_actions = ("swap", "end_turn")
+    buttons = (("roll", "Throw the dice"), ("swap", "Swap cards"), ("end_turn", "End turn"))
     interpreter = RoyaleTable
+
+    def board_cells(self):
+        return frozenset(tuple(cell) for cell in royale.CELLS)
+
+    def tagged_items(self):
+        """The map's cards, a pawn per colour and the three dice's faces."""
+        return (["royale:" + c["id"] for c in catalog.load("royale_cards.json")["cards"]] +
+                ["pawn:" + colour for colour in PAWN_COLOURS] +
+                ["die:%d:%d" % (d, face) for d in range(1, POCKETS + 1) for face in range(1, 7)])
 
     def scenes(self, state, table, cells, events=(), bot_request=None):
         """The scene of every cell and dice pocket: the map, the pawns, the pockets the
@@ -48,23 +62,17 @@ class RoyaleGame(TableGame):
             moves = [tuple(a["to"]) for a in royale.legal_actions(s) if a["type"] == "move"]
         falls = [(pid, cell) for pid, cell in table.falls.items()
                  if any(m.code == "fall" for m in table.mismatches)]
-        return lights.royale_scenes(s, table.mismatches, table.pockets_wanted(), chased, moves,
+        return diamond_scenes(s, table.mismatches, table.pockets_wanted(), chased, moves,
                                     [colour_of(s, pid) for pid in s.seats], falls)
 
     def render(self, state, scene_map, mismatches, colour=True, table=None):
-        return terminal.render_royale(state, scene_map, mismatches, colour)
+        return render(state, scene_map, mismatches, colour)
 
     def action_cells(self, state, action):
         """The cells an action concerns (flashed when it is refused)."""
         if "cell" in action:
             return [tuple(action["cell"])]
         return bot_cells(state, action)
-
-    def current_seat(self, state):
-        """Who acts now; during the order roll, the first player who must roll."""
-        if state.phase == "order":
-            return rollers(state)[0]
-        return royale.current(state)
 
     def turns(self, match):
         """Turns begun: the first once every pawn is placed, then one per end_turn."""

@@ -8,7 +8,7 @@ must end as.
 
 import binascii
 
-from host.table.royale_table import duel_decided, duel_dice_counts, rollers
+from host.games.royale.interpreter import duel_decided, duel_dice_counts, rollers
 from shared_rules import canon, prng, royale
 
 def table_dice(state, action, seed, step):

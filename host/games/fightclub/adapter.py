@@ -3,13 +3,13 @@
 It lights the wagons, the contract area and the Market (a seat's gold on its wagons'
 LEDs), draws the table in the terminal, says which moves need no hand on the table, and
 gives the web table the gold and events each seat may see; the interpreter is
-host/table/fightclub_table.py, the virtual hands host/virtual/hands.py.
+host/games/fightclub/interpreter.py, the virtual hands host/virtual/hands.py.
 """
 
 from host import lights
-from host.table import fightclub_table as ft
+from host.games.fightclub import interpreter as ft
 from host.table.contract import TableGame
-from host.virtual.hands import FightclubHands
+from host.games.fightclub.hands import FightclubHands
 from shared_rules import fightclub
 
 SEAT_COLOUR = {"p1": (255, 40, 30), "p2": (40, 110, 255), "p3": (0, 200, 30),
@@ -50,12 +50,25 @@ class FightclubGame(TableGame):
 
     name = "fightclub"
     options = {}
+    board_words = "the Fight Club table (7 x 7 cells, [0, 0] to [6, 6])"
     virtual_heap = "64k"
     virtual_tags_per_reader = 6   # a War Wagon's five creatures and one too many
     players_from_bots = True    # `run --headless --bots N` plays N players
     button_actions = ("buy_wagon", "swap_draw", "buy_action", "reserve", "end_actions",
                       "draw_up", "discard_down", "fight_card", "pass_cards")
+    buttons = (("end_turn", "End turn"), ("draw", "Draw"), ("wagon", "Buy a wagon"),
+               ("action", "Actions"))
     interpreter = ft.FightclubTable
+
+    def board_cells(self):
+        return frozenset(ft.ZONES)
+
+    def tagged_items(self):
+        """Every creature card ("fightclub:c07-03") and contract card ("fightclub:L1-05");
+        events are drawn by the engine and never lie on the table."""
+        cat = fightclub.load_catalog()
+        return ["fightclub:" + c for c in cat.creature_ids] + \
+            ["fightclub:" + c for c in sorted(cat.contracts)]
 
     def is_button_action(self, action):
         """What a seat button or the web table makes (cards of the hand only, no table
@@ -64,12 +77,6 @@ class FightclubGame(TableGame):
         if action["type"] == "discard":
             return action.get("from") == "hand"
         return action["type"] in self.button_actions
-
-    def current_seat(self, state):
-        """Who acts now: the chooser of a fight or a pass, else the turn's seat."""
-        if state.status != "ongoing":
-            return None
-        return fightclub.actor(state, {"type": "fight_card"})
 
     def turns(self, match):
         """Rounds begun (a round is every seat's turn once; the solo game counts 16)."""

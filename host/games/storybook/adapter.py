@@ -1,15 +1,17 @@
 """Storybook Battles on the table: the adapter (host/table/contract.py, TableGame).
 
 It lights the grid, draws it in the terminal, says how bots' moves look on the table
-and which moves a seat button makes; the interpreter is host/table/storybook_table.py,
+and which moves a seat button makes; the interpreter is host/games/storybook/interpreter.py,
 the virtual hands host/virtual/hands.py.
 """
 
-from host import lights, terminal
+from host import lights
 from host.table.contract import TableGame
-from host.table.storybook_table import StorybookTable
-from host.virtual.hands import StorybookHands
-from shared_rules import storybook
+from host.games.storybook.interpreter import StorybookTable
+from host.games.storybook.hands import StorybookHands
+from host.games.storybook.scenes import grid_scenes, slide_targets
+from host.games.storybook.terminal import render
+from shared_rules import catalog, storybook
 
 
 class StorybookGame(TableGame):
@@ -17,8 +19,19 @@ class StorybookGame(TableGame):
 
     name = "storybook"
     options = {"mode": "physical"}
+    board_words = "the Storybook board (7 x 7 cells, [0, 0] to [6, 6])"
     button_actions = ("draw", "end_turn", "choose_plot_twist")
+    buttons = (("draw", "Draw a card"), ("end_turn", "End turn"),
+               ("twist", "Plot twist"))
     interpreter = StorybookTable
+
+    def board_cells(self):
+        cols, rows = storybook.new_game({}, 0).grid
+        return frozenset((c, r) for c in range(cols) for r in range(rows))
+
+    def tagged_items(self):
+        """Every Storybook card."""
+        return ["storybook:" + c["id"] for c in catalog.load("storybook_cards.json")["cards"]]
 
     def scenes(self, state, table, cells, events=(), bot_request=None):
         """The scene of every cell: hints for a play, the last action's captures, the bot's
@@ -27,19 +40,19 @@ class StorybookGame(TableGame):
         hints = ()
         if not table.mismatches and s.phase == "play" and s.ap >= 3 and s.hands[s.turn]:
             hints = [c for c in cells
-                     if c not in s.board and any(n in s.board for n in storybook._neighbours(c))]
+                     if c not in s.board and any(n in s.board for n in storybook.neighbours(c))]
         bot_cells = []
         if bot_request is not None and "cell" in bot_request:
             bot_cells.append(tuple(bot_request["cell"]))
-        scenes = lights.storybook_scenes(s, events, table.mismatches, hints, bot_cells)
+        scenes = grid_scenes(s, events, table.mismatches, hints, bot_cells)
         if table.lifting is not None:
             # A card in its player's hand for a slide: where it may go glows.
-            for target in lights.slide_targets(s, table.lifting[0]):
+            for target in slide_targets(s, table.lifting[0]):
                 scenes[target] = lights.all_edges(lights.pulse(lights.HINT_SLIDE, 1000, 40))
         return scenes
 
     def render(self, state, scene_map, mismatches, colour=True, table=None):
-        return terminal.render_storybook(state, scene_map, mismatches, colour)
+        return render(state, scene_map, mismatches, colour)
 
     def status_strip(self, match):
         scores = super().status_strip(match)[0]

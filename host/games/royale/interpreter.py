@@ -46,16 +46,17 @@ tray's host/table/dice_tray.py) and the facts of the table it reads by (pawn col
 who rolls, how a duel's dice are thrown). It is pure: the session feeds it observations,
 gestures, dice and the time, and applies the actions it returns. Illegal gestures are
 not applied; they land in `refusals` (cells, sentence) for the host to flash and say.
-The adapter (lights, bots, hands) is host/table/royale_game.py; the virtual hands' dice
-host/virtual/dice.py.
+The adapter (lights, bots, hands) is host/games/royale/adapter.py; the virtual hands' dice
+host/games/royale/dice.py.
 """
 
 from host.table.dice_tray import DiceTrayInterpreter
 from host.table.mismatch import Mismatch
-from host.table.tags import PAWN_COLOURS
 from shared_rules import royale
 
 POCKETS = 3
+# A pawn per player, tagged "pawn:<colour>"; players named by colour keep theirs.
+PAWN_COLOURS = ("red", "blue", "green", "yellow", "purple", "orange", "white", "black")
 
 
 def cell_of(i):

@@ -1,7 +1,7 @@
 """Battle Royale with hero teams (and Capture the Flag) on the table: sensor changes in,
 game actions (or mismatches) out.
 
-The table (host/layouts/heroes.toml): the 7 x 7 grid of cells [x, y] as the engine
+The table (host/games/heroes/layout.toml): the 7 x 7 grid of cells [x, y] as the engine
 (shared_rules/heroes.py) has them, the dice tray, and a card reader in front of each seat
 (the layout's seat tile: seat number n is the game's n-th seat, 1 red, 2 blue, 3 green,
 4 yellow). What lies on it:
@@ -66,7 +66,7 @@ host/table/dice_tray.py), and
 `table_dice`, the seeded dice the virtual hands throw (the same dice an engine-only
 game uses to know how the table game must end). It is pure: the session feeds it
 observations, gestures, dice and the time, and applies the actions it returns. The
-adapter is host/table/heroes_game.py, the virtual hands host/virtual/hands.py.
+adapter is host/games/heroes/adapter.py, the virtual hands host/virtual/hands.py.
 """
 
 import binascii

@@ -4,7 +4,7 @@
 It lights the 7 x 7 grid, the dice tray and the seats' card readers, draws the game in the
 terminal, lets the greedy bot (shared_rules/bots.py, with heroes.evaluate and
 heroes.imagine) choose moves and says when the table carried one out; the interpreter is
-host/table/heroes_table.py, the virtual hands host/virtual/hands.py (HeroesHands).
+host/games/heroes/interpreter.py, the virtual hands host/virtual/hands.py (HeroesHands).
 
 The mode is an option: `fairytable run --game heroes --mode ctf` plays Capture the Flag
 (host/run.py passes it as options["mode"]); the default is Battle Royale.
@@ -12,9 +12,10 @@ The mode is an option: `fairytable run --game heroes --mode ctf` plays Capture t
 
 from host import lights
 from host.table.contract import TableGame
-from host.table.heroes_table import SEAT, HeroesTable, card_of, cell_of, current_seat, name_of
-from host.virtual.hands import HeroesHands
-from shared_rules import heroes
+from host.games.heroes.hands import HeroesHands
+from host.games.heroes.interpreter import (CARD, FLAG, POCKET_OF, SEAT, HeroesTable, card_of,
+                                           cell_of, current_seat, name_of)
+from shared_rules import catalog, heroes
 
 FLOOR = (6, 6, 6)        # a free cell glows faintly; walls and bases are dark
 HEALTH = (0, 200, 40)    # a character's health, LED by LED
@@ -107,10 +108,27 @@ class HeroesGame(TableGame):
 
     name = "heroes"
     options = {}
+    board_words = "the heroes grid (7 x 7 cells, [0, 0] to [6, 6])"
+    dice_tray = True
+    seat_readers = 4
     virtual_heap = "64k"
     players_from_bots = True    # `run --headless --bots N` plays N players (Battle Royale)
     button_actions = ("end_turn", "no_defence")
+    buttons = (("roll", "Throw the dice"), ("end_turn", "End turn"),
+               ("no_defence", "No defence"))
     interpreter = HeroesTable
+
+    def board_cells(self):
+        return frozenset((x, y) for x in range(heroes.SIZE) for y in range(heroes.SIZE))
+
+    def tagged_items(self):
+        """Characters (tagged figures), action and Bonus Cards (tagged cards), the flags
+        (tagged tokens) and the red, white and green dice's faces."""
+        cat = catalog.load("heroes_cards.json")
+        return (["heroes:" + c["id"] for c in cat["characters"]] +
+                [CARD + c["id"] for c in cat["action_cards"] + cat["bonus_cards"]] +
+                [FLAG + team for team in ("red", "blue")] +
+                ["die:%s:%d" % (colour, face) for colour in POCKET_OF for face in range(1, 7)])
 
     def scenes(self, state, table, cells, events=(), bot_request=None):
         s = state
@@ -168,9 +186,6 @@ class HeroesGame(TableGame):
 
     def action_cells(self, state, action):
         return bot_cells(state, action)
-
-    def current_seat(self, state):
-        return current_seat(state)
 
     def turns(self, match):
         return match.state.turn_number
