@@ -9,7 +9,6 @@ clock the session was given (host/clock.py).
 
 import asyncio
 
-from host.session_log import describe
 from host.virtual.hands import HandsSlipped
 
 
@@ -63,8 +62,10 @@ class BotsAtTable:
             return True
         if self.session.game.carries_out(action, self.request):
             return True
-        self.session.log.say("the table shows %s, but the bot asked for %s: put it back"
-                             % (describe(action), describe(self.request)))
+        face, state = self.session.game.face, self.session.match.state
+        self.session.log.say("The table shows %s, but the bot asked for %s: put it back."
+                             % (face.request_words(state, action),
+                                face.request_words(state, self.request)))
         self.request_at = -self.patience_ms  # tidy up and ask again
         return False
 
@@ -97,7 +98,7 @@ class BotsAtTable:
         """Ask a bot, give up on a move not seen in time, or let the hands tidy."""
         session = self.session
         now = self.clock()
-        if session.attract:
+        if session.attract or session.paused:
             return
         # A change the table moves along (a duel read round by round) keeps the bot waiting.
         last_seen = max(self.request_at, session.table.progress_at)
@@ -131,7 +132,9 @@ class BotsAtTable:
             return
         self.ask(action)
         self.request_at = now
-        session.log.say("%s (bot) asks: %s" % (seat, describe(action)))
+        session.log.say("%s's bot: %s." % (
+            session.game.face.seat_name(session.match.state, seat),
+            session.game.face.request_words(session.match.state, action)))
         if self.hands is not None:
             session.light()
             self._hands_task = asyncio.ensure_future(self._perform(action))

@@ -88,6 +88,9 @@ def parse_args(argv):
                    type=_line_faults,
                    help="virtual table only, for reliability tests: corrupt and drop these "
                         "percentages of the bytes on every tile's line (host/link/noisy_line.py)")
+    p.add_argument("--reveal", action="store_true",
+                   help="the terminal also prints each action as the engine has it, hidden "
+                        "cards included (for a bench engineer, not a screen players see)")
     p.add_argument("--gpio", action="store_true",
                    help="on a Raspberry Pi: seat buttons, staff controls and the status strip")
     from host.web.server import add_arguments as add_web_arguments
@@ -350,7 +353,7 @@ async def run(args):
                                                      "layout": layout.path})
         session.new_game = new_game
         if not args.headless and not args.json:
-            attach_terminal(session, hands)
+            attach_terminal(session, hands, args.reveal)
         if args.gpio:
             attach_pi(session)
         from host.web.server import start_for_run
@@ -400,10 +403,15 @@ def attach_pi(session):
     session.on_change = show
 
 
-def attach_terminal(session, hands):
-    """Show the table in the terminal after every change; read typed inputs from stdin."""
+def attach_terminal(session, hands, reveal=False):
+    """Show the table in the terminal after every change; read typed inputs from stdin. The
+    view shows what the room may see; `reveal` adds each action as the engine has it."""
     from host import terminal
     colour = sys.stdout.isatty()
+    if reveal:
+        session.on_applied = lambda action, events: print(
+            "  (reveal) %s -> %s" % (json.dumps(action, sort_keys=True),
+                                     json.dumps(events, sort_keys=True)), flush=True)
 
     def show():
         print(session.game.render(session.match.state, session.scenes(),

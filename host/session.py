@@ -21,7 +21,7 @@ import asyncio
 from host import lights
 from host.bots_at_table import BotsAtTable
 from host.clock import monotonic_ms
-from host.session_log import SessionLog, describe
+from host.session_log import SessionLog
 from host.games import table_game
 from host.table.mismatch import Mismatch
 from host.table.tags import TagRefused
@@ -75,6 +75,7 @@ class TableSession:
         self.led_scenes_sent = 0
         self.mismatch_count = 0
         self.on_change = None     # called when the game or the mismatches change (a view)
+        self.on_applied = None    # called with (action, events) once applied (a bench view)
         self.on_waiting = None    # called with {"tile", "cells", "message"} when a wait starts
         self.attract = False      # staff reset: lights the attract animation, no game
         self.new_game = None      # () -> (match, game_id), for staff "start"
@@ -84,9 +85,13 @@ class TableSession:
         self.rejected = []        # (action, reason) shown on the host
         self.flash = {}           # cell -> until ms: an illegal action's cells
         self._was_mismatched = False
+        self._logged_mismatches = set()
         self.offline_since = {}   # uid -> ms the layout's tile went offline
         self.tile_mismatches = []  # tiles offline past the grace, as mismatches
         self.settling = False     # reading the tiles' first reports: nothing judged yet
+        self.mismatch_since = {}  # message -> ms it was first seen (a mismatch is news
+        self.last_words = None    # once it lasts: shown_mismatches); the last action in words
+        self.last_refusal = None  # {"seat", "text", "cells", "at"}: shown where it was made
 
     @property
     def mismatches(self):
@@ -95,6 +100,33 @@ class TableSession:
         if self.settling:
             return list(self.tile_mismatches)
         return self.tile_mismatches + self.table.mismatches
+
+    mismatch_news_ms = 2000   # a mismatch is shown and logged once it lasts this long
+
+    def shown_mismatches(self):
+        """The mismatches people should hear of: tiles waited for at once, the table's once
+        they last `mismatch_news_ms` (a disagreement the hands are about to put right,
+        a card on its way, is not news), or at once when no bot's move is under way (a
+        person is blocked)."""
+        now = self.clock()
+        out = list(self.tile_mismatches)
+        for m in ([] if self.settling else self.table.mismatches):
+            since = self.mismatch_since.get(m.message, now)
+            if now - since >= self.mismatch_news_ms or (
+                    self.bots.request is None and not self.bots.seats):
+                out.append(m)
+        return out
+
+    def _track_mismatches(self):
+        now = self.clock()
+        current = set(m.message for m in ([] if self.settling else self.table.mismatches))
+        self.mismatch_since = {msg: self.mismatch_since.get(msg, now) for msg in current}
+
+    def refused_at(self, seat, sentence, cells=()):
+        """A refusal made where a person acted (a web control, an illegal gesture): the
+        page shows it beside the cells for a while; nothing was applied."""
+        self.last_refusal = {"seat": seat, "text": sentence,
+                             "cells": [list(c) for c in cells], "at": self.clock()}
 
     def waiting_for(self):
         """The tiles the game waits for (offline past the grace), by unique id."""
@@ -205,7 +237,8 @@ class TableSession:
             self.log.say(note)
         for cells, message in refusals:
             self.rejected.append((None, message))
-            self.log.say("not allowed: %s" % message)
+            self.log.say("Not allowed: %s" % message)
+            self.refused_at(None, message, cells)
             for cell in cells:
                 self.flash[tuple(cell)] = self.clock() + self.flash_ms
 
@@ -245,6 +278,8 @@ class TableSession:
             self.table.reconcile(self.clock())
             self.attract = False
             self.recent_events = []
+            self.last_words = None
+            self.last_refusal = None
             self.log.say("new game %s started by staff" % self.game_id)
         else:
             self.log.say("unknown staff control %r (undo, pause, resume, reset, start)" % name)
@@ -265,9 +300,11 @@ class TableSession:
             events = self.match.apply(action)
         except IllegalAction as e:
             self.rejected.append((action, e.message))
-            self.log.say("not allowed: %s" % e.message)
+            self.log.say("Not allowed: %s" % e.message)
             until = self.clock() + self.flash_ms
-            for cell in self.game.action_cells(self.match.state, action):
+            cells = self.game.action_cells(self.match.state, action)
+            self.refused_at(None, e.message, cells)
+            for cell in cells:
                 self.flash[tuple(cell)] = until
             return None
         if self.journal is not None:
@@ -275,9 +312,12 @@ class TableSession:
             if self.match.engine.status(self.match.state) == "finished":
                 self.journal.finish(self.game_id)
         self.bots.applied(action)
+        if self.on_applied is not None:
+            self.on_applied(action, events)
         self.recent_events = events
         self.table.after(events)
-        self.log.say(describe(action, events))
+        self.last_words = self.game.face.describe(self.match.state, action, events)
+        self.log.say(self.last_words)
         self.table.reconcile(self.clock())
         return events
 
@@ -453,12 +493,20 @@ class TableSession:
             self.on_change()
 
     def _count_mismatch(self):
+        """Count the table's disagreements, and log the ones that last (`shown_mismatches`):
+        a game over, what is left lying is tidied quietly."""
+        self._track_mismatches()
         mismatched = bool(self.mismatches)
         if mismatched and not self._was_mismatched:
             self.mismatch_count += 1
-            for m in self.mismatches:
-                self.log.say("mismatch: " + m.message)
+            self._logged_mismatches = set()
         self._was_mismatched = mismatched
+        if self.match.engine.status(self.match.state) != "ongoing":
+            return
+        for m in self.shown_mismatches():
+            if m.message not in self._logged_mismatches:
+                self._logged_mismatches.add(m.message)
+                self.log.say("Mismatch: " + m.message)
 
     def summary(self):
         s = self.match.state

@@ -128,6 +128,26 @@ class TableInterpreter:
         """True while a change is under way on the table (bots wait). Default: False."""
         return False
 
+    def progress(self):
+        """A change under way that is not a mismatch, for the people at the table: None, or
+        {"text": what is happening and what to do, in words, "cells": the cells it
+        concerns} (a card waiting for its double tap, a pawn in hand, dice awaited).
+        Default: None."""
+        return None
+
+    def pocket_die(self, pocket):
+        """The face of the die the table reads in a dice-tray pocket (0-based), or None.
+        Default: None (a game without a dice tray)."""
+        return None
+
+    def signature(self):
+        """Changes whenever anything the interpreter shows may have changed (cheap: the web
+        table asks it every round). Default: what lies where, and the change under way."""
+        return (repr(sorted(self.observed.items())), repr(sorted(self.problems.items())),
+                repr(sorted(self.seat_observed.items())),
+                repr(sorted(self.seat_problems.items())), repr(self.progress()),
+                repr(self.bot_move))
+
     def after(self, events):
         """The session applied an action with these events (what the engine did by itself)."""
 
@@ -187,6 +207,8 @@ class TableGame:
       button_actions    action types a seat button performs (bots apply them directly)
       buttons           the seat buttons, (name, label) in order: the Pi's and the web's
       interpreter       the TableInterpreter subclass
+      face_class        its web face (host/web/face.py's WebFace subclass, in the game's
+                        package): the words, pieces and choices the web table shows
     """
 
     name = None
@@ -200,8 +222,17 @@ class TableGame:
     button_actions = ()
     buttons = ()
     interpreter = TableInterpreter
+    face_class = None
 
     # ------------------------------------------------------------ what the game is
+
+    @property
+    def face(self):
+        """The game's web face (one per adapter): its words, pieces and choices."""
+        if self.__dict__.get("_face") is None:
+            from host.web.face import WebFace
+            self.__dict__["_face"] = (self.face_class or WebFace)(self)
+        return self.__dict__["_face"]
 
     @property
     def engine(self):

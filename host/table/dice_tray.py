@@ -9,6 +9,13 @@ class DiceTrayInterpreter(TableInterpreter):
     already: it must come out before it counts again) and ``throw`` (the throw awaited, or
     None), and reads a throw with ``_read(now)`` once the table matches."""
 
+    def pocket_die(self, pocket):
+        """The face read in `pocket` ("die:<which>:<face>"), or None."""
+        item = self.pockets.get(pocket)
+        if not item or not item.startswith("die:"):
+            return None
+        return int(item.split(":")[2])
+
     def dice(self, pocket, item, problem, now):
         """A die settled in `pocket` (its face item), or the pocket emptied (None)."""
         if problem:

@@ -385,7 +385,10 @@ class WebServer:
 
     @staticmethod
     def _error(e):
-        return web.json_response({"error": e.message}, status=e.status)
+        body = {"error": e.message}
+        if getattr(e, "cells", None):
+            body["cells"] = e.cells
+        return web.json_response(body, status=e.status)
 
     async def _api_table(self, request):
         try:
@@ -471,7 +474,8 @@ class WebServer:
             else:
                 raise Refused(400, "unknown message type %r (hello, control, ping)." % (kind,))
         except Refused as e:
-            client.reply({"type": "error", "id": ref, "status": e.status, "message": e.message})
+            client.reply({"type": "error", "id": ref, "status": e.status, "message": e.message,
+                          "cells": e.cells})
 
     def seat_links_public(self):
         bots = self.table.bot_seats()
@@ -488,7 +492,8 @@ class WebServer:
                 "game": table.game_name(), "game_id": table.session.game_id,
                 "attract": table.session.attract, "paused": table.session.paused,
                 "tiles": table.tiles(), "seats": self.seat_links(), "page": self.page_url(),
-                "games": table.journal_games(),
+                "games": table.journal_games(), "form": table.new_game_form(),
+                "palette": table.face.palette,
                 "clients": len(self.clients)})
         except Refused as e:
             return self._error(e)
@@ -618,10 +623,7 @@ async def start_for_run(args, session, hands, journal, say=None):
 def _match_maker(args, session, journal):
     from shared_rules.engine import Match
 
-    def make(seed, players, bot_seats):
-        options = dict(session.match.options)
-        if players is not None:
-            options["players"] = players
+    def make(seed, options, bot_seats):
         if seed is None:
             seed = int.from_bytes(os.urandom(4), "big")
         fresh = Match(session.match.game, options, seed)

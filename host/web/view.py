@@ -1,46 +1,36 @@
 """The one place the web table reads the session: the table as JSON per viewer, and controls.
 
-Everything the browser sees goes through `WebTable.view(seat)`: a spectator
-(seat None) gets the engine's public view, the LED scenes the tiles were
-sent, what lies on each cell as far as a spectator may know (a face-down card
-is `{"kind": "card", "face_up": false, "owner": SEAT}`, no id), mismatches,
-the log and the tiles. A seat's view adds that seat's knowledge (its hand,
-its face-down cards, where a picked card may go). As a last guard every
-string of a view is checked against the engine's `secrets(state, seat)`: a
-hidden card's id or name in a log line or a mismatch sentence is replaced by
-"a hidden card" before the view leaves this module.
+Everything the browser sees goes through `WebTable.view(seat)`, built through the game's
+contract (host/table/contract.py) and its web face (host/web/face.py, one per game in
+host/games/<name>/web.py); this module holds no game's name and reads no engine's
+internals. A spectator (seat None) gets the game's title, whose turn it is and what they
+may do, the facts in words, every cell's pieces as generic kinds, the LED scenes the tiles
+were sent, the mismatches that last, the log and how many tiles are online (tile ids are
+for the staff page). A seat's view adds that seat's part (its hand, its choices). As a last
+guard every string of a view is checked against the engine's `secrets(state, seat)` and
+the face's names for them: a hidden card's id or name in a log line or a sentence is
+replaced by "a hidden card" before the view leaves this module.
 
-Controls (`WebTable.control`) are the physical gestures of a seat on the
-virtual table: they go through the virtual hands to the tiles' control
-channel, exactly the path a real hand takes, and the seat buttons through
-the session's `button`. Each is checked against the seat first and refused
-with a sentence (`Refused`) that changes nothing.
+Controls (`WebTable.control`) are the physical gestures of a seat on the virtual table:
+they go through the virtual hands to the tiles' control channel, exactly the path a real
+hand takes, and the seat buttons through the session's `button`. Each is checked against
+the seat and the rules first and refused with a sentence (`Refused`, with the cells where
+the person acted) that changes nothing.
 """
 
 import asyncio
 import random
 
 from host import lights
-
 from host.virtual.hands import HandsSlipped
+from host.web.errors import Refused
+
+__all__ = ["HIDDEN", "Refused", "WebTable", "redact"]
 
 HIDDEN = "a hidden card"
 LOG_LINES = 40
 GESTURES = ("tap", "double", "hold")
 CONTROL_OPS = ("place", "lift", "move", "tap", "double", "hold", "button", "throw", "action")
-# Seat buttons per game (the web table's, and the Pi's for the games it wires).
-BUTTONS = {"storybook": ("draw", "end_turn", "twist"), "royale": ("roll", "swap", "end_turn"),
-           "heroes": ("roll", "end_turn", "no_defence"),
-           "fightclub": ("end_turn", "draw", "wagon", "action")}
-
-
-class Refused(Exception):
-    """A request the web table will not carry out: an HTTP status and a sentence."""
-
-    def __init__(self, status, message):
-        Exception.__init__(self, message)
-        self.status = status
-        self.message = message
 
 
 def scene_json(scene):
@@ -52,7 +42,7 @@ def cell_key(cell):
     return "%d,%d" % (cell[0], cell[1])
 
 
-def _redact(obj, words):
+def redact(obj, words):
     """Replace every secret word in the strings of obj (a JSON-like value)."""
     if isinstance(obj, str):
         if obj in words:
@@ -62,9 +52,9 @@ def _redact(obj, words):
                 obj = _replace_word(obj, word)
         return obj
     if isinstance(obj, list):
-        return [_redact(x, words) for x in obj]
+        return [redact(x, words) for x in obj]
     if isinstance(obj, dict):
-        return {k: _redact(v, words) for k, v in obj.items()}
+        return {k: redact(v, words) for k, v in obj.items()}
     return obj
 
 
@@ -85,23 +75,12 @@ def _replace_word(text, word):
         i = j + len(word)
 
 
-def secret_words(state, engine, seat=None):
-    """The ids and names the viewer may not see (every form a hidden card can take in text)."""
-    words = set()
-    for cid in engine.secrets(state, seat):
-        words.add(cid)
-        cat = getattr(state, "cat", None)
-        if isinstance(cat, dict):   # heroes: its catalog is data; the secrets are Bonus Cards
-            card = cat.get("bonus", {}).get(cid)
-            if card is not None:
-                words.add(card["name"])
-        elif cat is not None:
-            card = getattr(cat, "cards", {}).get(cid)
-            if card is not None:
-                words.add(card[1])
-            twist = getattr(cat, "twists", {}).get(cid)
-            if twist is not None and twist.get("name"):
-                words.add(twist["name"])
+def secret_words(state, engine, face, seat=None):
+    """The ids and names the viewer may not see (every form a hidden card takes in text),
+    less what the seat itself holds."""
+    words = set(engine.secrets(state, seat)) | set(face.secret_names(state, seat))
+    if seat is not None:
+        words -= set(face.own_words(state, seat))
     return sorted(words, key=lambda w: (-len(w), w))
 
 
@@ -121,6 +100,10 @@ class WebTable:
     def virtual(self):
         return self.hands is not None
 
+    @property
+    def face(self):
+        return self.session.game.face
+
     def game_name(self):
         return self.session.match.game
 
@@ -133,19 +116,11 @@ class WebTable:
     def signature(self):
         """Changes whenever anything a view shows may have changed (cheap: no view built)."""
         s = self.session
-        table = s.table
         tiles = tuple((uid, t.online) for uid, t in sorted(s.link.tiles.items()))
-        pockets = tuple(sorted(getattr(table, "pockets", {}).items()))
-        throw = getattr(table, "throw", None)
         return (id(s.match), len(s.match.actions), s.led_scenes_sent,
-                tuple(m.message for m in s.mismatches), tiles, len(s.log.lines),
-                s.attract, s.paused, pockets, id(throw), repr(s.bots.request),
-                repr(getattr(table, "pending_place", None)), repr(getattr(table, "in_hand", None)),
-                repr(getattr(table, "lifting", None)), repr(getattr(table, "attacker", None)),
-                repr(getattr(table, "card_play", None)),
-                repr(sorted(table.seat_observed.items())),
-                repr(sorted(table.seat_problems.items())),
-                len(getattr(s, "flash", ())))
+                tuple(m.message for m in s.shown_mismatches()), tiles, len(s.log.lines),
+                s.attract, s.paused, repr(s.bots.request), s.table.signature(),
+                len(s.flash), self.face.palette, repr(s.last_refusal))
 
     # ------------------------------------------------------------ the view
 
@@ -155,409 +130,185 @@ class WebTable:
         match = s.match
         state = match.state
         engine = match.engine
+        face = self.face
+        game = s.game
         if seat is not None and seat not in state.seats:
             raise Refused(404, "there is no seat %r at this table (seats: %s)."
                           % (seat, ", ".join(state.seats)))
-        # The contract's view (the engine's view for this viewer, whose turn, what the
-        # table waits for); the web adds the cells, the LEDs, the log and the tiles.
+        # The contract's view (the engine's view for this viewer, who acts, what the table
+        # waits for); the web adds the words, the cells, the LEDs, the log and the tiles.
         base = s.view(seat)
         known = base["state"]
-        game = match.game
-        out = {"game": game, "status": known.get("status"), "winner": known.get("winner"),
-               "phase": known.get("phase"), "turn": known.get("turn"),
-               "actions": len(match.actions), "game_id": s.game_id,
-               "attract": s.attract, "paused": s.paused, "virtual": self.virtual,
-               "viewer": {"seat": seat}, "current_seat": base.get("current_seat"),
-               "waiting_for": base.get("waiting_for", []), "busy": base.get("busy"),
-               "turns": base.get("turns")}
-        out["seats"] = [{"seat": x, "bot": x in s.bots.seats} for x in state.seats]
-        if game == "storybook":
-            out["scores"] = dict(known["scores"])
-            out["target"] = known["target"]
-            out["ap"] = known["ap"]
-            out["overtime"] = known["overtime"]
-            out["hand_sizes"] = known["hand_sizes"]
-            out["deck_sizes"] = known["deck_sizes"]
-        elif game == "heroes":
-            out["scores"] = None
-            for key in ("mode", "actions_left", "roll", "turn_number", "battle",
-                        "bonus_rolls", "end_reason"):
-                out[key] = known.get(key)
-            out["characters"] = known["characters"]
-            out["flags"] = known["flags"]
-        elif game == "fightclub":
-            # Gold is the host's: every seat's, with the wagons, contracts and the Market.
-            out["scores"] = known.get("scores")
-            out["actions_left"] = known.get("actions_left")
-            out["round"] = known.get("round")
-            out["end_reason"] = known.get("end_reason")
-            out["market"] = known.get("market")
-            out["contracts"] = known.get("contracts")
-            out["pending"] = known.get("pending")
-            out["players"] = [dict(known["players"][x], id=x) for x in sorted(known["players"])]
-            out["gold"] = dict((x, known["players"][x]["gold"]) for x in known["players"])
+        result = engine.result(state)
+        finished = engine.status(state) != "ongoing"
+        out = {"game": match.game, "title": game.title, "status": engine.status(state),
+               "winner": engine.winner(state), "actions": len(match.actions),
+               "game_id": s.game_id, "attract": s.attract, "paused": s.paused,
+               "virtual": self.virtual, "viewer": {"seat": seat},
+               "actors": base["actors"], "busy": base.get("busy"), "turns": base.get("turns"),
+               "scores": result.get("scores"), "waiting_for": len(base.get("waiting_for", []))}
+        if s.attract:
+            banner = "No game now: staff start the next one"
+        elif s.paused and not finished:
+            banner = "Paused by staff: " + face.banner(match, s.table, seat)
         else:
-            out["scores"] = known.get("scores")
-            out["actions_left"] = known.get("actions_left")
-            out["movement_left"] = known.get("movement_left")
-            out["reduced"] = known.get("reduced")
-            out["players"] = [{"id": p["id"], "alive": p["alive"], "cards": p["cards"],
-                               "active": p["active"], "colour": self._colour(state, p["id"]),
-                               "cell": p["cell"]} for p in known["players"]]
-        out["cells"] = self._cells(state, known, seat)
+            banner = face.banner(match, s.table, seat)
+        out["banner"] = banner
+        out["facts"] = [] if s.attract else face.facts(match)
+        out["seats"] = face.seats(match, s.bots.seats)
+        out["legend"] = face.legend(match, s.layout)
+        out["cells"] = self._cells(match, seat)
         out["tray"] = self._tray()
-        out["readers"] = self._readers(state)
-        out["mismatches"] = [{"code": m["code"], "cells": m["cells"], "message": m["message"]}
-                             for m in base["mismatches"]]
-        out["in_progress"] = self._in_progress()
-        out["bot_request"] = self._bot_request_cells()
+        out["readers"] = self._readers(match)
+        shown = s.shown_mismatches()
+        if finished:
+            # After the game, tidying is a quiet prompt, not a list of red lines.
+            out["mismatches"] = []
+            out["tidy"] = ("Clear the table for the next game (%d place%s still hold%s "
+                           "pieces)." % (len(self._untidy(shown)), "" if len(
+                               self._untidy(shown)) == 1 else "s", "s" if len(
+                               self._untidy(shown)) == 1 else "")) if shown else None
+        else:
+            out["mismatches"] = [{"code": m.code, "cells": [list(c) for c in m.cells],
+                                  "message": m.message} for m in shown]
+            out["tidy"] = None
+        out["progress"] = None if finished else s.table.progress()
+        out["refusal"] = s.last_refusal if s.last_refusal and (
+            s.last_refusal["seat"] in (None, seat)) else None
+        out["bot_request"] = self._bot_request(match)
         out["log"] = list(s.log.lines[-LOG_LINES:])
-        out["last"] = self._last(state, seat)
-        out["tiles"] = [{"id": uid, "online": t.online} for uid, t in sorted(s.link.tiles.items())]
+        out["last"] = s.last_words
+        tiles = sorted(s.link.tiles.items())
+        out["tiles"] = {"online": sum(1 for _, t in tiles if t.online), "total": len(tiles),
+                        "offline": self._offline_words()}
         out["knowledge"] = known
         if seat is not None:
-            out["you"] = self._seat_part(state, known, seat)
-        words = secret_words(state, engine, seat)
-        if seat is not None and game == "storybook":
-            # The seat's own cards (its hand and, in physical mode, the unseen cards it may
-            # be holding) are known to the person in that seat.
-            own = self._seat_cards(state, seat)
-            own_names = set(state.cat.cards[c][1] for c in own)
-            words = [w for w in words if w not in own and w not in own_names]
-        return _redact(out, words)
+            out["you"] = self._seat_part(match, seat)
+        return redact(out, secret_words(state, engine, face, seat))
 
-    def _colour(self, state, pid):
-        from host.games.royale import interpreter as royale_table
-        return royale_table.colour_of(state, pid)
+    def _untidy(self, shown):
+        places = set()
+        for m in shown:
+            places.update(tuple(c) for c in m.cells)
+        return places
 
-    def _cells(self, state, known, seat):
+    def _offline_words(self):
+        """The places of the tiles offline, in words (no tile ids: those are staff's)."""
         s = self.session
-        items = {}
-        if s.match.game == "storybook":
-            for entry in known["board"]:
-                cell = tuple(entry["cell"])
-                owner = state.board[cell][1]
-                item = {"kind": "card", "face_up": entry["face_up"], "owner": owner,
-                        "facing": entry["facing"]}
-                if entry["card"] is not None:
-                    item["id"] = entry["card"]
-                    item["name"] = state.cat.cards[entry["card"]][1]
-                items.setdefault(cell, []).append(item)
-            for cell, cards in sorted(s.table.observed.items()):
-                game_card = state.board.get(cell)
-                for cid in cards:
-                    if game_card is not None and game_card[0] == cid:
-                        continue
-                    # On the table but not in the game (yet): a card going down, or one
-                    # that should be lifted. Its face is shown only when the game shows it.
-                    item = {"kind": "card", "face_up": False, "owner": None, "unplaced": True}
-                    if self._public_card(state, cid, seat):
-                        item["id"] = cid
-                        item["name"] = state.cat.cards[cid][1]
-                        item["face_up"] = True
-                    items.setdefault(cell, []).append(item)
-        elif s.match.game == "heroes":
-            self._heroes_items(state, known, items)
-        elif s.match.game == "fightclub":
-            # Everything on a Fight Club table lies face up: creatures and contracts.
-            for cell, seen in sorted(s.table.observed.items()):
-                for cid in seen:
-                    if cid in state.cat.contracts:
-                        c = state.cat.contracts[cid]
-                        items.setdefault(cell, []).append(
-                            {"kind": "contract", "id": cid, "name": c["name"],
-                             "creatures": list(c["creatures"]), "face_up": True})
-                    else:
-                        items.setdefault(cell, []).append(
-                            {"kind": "card", "id": cid, "value": int(cid[1:3]),
-                             "face_up": True, "owner": None})
-        else:
-            for entry in known["map"]:
-                cell = tuple(entry["cell"])
-                item = {"kind": "card", "face_up": "card" in entry, "owner": None}
-                if "card" in entry:
-                    item["id"] = entry["card"]
-                if "value" in entry:
-                    item["value"] = entry["value"]
-                items.setdefault(cell, []).append(item)
-            for p in known["players"]:
-                if p["cell"] is not None:
-                    items.setdefault(tuple(p["cell"]), []).append(
-                        {"kind": "pawn", "player": p["id"], "colour": self._colour(state, p["id"]),
-                         "alive": p["alive"]})
-        flashing = set(tuple(c) for c in getattr(s, "flash", {}))
+        out = []
+        for uid, tile in sorted(s.link.tiles.items()):
+            index = s.tile_index.get(uid)
+            if not tile.online and index is not None:
+                out.append(s.layout.place_words(s.layout.tiles[index]))
+        return out
+
+    def _cells(self, match, seat, reveal=False):
+        s = self.session
+        items = self.face.items(match, s.table, seat, reveal)
+        flashing = set(tuple(c) for c in s.flash)
+        bot = set(tuple(c) for c in (self._bot_request(match) or {}).get("cells", []))
         out = []
         for cell in sorted(s.layout.cells):
             scene = s.sent_scenes.get(cell, lights.DARK_CELL)
             out.append({"cell": list(cell), "leds": scene_json(scene),
-                        "items": items.get(cell, []), "flash": cell in flashing})
+                        "items": items.get(cell, []), "flash": cell in flashing,
+                        "bot": cell in bot})
         return out
-
-    def _heroes_items(self, state, known, items):
-        """What lies on each cell of a heroes game: walls, figures, flags, cards laid."""
-        from host.games.heroes import interpreter as heroes_table
-        for i, blocked in enumerate(state.map["blocked"]):
-            if blocked:
-                items.setdefault(heroes_table.cell_of(i), []).append({"kind": "wall"})
-        for ch in known["characters"]:
-            if ch["cell"] is not None:
-                items.setdefault(tuple(ch["cell"]), []).append(
-                    {"kind": "figure", "id": ch["id"], "name": heroes_table.name_of(
-                        state, ch["id"]), "seat": ch["seat"], "colour": ch["seat"],
-                     "health": ch["health"], "max_health": ch["max_health"],
-                     "state": ch["state"]})
-        for f in known["flags"]:
-            items.setdefault(tuple(f["cell"]), []).append(
-                {"kind": "flag", "team": f["team"], "carrier": f["carrier"]})
-        # A card laid on a cell is face up for everyone: it is being played.
-        for cell, seen in sorted(self.session.table.observed.items()):
-            for item in seen:
-                if item.startswith(heroes_table.CARD):
-                    cid = item[len(heroes_table.CARD):]
-                    card = heroes_table.card_of(state, cid)
-                    items.setdefault(cell, []).append(
-                        {"kind": "card", "id": cid, "name": card["name"] if card else cid,
-                         "face_up": True, "owner": None, "unplaced": True})
-
-    def _public_card(self, state, cid, seat):
-        """Is a Storybook card's identity known to everyone (or to `seat`)?"""
-        for side in state.captured:
-            if cid in state.captured[side]:
-                return True
-        return seat is not None and cid in self._seat_cards(state, seat)
-
-    def _seat_cards(self, state, seat):
-        cards = set(c for c in state.hands[seat] if c is not None)
-        cards.update(state.pool.get(seat, ()))
-        return cards
 
     def _tray(self):
         s = self.session
-        dice_tile = getattr(s.layout, "dice_tile", None)
+        dice_tile = s.layout.dice_tile
         if dice_tile is None:
             return None
-        pockets = [t.pockets for t in s.layout.tiles if t.index == dice_tile][0]
-        table = s.table
-        out = []
-        for p in range(pockets):
-            item = getattr(table, "pockets", {}).get(p)
-            face = None
-            if item and item.startswith("die:"):
-                face = int(item.split(":")[2])
-            out.append({"pocket": p, "die": face,
-                        "leds": scene_json(s.sent_scenes.get(("pocket", p), lights.DARK_CELL))})
-        return out
+        pockets = s.layout.tiles[dice_tile].pockets
+        wanted = set(s.table.pockets_wanted())
+        return [{"pocket": p, "die": s.table.pocket_die(p), "wanted": p in wanted,
+                 "leds": scene_json(s.sent_scenes.get(("pocket", p), lights.DARK_CELL))}
+                for p in range(pockets)]
 
-    def _readers(self, state):
-        """The seats' card readers (the layout's seat tile): whose each is, the cards lying
-        on it (face up: a card laid there is being played, or should be lifted off), and
-        its light. [] for a table without them."""
+    def _readers(self, match):
+        """The seats' card readers (the layout's seat tiles): whose each is, the cards lying
+        on it and its light; only the readers of the game's seats (a two-player game uses
+        two). [] for a table without them."""
         s = self.session
-        readers = sorted(s.layout.seat_slot) if hasattr(s.layout, "seat_slot") else []
-        if not readers:
-            return []
-        table = s.table
-        seats = list(state.seats)
-        flashing = set(tuple(c) for c in getattr(s, "flash", {}))
+        seats = list(match.state.seats)
+        flashing = set(tuple(c) for c in s.flash)
         out = []
-        for n in readers:
-            cards = []
-            for item in table.seat_observed.get(n, ()):
-                cid = item.split(":", 1)[1]
-                card = None
-                if s.match.game == "heroes":
-                    from host.games.heroes import interpreter as heroes_table
-                    card = heroes_table.card_of(state, cid)
-                cards.append({"kind": "card", "id": cid, "name": card["name"] if card else cid,
-                              "face_up": True})
-            out.append({"reader": n, "seat": seats[n - 1] if n <= len(seats) else None,
-                        "cards": cards, "problems": list(table.seat_problems.get(n, ())),
+        for n in s.layout.seats:
+            if n > len(seats):
+                continue
+            seat = seats[n - 1]
+            out.append({"reader": n, "seat": seat,
+                        "name": self.face.seat_name(match.state, seat),
+                        "cards": self.face.reader_cards(match, s.table, n),
+                        "problems": list(s.table.seat_problems.get(n, ())),
                         "leds": scene_json(s.sent_scenes.get(("seat", n), lights.DARK_CELL)),
                         "flash": ("seat", n) in flashing})
         return out
 
-    def _in_progress(self):
-        """A change under way that is not a mismatch: a card waiting for its double tap."""
-        table = self.session.table
-        pending = getattr(table, "pending_place", None)
-        if pending is not None:
-            return {"kind": "placing", "cells": [list(pending[0])]}
-        lifting = getattr(table, "lifting", None)
-        if lifting is not None:
-            return {"kind": "sliding", "cells": [list(lifting[0])]}
-        if getattr(table, "in_hand", None) is not None:
-            return {"kind": "pawn_in_hand", "player": table.in_hand, "cells": []}
-        throw = getattr(table, "throw", None)
-        if throw is not None:
-            if hasattr(throw, "missing"):   # heroes: dice by colour
-                return {"kind": "throw", "throw": throw.action["type"],
-                        "dice": throw.missing(), "cells": []}
-            return {"kind": "throw", "throw": throw.kind, "cells": []}
-        return None
-
-    def _bot_request_cells(self):
+    def _bot_request(self, match):
         req = self.session.bots.request
         if req is None:
             return None
-        cells = [req[k] for k in ("cell", "to") if k in req]
-        return {"type": req["type"], "cells": cells}
+        cells = [list(c) for c in self.session.game.action_cells(match.state, req)]
+        return {"cells": cells}
 
-    def _last(self, state, seat=None):
-        """The last action's events, as the game lets `seat` see them."""
-        events = self.session.recent_events or []
-        return [dict(self.session.game.event_view(ev, seat)) for ev in events]
-
-    def _seat_part(self, state, known, seat):
+    def _seat_part(self, match, seat):
         s = self.session
-        you = {"seat": seat, "bot": seat in s.bots.seats,
-               "controls": self.virtual and seat not in s.bots.seats}
-        # What the seat may do now (its turn only), to light the controls it can use.
-        you["legal"] = []
-        if s.match.engine.status(state) == "ongoing" and s.game.current_seat(state) == seat:
-            you["legal"] = sorted(set(a["type"] for a in s.match.engine.legal_actions(state)))
-        if s.match.game == "storybook":
-            hand = [c for c in state.hands[seat] if c is not None]
-            unknown = sum(1 for c in state.hands[seat] if c is None)
-            you["hand"] = [{"id": c, "name": state.cat.cards[c][1]} for c in hand]
-            # A card of the seat's lifted off the table (a slide on its way) is in the hand too.
-            seen = set(c for cards in s.table.observed.values() for c in cards)
-            you["lifted"] = [{"id": e[0], "name": state.cat.cards[e[0]][1], "from": list(cell)}
-                             for cell, e in sorted(state.board.items())
-                             if e[1] == seat and e[0] not in seen]
-            you["unseen"] = unknown
-            # In physical mode a drawn card is unknown until placed: any unseen card of the
-            # seat's may be the one in the hand (the person picks which they hold).
-            if unknown:
-                you["pool"] = [{"id": c, "name": state.cat.cards[c][1]}
-                               for c in sorted(state.pool.get(seat, ()))]
-            you["targets"] = self._storybook_targets(state, seat, hand + (
-                sorted(state.pool.get(seat, ())) if unknown else []))
-            for c in you["lifted"]:
-                you["targets"][c["id"]] = [c["from"]] + [
-                    list(x) for x in lights.slide_targets(state, tuple(c["from"]))]
-            you["slides"] = {}
-            for cell, entry in sorted(state.board.items()):
-                if entry[1] == seat and entry[3]:
-                    you["slides"][cell_key(cell)] = [list(c) for c in
-                                                     lights.slide_targets(state, cell)]
-            you["buttons"] = ["draw", "end_turn", "twist"]
-            you["plot_twist_choices"] = known.get("plot_twist_choices")
-        elif s.match.game == "heroes":
-            you.update(self._heroes_seat_part(state, seat))
-        elif s.match.game == "fightclub":
-            p = state.players[seat]
-            you["hand"] = [{"id": c, "value": int(c[1:3])} for c in p.hand]
-            you["gold"] = p.gold
-            you["buttons"] = list(BUTTONS["fightclub"])
-            # Where a picked card may go: the seat's own wagons and the Market.
-            from host.games.fightclub import interpreter as fightclub_table
-            own = [list(fightclub_table.WAGON_CELL[(seat, w)]) for w in p.wagons
-                   if p.wagons[w] is not None]
-            you["targets"] = {"place": own + [list(c) for c in fightclub_table.MARKET_CELLS],
-                              "move": own}
-            # What this seat makes on the web table (its hand's cards, no table move).
-            you["web_actions"] = []
-            if you["legal"]:
-                you["web_actions"] = [a for a in s.match.engine.legal_actions(state)
-                                      if s.game.is_button_action(a)]
-        else:
-            from shared_rules import royale
-            you["colour"] = self._colour(state, seat)
-            you["pawn_on_table"] = state.players[seat].cell >= 0
-            targets = {"place": [], "move": []}
-            if royale.current(state) == seat or state.phase == "place":
-                for a in s.match.engine.legal_actions(state):
-                    if a["type"] == "place" and royale.current(state) == seat:
-                        targets["place"].append(list(a["cell"]))
-                    elif a["type"] == "move" and royale.current(state) == seat:
-                        targets["move"].append(list(a["to"]))
-            you["targets"] = targets
-            you["buttons"] = ["roll", "swap", "end_turn"]
+        state = match.state
+        controls = self.virtual and seat not in s.bots.seats
+        you = {"seat": seat, "name": self.face.seat_name(state, seat),
+               "bot": seat in s.bots.seats, "controls": controls,
+               "acting": seat in s.game.actors(state),
+               "reader": self._reader_of(seat)}
+        held = self.face.held(match, seat, match.seed) if self.virtual else None
+        part = self.face.you(match, s.table, seat, held)
+        if not self.virtual:
+            part["note"] = ("A real table: the cards in your hand are yours to play; choices "
+                            "no card shows are made here.")
+        you.update(part)
         return you
 
-    def _heroes_seat_part(self, state, seat):
-        """A heroes seat's hand: its free characters while picking (put on a cell), its
-        characters' face-up cards and its Bonus Cards (laid on the seat's card reader,
-        `reader`, to play them)."""
-        from host.games.heroes import interpreter as heroes_table
-        hand = []
-        if state.phase == "pick":
-            hand = [{"id": c, "name": heroes_table.name_of(state, c)}
-                    for c in state.cat["character_order"] if c not in state.heroes]
-        else:
-            for cid in state.roster:
-                h = state.heroes[cid]
-                if h["seat"] != seat or h["state"] != "standing":
-                    continue
-                for card in state.cat["characters"][cid]["cards"]:
-                    if card not in h["face_down"]:
-                        hand.append({"id": card, "name": "%s (%s)" % (
-                            heroes_table.card_of(state, card)["name"],
-                            heroes_table.name_of(state, cid))})
-            hand += [{"id": c, "name": heroes_table.card_of(state, c)["name"] + " (Bonus)"}
-                     for c in state.hands[seat]]
-        for entry in hand:
-            entry["kind"] = "figure" if entry["id"] in state.cat["characters"] else "card"
-        readers = getattr(self.session.layout, "seat_slot", {})
-        mine = list(state.seats).index(seat) + 1
-        return {"colour": seat, "hand": hand, "targets": {"place": [], "move": []},
-                "reader": mine if mine in readers else None,
-                "buttons": ["roll", "end_turn", "no_defence"]}
-
-    def _storybook_targets(self, state, seat, cards):
-        """card id -> cells where it may go now (lit in the seat's view while picked)."""
-        from shared_rules import storybook
-        if state.turn != seat or state.phase not in ("play", "setup_hide", "setup_play"):
-            return {}
-        kinds = ["hide"] if state.phase == "setup_hide" else ["play"] if \
-            state.phase == "setup_play" else ["play", "hide"]
-        out = {}
-        cells = sorted(self.session.layout.cells)
-        for cid in cards:
-            ok = []
-            for cell in cells:
-                if cell in state.board:
-                    continue
-                for kind in kinds:
-                    action = {"type": kind, "card": cid, "cell": list(cell)}
-                    if storybook.validate(state, action) is None:
-                        ok.append(list(cell))
-                        break
-            out[cid] = ok
-        return out
+    def _reader_of(self, seat):
+        n = self.seats().index(seat) + 1
+        return n if n in self.session.layout.seat_slot else None
 
     # ------------------------------------------------------------ controls
 
     def _own_reader(self, seat, value, op):
         """The place ("seat", n) of the seat's own card reader, for a place or a lift."""
-        s = self.session
         if op not in ("place", "lift"):
             raise Refused(400, "a card reader takes a place or a lift, not %s." % (op,))
-        seats = list(s.match.state.seats)
-        mine = seats.index(seat) + 1
+        mine = self.seats().index(seat) + 1
         if value != mine or isinstance(value, bool):
             raise Refused(403, "%s plays its cards on its own card reader (reader %d), not %r."
                           % (seat, mine, value))
-        if mine not in getattr(s.layout, "seat_slot", {}):
+        if mine not in self.session.layout.seat_slot:
             raise Refused(409, "this table has no card reader for %s." % seat)
         return ("seat", mine)
 
     def _cell(self, value):
-        s = self.session
         if not (isinstance(value, list) and len(value) == 2 and
                 all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
             raise Refused(400, "a cell is a list of two whole numbers, like [3, 2].")
         cell = (value[0], value[1])
-        if cell not in s.layout.slot_of:
+        if cell not in self.session.layout.slot_of:
             raise Refused(400, "%r is not a cell of this table." % (value,))
         return cell
 
     async def control(self, seat, msg):
         """Carry out one control of `seat` (a dict from the browser); returns a sentence.
 
-        Refused (4xx + sentence) when the control is malformed, for another seat, or on a
-        real table. Nothing is changed by a refused control.
+        Refused (4xx + sentence) when the control is malformed, for another seat, against
+        the rules or on a real table. Nothing is changed by a refused control.
         """
+        try:
+            return await self._control(seat, msg)
+        except Refused as e:
+            self.session.refused_at(seat, e.message, e.cells)
+            raise
+
+    async def _control(self, seat, msg):
         s = self.session
         if not isinstance(msg, dict):
             raise Refused(400, 'a control is a JSON object like {"op": "tap", "cell": [3, 3]}.')
@@ -575,234 +326,133 @@ class WebTable:
             raise Refused(403, "this link is for seat %s, not %s: use %s's own link."
                           % (seat, asked, asked))
         if s.attract:
-            raise Refused(409, "no game is running (attract mode): staff start a new game.")
+            raise Refused(409, "no game is running: staff start a new game.")
+        if s.paused:
+            raise Refused(409, "the game is paused by staff: wait for them to resume it.")
         if op == "button":
-            name = msg.get("name")
-            valid = BUTTONS.get(s.match.game, ())
-            if name not in valid:
-                raise Refused(400, "unknown button %r: one of %s." % (name, ", ".join(valid)))
-            action = s.button(seat, name)
-            if action is not None:
-                s.apply_from_table(action)
-            return "%s pressed %s" % (seat, name)
+            return self._button(seat, msg.get("name"))
         if op == "action":
             return self._web_action(seat, msg.get("action"))
         if not self.virtual:
             raise Refused(409, "this is a real table: play with the cards on it.")
         if op == "throw":
-            return await self._throw(seat)
+            async with self.control_lock:
+                try:
+                    values = await self.face.throw(self.hands, s.table, self.rng)
+                except HandsSlipped as e:
+                    raise Refused(503, "the dice were not read (%s): throw again." % e)
+            return "%s threw %s" % (self.face.seat_name(s.match.state, seat),
+                                    ", ".join(str(v) for v in values))
         if "reader" in msg:
-            cell = self._own_reader(seat, msg["reader"], op)
+            place = self._own_reader(seat, msg["reader"], op)
         else:
-            cell = self._cell(msg.get("cell"))
-        state = s.match.state
+            place = self._cell(msg.get("cell"))
         async with self.control_lock:
             try:
-                return await self._hands_control(op, seat, state, cell, msg)
+                return await self._hands_control(op, seat, place, msg)
             except HandsSlipped as e:
-                raise Refused(503, "the tile did not take it (%s): try again." % e)
+                raise Refused(503, "the tile did not take it (%s): try again." % e,
+                              [place] if place[0] != "seat" else None)
 
-    async def _hands_control(self, op, seat, state, cell, msg):
-        if True:
-            if op in GESTURES:
-                await self.hands.gesture(cell, op)
-                return "%s on %s" % (op, cell_key(cell))
-            if op == "place" and cell[0] == "seat":
-                item = self._hand_item(state, seat, msg.get("card"), cell)
-                if not item.startswith("heroes-card:"):
-                    raise Refused(409, "a figure stands on the board, not on a card reader.")
-                if self.session.table.seat_observed.get(cell[1]):
-                    raise Refused(409, "a card already lies on your card reader: lift it off "
-                                  "first.")
-                await self.hands.place(cell, item)
-                return "laid on %s's card reader" % seat
-            if op == "lift" and cell[0] == "seat":
-                seen = self.session.table.seat_observed.get(cell[1], [])
-                if not seen and not self.session.table.seat_problems.get(cell[1]):
-                    raise Refused(409, "nothing lies on your card reader.")
-                await self.hands.lift(cell, seen[0] if seen else None)
-                return "lifted off %s's card reader" % seat
-            if op == "place":
-                item = self._hand_item(state, seat, msg.get("card"), cell)
-                if self.session.match.game == "heroes" and item.startswith("heroes-card:") \
-                        and getattr(self.session.layout, "seat_slot", {}):
-                    raise Refused(409, "a card is played on your card reader, not on the "
-                                  "board: lay it on the reader.")
-                await self.hands.place(cell, item)
-                return "placed on %s" % cell_key(cell)
-            if op == "lift":
-                item = self._liftable(state, seat, cell)
-                if state is not None and self.session.match.game == "fightclub" and \
-                        msg.get("card") in self.session.table.observed.get(cell, ()):
-                    item = "fightclub:" + msg["card"]   # one card named out of a stack
-                await self.hands.lift(cell, item)
-                return "lifted from %s" % cell_key(cell)
-            # move: lift and put down elsewhere, one motion of the hand.
-            to = self._cell(msg.get("to"))
-            item = self._liftable(state, seat, cell)
-            if item is None:
-                raise Refused(409, "nothing of yours lies on %s to move." % cell_key(cell))
-            await self.hands.lift(cell, item)
-            # As a hand does: the piece is up (the tile saw it go) before it goes down, so
-            # the table never reads one piece on two cells.
-            await self._seen_gone(cell, item)
-            await self.hands.place(to, item)
-            return "moved from %s to %s" % (cell_key(cell), cell_key(to))
+    def _button(self, seat, name):
+        s = self.session
+        valid = [b for b, _ in s.game.buttons]
+        if name not in valid:
+            raise Refused(400, "unknown button %r: one of %s." % (name, ", ".join(valid)))
+        action = s.button(seat, name)
+        if action is not None:
+            problem = s.match.validate(action)
+            if problem is not None:
+                raise Refused(409, problem.message)
+            if seat != s.match.engine.actor(s.match.state, action):
+                raise Refused(409, "it is not %s's move." % self.face.seat_name(
+                    s.match.state, seat))
+            s.apply_from_table(action)
+        label = dict(s.game.buttons)[name]
+        return "%s: %s" % (self.face.seat_name(s.match.state, seat), label)
+
+    async def _hands_control(self, op, seat, place, msg):
+        s = self.session
+        match = s.match
+        if op in GESTURES:
+            if place[0] == "seat":
+                raise Refused(400, "a card reader takes a card, not a %s." % op)
+            await self.hands.gesture(place, op)
+            return "%s on %s" % (op, cell_key(place))
+        if op == "place":
+            steps = self.face.place_steps(match, s.table, seat, msg.get("card"), place,
+                                          bool(msg.get("face_down")))
+            for kind, where, what in steps:
+                if kind == "place":
+                    await self.hands.place(where, what)
+                    await self._seen(where, what)
+                else:
+                    await self.hands.gesture(where, what)
+            return "put down"
+        if op == "lift":
+            item = self.face.liftable(match, s.table, seat, place, msg.get("card"))
+            await self.hands.lift(place, item)
+            return "lifted"
+        # move: lift and put down elsewhere, one motion of the hand.
+        to = self._cell(msg.get("to"))
+        item = self.face.liftable(match, s.table, seat, place, msg.get("card"))
+        self.face.check_move(match, s.table, seat, place, to, item)
+        await self.hands.lift(place, item)
+        # As a hand does: the piece is up (the tile saw it go) before it goes down, so
+        # the table never reads one piece on two cells.
+        await self._seen_gone(place, item)
+        await self.hands.place(to, item)
+        return "moved"
 
     def _web_action(self, seat, action):
-        """An action of the seat's own cards made on the web table (Fight Club: discard
-        from the hand, draw one for one, pay a wagon in creatures, discard down, a fight
-        card, cards to pass): what no table move shows. Applied as a button press is."""
+        """An action of the seat's own cards made on the web table (what no table move
+        shows: a Fight Club discard from the hand, a fight card): applied as a button
+        press is."""
         s = self.session
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             raise Refused(400, 'an action is a JSON object with a "type".')
         if not s.game.is_button_action(action):
-            raise Refused(400, "%s is made on the table, not on the web." % action["type"])
+            raise Refused(400, "that is made on the table, not on the web.")
         state = s.match.state
-        if s.match.engine.status(state) != "ongoing" or s.game.current_seat(state) != seat:
-            raise Refused(409, "it is not %s's move." % seat)
+        if s.match.engine.status(state) != "ongoing" or \
+                s.match.engine.actor(state, action) != seat:
+            raise Refused(409, "it is not %s's move." % self.face.seat_name(state, seat))
         problem = s.match.engine.validate(state, action)
         if problem is not None:
             raise Refused(409, problem.message)
         s.apply_from_table(action)
-        return "%s made %s" % (seat, action["type"])
+        return "done"
 
-    async def _seen_gone(self, cell, item, timeout_s=3.0):
-        name = item.split(":", 1)[1] if self.session.match.game in ("storybook", "fightclub") \
-            else item
+    def _names_on(self, place):
+        t = self.session.table
+        if place[0] == "seat":
+            return t.seat_observed.get(place[1], ())
+        return t.observed.get(place, ())
+
+    async def _seen(self, place, item, timeout_s=3.0):
+        """Wait until the table reads `item` on `place` (as a person waits for the light)."""
+        name = self.face.observed_name(item)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
-        while name in self.session.table.observed.get(cell, ()):
+        while name not in self._names_on(place):
             if loop.time() > deadline:
-                raise Refused(503, "the tile did not see the piece lifted off %s: try again."
-                              % cell_key(cell))
+                return
             await asyncio.sleep(0.02)
 
-    def _hand_item(self, state, seat, card, cell):
-        if self.session.match.game == "fightclub":
-            # A creature card of the seat's hand; cards stack on a wagon or in the Market.
-            if not isinstance(card, str) or card not in state.players[seat].hand:
-                raise Refused(403, "%r is not in %s's hand." % (card, seat))
-            return "fightclub:" + card
-        if self.session.match.game == "storybook":
-            if not isinstance(card, str):
-                raise Refused(400, "say which card to place: {\"card\": ID}.")
-            lifted = [c for c, e in state.board.items() if e[0] == card and e[1] == seat and
-                      not any(card in seen for seen in self.session.table.observed.values())]
-            if card not in self._seat_cards(state, seat) and not lifted:
-                raise Refused(403, "%s is not in %s's hand." % (card, seat))
-            if self.session.table.observed.get(cell):
-                raise Refused(409, "a card already lies on %s: one card per cell." % cell_key(cell))
-            return "storybook:" + card
-        if self.session.match.game == "heroes":
-            return self._heroes_hand_item(state, seat, card)
-        # Battle Royale: the seat's hand holds its pawn while it is off the map.
-        colour = self._colour(state, seat)
-        if card not in (None, "pawn", "pawn:" + colour):
-            raise Refused(403, "%s holds only its own pawn (%s)." % (seat, colour))
-        for items in self.session.table.observed.values():
-            if "pawn:" + colour in items:
-                raise Refused(409, "%s's pawn is already on the table: move it." % seat)
-        return "pawn:" + colour
-
-    def _heroes_hand_item(self, state, seat, card):
-        from host.games.heroes import interpreter as heroes_table
-        mine = [c["id"] for c in self._heroes_seat_part(state, seat)["hand"]]
-        if not isinstance(card, str) or card not in mine:
-            raise Refused(403, "%s is not in %s's hand." % (card, seat))
-        if card in state.cat["characters"]:
-            return heroes_table.FIGURE + card
-        return heroes_table.CARD + card
-
-    def _liftable(self, state, seat, cell):
-        """The item the seat may lift off `cell` (its own card or pawn, or one to tidy)."""
-        seen = list(self.session.table.observed.get(cell, []))
-        if self.session.match.game == "fightclub":
-            # The top card of the stack: what a hand takes first.
-            if not seen:
-                raise Refused(409, "nothing lies on %s." % cell_key(cell))
-            return "fightclub:" + seen[-1]
-        if self.session.match.game == "storybook":
-            if not seen:
-                raise Refused(409, "nothing lies on %s." % cell_key(cell))
-            cid = seen[0]
-            entry = state.board.get(cell)
-            if entry is not None and entry[0] == cid and entry[1] != seat:
-                raise Refused(403, "the card on %s is not %s's." % (cell_key(cell), seat))
-            return "storybook:" + cid
-        if self.session.match.game == "heroes":
-            return self._heroes_liftable(state, seat, cell, seen)
-        colour = self._colour(state, seat)
-        pawn = "pawn:" + colour
-        if pawn in seen:
-            return pawn
-        # A won card (out of the game) may be lifted off by anyone; the map is not touched.
-        cards = [i for i in seen if i.startswith("royale:")]
-        if cards and cell not in self._map_cells(state):
-            return cards[0]
-        raise Refused(403, "%s may lift only its own pawn (%s) or a won card." % (seat, colour))
-
-    def _heroes_liftable(self, state, seat, cell, seen):
-        """A seat lifts its own figure, a card laid there, a flag (carried along), or a
-        piece the game does not have there (tidying)."""
-        from host.games.heroes import interpreter as heroes_table
-        for item in seen:
-            cid = item[len(heroes_table.FIGURE):] if item.startswith(heroes_table.FIGURE) \
-                else None
-            if cid in state.heroes and state.heroes[cid]["seat"] == seat:
-                return item
-        expected = self.session.table.expected().get(cell, [])
-        for item in seen:
-            if item.startswith(heroes_table.CARD) or item.startswith(heroes_table.FLAG) or \
-                    item not in expected:
-                return item
-        raise Refused(403, "%s may lift only its own figures, a card laid down, a flag, or a "
-                      "piece that should not be there." % seat)
-
-    def _map_cells(self, state):
-        from host.games.royale import interpreter as royale_table
-        return set(royale_table.cell_of(i) for i, c in enumerate(state.map) if c is not None)
-
-    async def _throw(self, seat):
-        """Roll dice into the pockets the tray waits for (the lit ones), a person's throw."""
-        s = self.session
-        if s.match.game == "heroes":
-            return await self._throw_heroes(seat)
-        if s.match.game != "royale":
-            raise Refused(400, "this game has no dice.")
-        table = s.table
-        pockets = table.pockets_wanted()
-        if not pockets:
-            raise Refused(409, "the tray waits for no dice now: tap your cell to attack a card, "
-                          "hold it to attack a player.")
-        values = [self.rng.randint(1, 6) for _ in pockets]
-        async with self.control_lock:
-            try:
-                await self.hands.roll(table, values)
-            except HandsSlipped as e:
-                raise Refused(503, "the dice were not read (%s): throw again." % e)
-        return "%s rolled %s" % (seat, ", ".join(str(v) for v in values))
-
-    async def _throw_heroes(self, seat):
-        """The dice the tray waits for (red, white, green), each rolled by the person."""
-        table = self.session.table
-        if table.throw is None or not table.throw.missing():
-            raise Refused(409, "the tray waits for no dice now: tap an attacker, then its "
-                          "target, to attack.")
-        colours = table.throw.missing()
-        values = [self.rng.randint(1, 6) for _ in colours]
-        async with self.control_lock:
-            try:
-                await self.hands.throw_dice(table, [(c, None) for c in colours], values)
-            except HandsSlipped as e:
-                raise Refused(503, "the dice were not read (%s): throw again." % e)
-        return "%s rolled %s" % (seat, ", ".join("%s %d" % cv for cv in zip(colours, values,
-                                                                          strict=True)))
+    async def _seen_gone(self, place, item, timeout_s=3.0):
+        name = self.face.observed_name(item)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while name in self._names_on(place):
+            if loop.time() > deadline:
+                raise Refused(503, "the tile did not see the piece lifted off %s: try again."
+                              % cell_key(place), [place])
+            await asyncio.sleep(0.02)
 
     # ------------------------------------------------------------ staff
 
     STAFF_OPS = ("pause", "resume", "undo", "reset", "start", "end", "led_test", "tile_off",
-                 "tile_on")
+                 "tile_on", "palette")
 
     async def staff_async(self, op, params):
         """Staff operations that wait for a tile (the virtual table's power switch)."""
@@ -824,7 +474,8 @@ class WebTable:
         return "tile %s is starting" % uid
 
     def staff(self, op, params):
-        """A staff operation; returns a sentence. `start` takes seed, bots, players."""
+        """A staff operation; returns a sentence. `start` takes game, seed, bots, players,
+        mode."""
         s = self.session
         if op not in self.STAFF_OPS:
             raise Refused(404, "unknown staff operation %r: one of %s."
@@ -842,35 +493,61 @@ class WebTable:
             self._start(params)
         elif op == "led_test":
             return self.led_test(params.get("tile"))
+        elif op == "palette":
+            palette = params.get("palette")
+            if palette not in ("book", "contrast"):
+                raise Refused(400, 'palette is "book" (the book\'s colours) or "contrast" '
+                              "(told apart by colour-blind eyes).")
+            self.face.palette = palette
+            s.log.say("staff chose the %s palette" % palette)
         said = s.log.lines[before:]
         return " ".join(said) if said else "%s done" % op
 
+    def new_game_form(self):
+        """What the staff page's new-game form offers for this table's game: its title, the
+        player counts the engine takes, its modes, the count and bots now."""
+        s = self.session
+        info = s.game.info
+        counts = info.get("player_counts") or list(range(info["min_players"],
+                                                         info["max_players"] + 1))
+        return {"game": s.match.game, "title": s.game.title, "players": counts,
+                "default_players": len(s.match.state.seats),
+                "modes": info.get("modes", {}).get("mode", []),
+                "mode": s.match.options.get("mode"), "bots": len(s.bots.seats)}
+
     def _start(self, params):
         s = self.session
-        game = params.get("game", s.match.game)
+        game = params.get("game")
+        if game is None:
+            game = s.match.game
         if game != s.match.game:
-            raise Refused(409, "this table is laid out for %s: restart `fairytable run --game %s`"
-                          " to play %s." % (s.match.game, game, game))
+            raise Refused(409, "this table is laid out for %s: restart `fairytable run --game "
+                          "%s` to play %s." % (s.game.title, game, game))
         seed = params.get("seed")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
             raise Refused(400, "seed must be a whole number of 0 or more.")
         players = params.get("players")
-        seats_now = len(s.match.state.seats)
-        if game == "royale" and players is not None:
-            if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 8:
-                raise Refused(400, "players must be 2 to 8 for Battle Royale.")
-        elif game == "heroes" and players is not None:
-            if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 4:
-                raise Refused(400, "players must be 2 to 4 for Battle Royale with hero teams "
-                              "(2 in Capture the Flag).")
-            if self.session.match.options.get("mode") == "ctf" and players != 2:
-                raise Refused(400, "Capture the Flag is played by 2 seats.")
-        elif players is not None and players != seats_now:
-            raise Refused(400, "Storybook Battles is played by %d seats." % seats_now)
+        if players is not None and (not isinstance(players, int) or isinstance(players, bool)):
+            raise Refused(400, "players must be a whole number.")
+        options = dict(s.match.options)
+        if players is not None:
+            options["players"] = players
+        mode = params.get("mode")
+        if mode is not None:
+            modes = s.game.info.get("modes", {}).get("mode", [])
+            if mode not in modes:
+                raise Refused(400, "%s has %s." % (s.game.title, "the modes " + ", ".join(
+                    modes) if modes else "no modes"))
+            options["mode"] = mode
+        seats = self._seats_of(options)
         bots = params.get("bots", len(s.bots.seats))
-        seats = self._seats_of(game, players)
         if not isinstance(bots, int) or isinstance(bots, bool) or not 0 <= bots <= len(seats):
             raise Refused(400, "bots must be 0 to %d." % len(seats))
+        missing = [n for n in range(1, len(seats) + 1) if s.layout.seats and
+                   n not in s.layout.seat_slot]
+        if missing:
+            raise Refused(409, "this table has card readers for %d seats: a game of %d "
+                          "players needs %d." % (len(s.layout.seats), len(seats), len(seats)))
         if self.make_match is None:
             raise Refused(409, "this table cannot start a new game by itself.")
         if not s.attract:
@@ -879,21 +556,22 @@ class WebTable:
         if s.bots.seats:
             bot_kind = sorted(s.bots.seats.values())[0]
         bot_seats = {x: bot_kind for x in seats[len(seats) - bots:]}
-        s.new_game = lambda: self.make_match(seed, players, bot_seats)
+        s.new_game = lambda: self.make_match(seed, options, bot_seats)
         s.bots.seats = bot_seats
         if bot_seats and s.bots.hands is None:
             s.bots.hands = self.hands   # the virtual hands carry out the new bots' moves
         s.button("staff", "start")
 
-    make_match = None  # (seed, players, bots) -> (match, game_id): set by the host
+    make_match = None  # (seed, options, bots) -> (match, game_id): set by the host
 
-    def _seats_of(self, game, players):
-        from shared_rules import games
-        engine = games.get(game)
-        options = dict(self.session.match.options)
-        if players is not None:
-            options["players"] = players
-        return list(engine.seats(engine.new_game(options, 0, None)))
+    def _seats_of(self, options):
+        """The seats of a new game with these options; the engine refuses a count it does
+        not take, in its own words."""
+        from shared_rules.errors import ScenarioError
+        try:
+            return list(self.session.game.seats(options))
+        except ScenarioError as e:
+            raise Refused(400, "%s: %s." % (self.session.game.title, e.message.rstrip(".")))
 
     def tiles(self):
         """Every tile with its health numbers (what `fairytable doctor` reports)."""
@@ -939,8 +617,13 @@ class WebTable:
                  "actions": r[4], "current": r[0] == self.session.game_id} for r in rows]
 
     def replay(self, game_id, step):
-        """The table of a journalled game after `step` actions (staff: everything shown)."""
+        """The table of a journalled game after `step` actions (staff: everything shown),
+        built through the game's own contract: its interpreter, as if the table showed the
+        game exactly, its scenes and its face."""
+        from host import games
         from host.journal import JournalError
+        from shared_rules.engine import Match
+        from shared_rules.errors import IllegalAction, ScenarioError
         if self.journal is None:
             raise Refused(404, "this table keeps no journal.")
         try:
@@ -948,63 +631,37 @@ class WebTable:
         except JournalError as e:
             raise Refused(404, str(e))
         actions = list(match.actions)
-        if not isinstance(step, int) or not 0 <= step <= len(actions):
+        if not isinstance(step, int) or isinstance(step, bool) or not 0 <= step <= len(actions):
             raise Refused(400, "step must be 0 to %d." % len(actions))
-        from shared_rules.engine import Match
-        again = Match(match.game, match.options, match.seed, match.setup, match.cards)
-        events = []
-        for action in actions[:step]:
-            events = again.apply(action)
+        try:
+            game = games.table_game(match.game)
+        except ValueError as e:
+            raise Refused(409, "this table cannot show game %d: %s." % (game_id, e))
+        try:
+            again = Match(match.game, match.options, match.seed, match.setup, match.cards)
+            events = []
+            for action in actions[:step]:
+                events = again.apply(action)
+        except (IllegalAction, ScenarioError) as e:
+            raise Refused(409, "game %d does not replay: %s" % (game_id, e))
         state = again.state
-        if match.game == "storybook":
-            scenes = lights.storybook_scenes(state, events)
-        elif match.game == "heroes":
-            from host.games.heroes import adapter as heroes_game
-            scenes = heroes_game.heroes_scenes(state)
-        else:
-            from host.games.royale import interpreter as royale_table
-            scenes = lights.royale_scenes(state, colours=[royale_table.colour_of(state, p)
-                                                          for p in state.seats])
-        cells = []
-        for cell in sorted(self.session.layout.cells if self.session.match.game == match.game
-                           else scenes):
-            if not isinstance(cell[0], int):
-                continue
-            items = []
-            if match.game == "storybook":
-                from shared_rules import storybook
-                entry = state.board.get(cell)
-                if entry is not None:
-                    items.append({"kind": "card", "id": entry[0], "owner": entry[1],
-                                  "face_up": entry[3], "name": state.cat.cards[entry[0]][1],
-                                  "facing": storybook.FACINGS[entry[2]]})
-            elif match.game == "heroes":
-                from host.games.heroes import interpreter as heroes_table
-                i = heroes_table.index_of(cell)
-                for cid in state.roster:
-                    h = state.heroes[cid]
-                    if h["cell"] == i:
-                        items.append({"kind": "figure", "id": cid, "seat": h["seat"],
-                                      "colour": h["seat"], "health": h["health"],
-                                      "state": h["state"]})
-                for team in sorted(state.flags):
-                    if state.flags[team]["cell"] == i:
-                        items.append({"kind": "flag", "team": team})
-            else:
-                from shared_rules import royale
-                i = royale.INDEX.get(cell)
-                if i is not None and state.map[i] is not None:
-                    items.append({"kind": "card", "id": state.map[i], "face_up": False,
-                                  "owner": None})
-                for pid in state.seats:
-                    if state.players[pid].cell == i:
-                        items.append({"kind": "pawn", "player": pid, "alive":
-                                      state.players[pid].alive})
-            cells.append({"cell": list(cell), "leds": scene_json(scenes.get(cell,
-                          lights.DARK_CELL)), "items": items})
+        table = game.new_interpreter(again)
+        for place, seen in sorted(table.expected().items()):
+            table.observe(place, seen)
+        table.reconcile(0)
+        cells = sorted(self.session.layout.cells) if match.game == self.session.match.game \
+            else sorted(game.board_cells())
+        scenes = game.scenes(state, table, cells, events, None)
+        items = game.face.items(again, table, None, reveal=True)
+        out_cells = [{"cell": list(c), "leds": scene_json(scenes.get(c, lights.DARK_CELL)),
+                      "items": items.get(c, [])} for c in cells]
         result = again.engine.result(state)
-        return {"game": match.game, "game_id": game_id, "step": step, "steps": len(actions),
+        return {"game": match.game, "title": game.title, "game_id": game_id, "step": step,
+                "steps": len(actions),
                 "action": actions[step - 1] if step else None, "events": events,
+                "said": game.face.describe(state, actions[step - 1], events) if step
+                else None,
                 "status": result.get("status"), "winner": result.get("winner"),
-                "scores": result.get("scores"), "cells": cells,
-                "turn": result.get("turn", getattr(state, "turn", None))}
+                "scores": result.get("scores"), "cells": out_cells,
+                "banner": game.face.banner(again, table, None),
+                "facts": game.face.facts(again)}

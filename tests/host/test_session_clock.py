@@ -139,7 +139,7 @@ def test_a_tile_offline_past_the_grace_stops_the_game_until_it_is_back(tmp_path)
             uid, ", ".join("[%d, %d]" % c for c in cells))
         assert waits[0] == {"tile": uid, "cells": [list(c) for c in sorted(cells)],
                             "message": m.message}
-        assert "mismatch: " + m.message in session.log.lines
+        assert "Mismatch: " + m.message in session.log.lines
         view = session.view("hero")              # what a web view would be sent
         assert json.loads(json.dumps(view)) == view and view["waiting_for"] == [uid]
         assert view["mismatches"][0]["message"] == m.message

@@ -179,6 +179,13 @@ class FightclubTable(TableInterpreter):
     def busy(self):
         return self.pending is not None
 
+    def progress(self):
+        """A group of cards being put down: read once the table is still."""
+        if self.pending is None:
+            return None
+        return {"text": "Cards are going down: they are read once the table is still.",
+                "cells": []}
+
     def expect_bot_move(self, action, now):
         self.bot_move = action
         if action is None and self.pending is not None:

@@ -316,6 +316,28 @@ class HeroesTable(DiceTrayInterpreter):
         out += [((SEAT, n), self.seat_observed[n]) for n in sorted(self.seat_observed)]
         return out
 
+    def progress(self):
+        """A figure in hand, an attacker waiting for its target, a card being played, the
+        dice the tray waits for."""
+        s = self.state
+        if self.in_hand is not None:
+            return {"text": "%s is in hand: put it on a lit cell." % name_of(s, self.in_hand),
+                    "cells": []}
+        if self.attacker is not None:
+            return {"text": "%s attacks: tap its target." % name_of(s, self.attacker),
+                    "cells": []}
+        if self.card_play is not None:
+            card = card_of(s, self.card_play["card"])
+            who = self.card_play["character"]
+            return {"text": "%s is being played%s: finish its move on the board." % (
+                card["name"] if card else "A card", " by %s" % name_of(s, who) if who else
+                ": tap the character who plays it"), "cells": []}
+        if self.throw is not None and self.throw.missing():
+            colours = self.throw.missing()
+            return {"text": "Throw the %s %s into the tray." % (
+                " and ".join(colours), "die" if len(colours) == 1 else "dice"), "cells": []}
+        return None
+
     def busy(self):
         """True while a change is under way: a figure in hand, a tap or a card waiting for
         the rest of its move, the dice of an attack being read."""

@@ -10,7 +10,7 @@ from host.games.royale.hands import RoyaleHands
 from host.games.royale.scenes import diamond_scenes
 from host.games.royale.terminal import render
 from host.games.royale.interpreter import (PAWN_COLOURS, POCKETS, RoyaleTable, cell_of,
-                                          colour_of, rollers)
+                                          colour_of)
 from shared_rules import catalog, royale, royale_bot
 
 

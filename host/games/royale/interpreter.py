@@ -83,7 +83,7 @@ def xy(cell):
 
 def rollers(state):
     """The players who roll for the turn order now, in the engine's order."""
-    return [q for g in state.groups if len(g) > 1 for q in g]
+    return royale.rollers(state)
 
 
 def duel_dice_counts(state, attacker, defender):
@@ -169,6 +169,25 @@ class RoyaleTable(DiceTrayInterpreter):
                 problems.append("%s is not a Battle Royale piece: take it off %s." % (
                     item, xy(cell)))
         self.observe(cell, keep, problems)
+
+    def progress(self):
+        """A pawn in hand, or the dice the tray waits for."""
+        if self.in_hand is not None:
+            return {"text": "%s's pawn is in hand: put it on a lit cell." %
+                            self.in_hand.capitalize(), "cells": []}
+        throw = self.throw
+        if throw is None:
+            return None
+        pockets = " and ".join(str(p + 1) for p in self.pockets_wanted()) or "the tray"
+        if throw.kind == "roll_order":
+            text = "Everybody rolls a die for the turn order: dice into pockets %s." % pockets
+        elif throw.kind == "attack_card":
+            text = "%s attacks the card: three dice into pockets %s." % (
+                throw.player.capitalize() if throw.player else "A player", pockets)
+        else:
+            text = "%s duels %s: dice into pockets %s." % (
+                (throw.player or "a player").capitalize(), throw.target or "a player", pockets)
+        return {"text": text, "cells": [list(throw.cell)] if throw.cell else []}
 
     def busy(self):
         """True while a change is under way: a pawn in hand, a throw being read."""

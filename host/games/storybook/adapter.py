@@ -11,6 +11,7 @@ from host.games.storybook.interpreter import StorybookTable
 from host.games.storybook.hands import StorybookHands
 from host.games.storybook.scenes import grid_scenes, slide_targets
 from host.games.storybook.terminal import render
+from host.games.storybook.web import StorybookFace
 from shared_rules import catalog, storybook
 
 
@@ -24,6 +25,7 @@ class StorybookGame(TableGame):
     buttons = (("draw", "Draw a card"), ("end_turn", "End turn"),
                ("twist", "Plot twist"))
     interpreter = StorybookTable
+    face_class = StorybookFace
 
     def board_cells(self):
         cols, rows = storybook.new_game({}, 0).grid

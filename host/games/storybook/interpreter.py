@@ -86,6 +86,18 @@ class StorybookTable(TableInterpreter):
         a card lifted for a slide."""
         return self.pending_place is not None or self.lifting is not None
 
+    def progress(self):
+        """A card going down (a double tap now hides it), or one lifted for a slide."""
+        if self.pending_place is not None:
+            cell = self.pending_place[0]
+            return {"text": "A card is going down on [%d, %d]: double tap it now to hide it, "
+                            "or it is played face up." % cell, "cells": [list(cell)]}
+        if self.lifting is not None:
+            cell = self.lifting[0]
+            return {"text": "A card lifted from [%d, %d] is on its way: put it on a lit cell, "
+                            "or back." % cell, "cells": [list(cell)]}
+        return None
+
     def expect_bot_move(self, action, now):
         """A move given up on (None): a card already down is not read as a Play at once (its
         hide window starts again) while the hands put the table right."""

@@ -1,5 +1,7 @@
 // The table page: draws the view the host sends on /ws (docs/web.md), animates the LEDs as the
-// tiles do, and for a seat's link offers the physical gestures as controls.
+// tiles do, and for a seat's link offers the physical gestures and the game's choices as
+// controls. It knows no game: it draws the generic kinds of piece the host's view names
+// (card, card_back, pawn, figure, token, flag, stack, contract, wall) and the words it sends.
 "use strict";
 (function () {
   const frag = new URLSearchParams(location.hash.slice(1));
@@ -7,14 +9,13 @@
   const mode = query.get("layout") || location.pathname.replace(/^\//, "") || "table";
   const tv = mode === "tv";
   const me = {seat: tv ? null : frag.get("seat"), token: frag.get("token"), web: frag.get("web")};
-  // Secrets live in the fragment only: wipe it from the address bar once read? No: a reload
-  // must keep the seat. The fragment never reaches the server or its logs.
+  // Secrets live in the fragment only, which never reaches the server or its logs.
   document.body.classList.add(mode);
 
   const $ = sel => document.querySelector(sel);
   const board = $("#board"), tray = $("#tray"), readersBox = $("#readers");
-  let view = null, ws = null, backoff = 500, nextId = 1, shapeKey = "";
-  let tool = "tap", picked = null, moveFrom = null;
+  let view = null, ws = null, backoff = 500, nextId = 1, shapeKey = "", cellPx = 0;
+  let tool = "tap", picked = null, faceDown = false, moveFrom = null, refusalKey = "";
   const cellEls = {}, pocketEls = {}, readerEls = {};
   // For tools and tests: the last view, and when each new action count was drawn (wall ms).
   window.fairytable = {get view() { return view; }, get connected() {
@@ -42,7 +43,7 @@
       const msg = JSON.parse(ev.data);
       window.fairytable.messages++;
       if (msg.type === "table") { setConn(true, "live"); render(msg); }
-      else if (msg.type === "error") toast(msg.message, true);
+      else if (msg.type === "error") refuse(msg.message, msg.cells || []);
       else if (msg.type === "ack") toast(msg.message, false);
     };
     ws.onclose = () => {
@@ -63,6 +64,29 @@
     toastTimer = setTimeout(() => { t.style.display = "none"; }, bad ? 5000 : 1800);
   }
 
+  // A refusal is shown where the person acted: beside the cell, with the rule in words.
+  let refusalTimer = null;
+  function refuse(text, cells) {
+    const r = $("#refusal");
+    r.textContent = text;
+    r.hidden = false;
+    const e = cells.length ? cellEls[key(cells[0])] : null;
+    if (e) {
+      const b = e.el.getBoundingClientRect(), w = $("#boardwrap").getBoundingClientRect();
+      r.style.top = Math.max(0, b.bottom - w.top + 4) + "px";
+      r.style.left = Math.max(0, Math.min(b.left - w.left, w.width - 260)) + "px";
+      r.classList.add("at");
+      for (const c of cells) if (cellEls[key(c)]) cellEls[key(c)].el.classList.add("refused");
+    } else {
+      r.classList.remove("at");
+    }
+    clearTimeout(refusalTimer);
+    refusalTimer = setTimeout(() => {
+      r.hidden = true;
+      for (const k in cellEls) cellEls[k].el.classList.remove("refused");
+    }, 6000);
+  }
+
   function send(control) {
     if (!ws || ws.readyState !== 1) { toast("not connected to the table", true); return; }
     control.type = "control";
@@ -74,12 +98,29 @@
   // ------------------------------------------------------------ drawing
 
   const key = c => c[0] + "," + c[1];
-  const cellSize = () => parseInt(getComputedStyle(document.body).getPropertyValue("--cell"));
+  const esc = s => String(s).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;",
+                                                       '"': "&quot;"}[c]));
+
+  function fitCell(v) {
+    // As big as the screen allows: every column visible on a phone, big on a TV.
+    const cs = v.cells.map(c => c.cell[0]);
+    const cols = Math.max(...cs) - Math.min(...cs) + 1;
+    const rs = v.cells.map(c => c.cell[1]);
+    const rows = Math.max(...rs) - Math.min(...rs) + 1;
+    const G = 4;
+    const wrap = $("#boardwrap");
+    const most = tv ? 130 : mode === "kiosk" ? 66 : 76;
+    let avail = wrap.clientWidth || window.innerWidth;
+    let S = Math.floor((avail - G * cols) / cols);
+    if (mode === "kiosk") S = Math.min(S, Math.floor((560 - 8 - G * rows) / rows));
+    return Math.max(40, Math.min(most, S));
+  }
 
   function buildBoard(v) {
     board.innerHTML = "";
     for (const k in cellEls) delete cellEls[k];
-    const S = cellSize(), G = 4;
+    const S = cellPx = fitCell(v), G = 4;
+    document.body.style.setProperty("--cell", S + "px");
     const cs = v.cells.map(c => c.cell[0]), rs = v.cells.map(c => c.cell[1]);
     const minC = Math.min(...cs), maxC = Math.max(...cs), minR = Math.min(...rs),
           maxR = Math.max(...rs);
@@ -91,16 +132,14 @@
       el.dataset.cell = key(c.cell);
       el.style.left = ((c.cell[0] - minC) * (S + G)) + "px";
       el.style.top = ((maxR - c.cell[1]) * (S + G)) + "px";
+      el.setAttribute("role", "button");
+      el.setAttribute("aria-label", "cell " + key(c.cell));
       const canvas = document.createElement("canvas");
       canvas.className = "leds";
       canvas.width = S; canvas.height = S;
       const items = document.createElement("div");
       items.className = "items";
-      items.style.cssText = "position:relative;width:100%;height:100%";
-      const coord = document.createElement("span");
-      coord.className = "coord";
-      coord.textContent = key(c.cell);
-      el.append(items, canvas, coord);
+      el.append(items, canvas);
       el.addEventListener("click", () => clickCell(c.cell));
       board.append(el);
       cellEls[key(c.cell)] = {el: el, canvas: canvas, items: items, scene: null, drawn: ""};
@@ -111,6 +150,7 @@
       const el = document.createElement("div");
       el.className = "pocket";
       el.dataset.pocket = p.pocket;
+      el.title = "dice pocket " + (p.pocket + 1);
       const canvas = document.createElement("canvas");
       canvas.width = 64; canvas.height = 64;
       const face = document.createElement("span");
@@ -119,7 +159,7 @@
       pocketEls[p.pocket] = {el: el, canvas: canvas, face: face, scene: null, drawn: ""};
     }
     if (v.tray) tray.dataset.pockets = v.tray.length;
-    // The seats' card readers (heroes): a card is played by laying it on one's own.
+    // The card readers of the game's seats: a card is played by laying it on one's own.
     readersBox.innerHTML = "";
     for (const k in readerEls) delete readerEls[k];
     for (const r of v.readers || []) {
@@ -130,8 +170,9 @@
       canvas.width = 96; canvas.height = 72;
       const who = document.createElement("span");
       who.className = "who";
-      who.textContent = "reader " + r.reader + (r.seat ? " (" + r.seat + ")" : "");
+      who.textContent = r.name + "'s cards";
       const cards = document.createElement("div");
+      cards.className = "items";
       el.append(canvas, who, cards);
       el.addEventListener("click", () => clickReader(r.reader));
       readersBox.append(el);
@@ -139,54 +180,36 @@
     }
   }
 
-  function itemHtml(it, v, idx) {
-    if (it.kind === "pawn") {
-      const pos = [["4px", "4px"], ["4px", "auto"], ["auto", "4px"], ["auto", "auto"]][idx % 4];
-      return '<div class="pawn' + (it.alive ? "" : " dead") + '" data-pawn="' + it.player +
-        '" title="' + it.player + '" style="background:' + it.colour + ";top:" + pos[0] +
-        ";left:" + pos[1] + (pos[1] === "auto" ? ";right:4px" : "") +
-        (pos[0] === "auto" ? ";bottom:4px" : "") + '"></div>';
+  function itemHtml(it) {
+    const colour = it.colour ? ' style="--own:' + it.colour + '"' : "";
+    const title = ' title="' + esc(it.title) + '"';
+    const shape = it.shape ? '<span class="shape">' + esc(it.shape) + "</span>" : "";
+    const badge = it.badge !== undefined ? '<span class="badge">' + esc(it.badge) + "</span>" : "";
+    const cls = "piece " + it.kind + (it.down ? " down" : "") + (it.unplaced ? " unplaced" : "") +
+      (it.colour ? " owned" : "");
+    const data = ' data-item="' + (it.kind === "card_back" ? "card" : it.kind) + '"' +
+      (it.id ? ' data-card="' + esc(it.id) + '"' : "") +
+      ' data-face-up="' + (it.kind === "card_back" ? 0 : 1) + '"' +
+      (it.owner ? ' data-owner="' + esc(it.owner) + '"' : "");
+    const facing = it.facing ? '<span class="facing">' + esc(it.facing) + "</span>" : "";
+    const label = it.kind === "wall" ? "" : '<span class="label">' + esc(it.label) + "</span>";
+    return '<div class="' + cls + '"' + data + colour + title + ">" + shape + label + facing +
+      badge + "</div>";
+  }
+
+  // Text that does not fit its cell gets smaller, then the cell says how many pieces it holds.
+  function fit(container) {
+    container.style.fontSize = "";
+    container.classList.remove("crowded");
+    let size = Math.max(9, Math.round(cellPx / 6.5));
+    container.style.fontSize = size + "px";
+    while ((container.scrollHeight > container.clientHeight + 1 ||
+            container.scrollWidth > container.clientWidth + 1) && size > 7) {
+      size -= 1;
+      container.style.fontSize = size + "px";
     }
-    if (it.kind === "wall") return '<div class="wall" title="a wall"></div>';
-    if (it.kind === "figure") {
-      return '<div class="figure' + (it.state === "standing" ? "" : " down") +
-        '" data-figure="' + esc(it.id) + '" title="' + esc(it.name || it.id) + " (" +
-        esc(it.seat) + ')" style="border-color:' + it.colour + '">' + esc(it.name || it.id) +
-        '<span class="health">' + it.health + "</span></div>";
-    }
-    if (it.kind === "flag") {
-      return '<div class="flag" data-flag="' + esc(it.team) + '" style="color:' + it.team +
-        '">⚑</div>';
-    }
-    if (v.game === "heroes") {
-      return '<div class="card" data-item="card" data-card="' + esc(it.id) +
-        '" data-face-up="1">' + esc(it.name || it.id) + "</div>";
-    }
-    if (v.game === "fightclub") {
-      // A creature shows its number, a contract its name and the creatures it wants.
-      if (it.kind === "contract")
-        return '<div class="card contract" data-item="contract" data-card="' + esc(it.id) +
-          '" title="' + esc(it.name) + '">' + esc(it.name) + "<br>" +
-          esc(it.creatures.join(" ")) + "</div>";
-      return '<div class="card creature" data-item="card" data-card="' + esc(it.id) +
-        '" data-face-up="1">' + it.value + "</div>";
-    }
-    if (v.game === "royale") {
-      const txt = it.id ? it.id : (it.value !== undefined ? "≤" + it.value : "");
-      return '<div class="card map' + (it.id ? "" : " back") + '" data-item="card" data-face-up="' +
-        (it.face_up ? 1 : 0) + '">' + txt + "</div>";
-    }
-    const side = it.owner ? (it.owner === "hero" || it.owner.indexOf("hero") === 0 ? "hero" :
-                             "villain") : "";
-    const arrow = {N: "↑", E: "→", S: "↓", W: "←"}[it.facing] || "";
-    if (!it.id) {
-      return '<div class="card back ' + side + (it.unplaced ? " unplaced" : "") +
-        '" data-item="card" data-face-up="0" title="a face-down card">' +
-        (it.owner ? it.owner : "?") + '<span class="facing">' + arrow + "</span></div>";
-    }
-    return '<div class="card ' + side + (it.face_up ? "" : " back") + (it.unplaced ? " unplaced" : "") +
-      '" data-item="card" data-card="' + it.id + '" data-face-up="' + (it.face_up ? 1 : 0) +
-      '">' + (it.name || it.id) + '<span class="facing">' + arrow + "</span></div>";
+    if (container.scrollHeight > container.clientHeight + 1 ||
+        container.scrollWidth > container.clientWidth + 1) container.classList.add("crowded");
   }
 
   function render(v) {
@@ -195,20 +218,24 @@
                   (v.readers || []).map(r => r.reader + ":" + r.seat).join(";") + "|" + mode;
     if (shape !== shapeKey) { shapeKey = shape; buildBoard(v); }
     view = v;
-    document.body.classList.toggle("royale", v.game === "royale");
     document.body.dataset.game = v.game;
     const bad = new Set();
     for (const m of v.mismatches) for (const c of m.cells) bad.add(key(c));
-    const botCells = new Set(((v.bot_request || {}).cells || []).map(key));
     for (const c of v.cells) {
       const e = cellEls[key(c.cell)];
       if (!e) continue;
-      const html = c.items.map((it, i) => itemHtml(it, v, i)).join("");
-      if (e.items.innerHTML !== html) e.items.innerHTML = html;
+      const html = c.items.map(itemHtml).join("");
+      if (e.items.innerHTML !== html) {
+        e.items.innerHTML = html;
+        e.items.dataset.count = c.items.length;
+        fit(e.items);
+      }
       e.scene = c.leds;
       e.el.dataset.leds = JSON.stringify(c.leds);
+      e.el.setAttribute("aria-label", "cell " + key(c.cell) + ": " +
+        (c.items.map(it => it.title).join(", ") || "empty"));
       e.el.classList.toggle("mismatch", bad.has(key(c.cell)) || c.flash);
-      e.el.classList.toggle("bot", botCells.has(key(c.cell)));
+      e.el.classList.toggle("bot", !!c.bot);
     }
     for (const p of v.tray || []) {
       const e = pocketEls[p.pocket];
@@ -216,15 +243,15 @@
       e.scene = p.leds;
       e.face.textContent = p.die ? p.die : "";
       e.el.dataset.die = p.die || "";
+      e.el.classList.toggle("wanted", !!p.wanted);
     }
     const mine = v.you && v.you.controls ? v.you.reader : null;
     for (const r of v.readers || []) {
       const e = readerEls[r.reader];
       if (!e) continue;
       e.scene = r.leds;
-      const html = r.cards.map(c => '<div class="card" data-item="card" data-card="' +
-        esc(c.id) + '" data-face-up="1">' + esc(c.name) + "</div>").join("") +
-        (r.problems.length ? '<div title="' + esc(r.problems.join(" ")) + '">?</div>' : "");
+      const html = r.cards.map(itemHtml).join("") +
+        (r.problems.length ? '<div class="problem">' + esc(r.problems.join(" ")) + "</div>" : "");
       if (e.cards.innerHTML !== html) e.cards.innerHTML = html;
       e.el.dataset.leds = JSON.stringify(r.leds);
       e.el.classList.toggle("mine", mine === r.reader);
@@ -234,6 +261,10 @@
     drawSide(v);
     drawYou(v);
     lightTargets();
+    if (v.refusal && v.refusal.seat === me.seat && me.seat) {
+      const k = v.refusal.text + "|" + v.refusal.at;
+      if (k !== refusalKey) { refusalKey = k; refuse(v.refusal.text, v.refusal.cells); }
+    }
     const shown = window.fairytable.shown;
     if (!shown.length || shown[shown.length - 1].actions !== v.actions) {
       shown.push({actions: v.actions, game_id: v.game_id, at: Date.now()});
@@ -241,57 +272,20 @@
     }
   }
 
-  function seatName(s) { return s; }
+  function seatOf(v, seat) { return v.seats.find(s => s.seat === seat); }
 
   function drawTop(v) {
+    $("#title").textContent = v.title;
+    document.title = v.title + " · Fairytable";
     const turn = $("#turn");
-    const mine = me.seat && v.turn === me.seat && v.status === "ongoing";
-    turn.classList.toggle("mine", !!mine);
-    if (v.attract) turn.textContent = "No game: the table waits for staff to start one";
-    else if (v.status === "finished")
-      turn.textContent = "Game over: " + (v.winner ? seatName(v.winner) + " wins" : "a draw") +
-        (v.end_reason === "dead_end" ? " (no contract in play could ever be completed)" : "");
-    else turn.textContent = (mine ? "Your turn (" + v.turn + ")" : "Turn: " + v.turn) +
-      (v.paused ? " — paused" : "");
-    turn.dataset.turn = v.turn || "";
-    turn.style.background = v.game === "storybook" ?
-      (String(v.turn).indexOf("hero") === 0 ? "#24408f" : "#8f2420") :
-      (colourOf(v, v.turn) || "#333");
-    let scores = "";
-    if (v.game === "fightclub" && v.players)
-      scores = v.players.map(p => p.id + " " + p.gold + " gold " + (v.scores || {})[p.id] +
-        " VP").join(" · ");
-    else if (v.game === "storybook" && v.scores)
-      scores = Object.keys(v.scores).map(k => k + " " + v.scores[k]).join(" · ") +
-        " (to " + v.target + ")" + (v.overtime ? " OVERTIME" : "");
-    else if (v.players)
-      scores = v.players.map(p => p.id + (p.alive ? "" : "✝") + " " + p.cards + " cards" +
-        (v.scores ? " " + v.scores[p.id] + " pts" : "")).join(" · ");
-    $("#scores").textContent = scores;
-    let left = "";
-    if (v.game === "storybook") left = "AP " + v.ap + " · phase " + v.phase;
-    else if (v.game === "fightclub")
-      left = "round " + v.round + " · " + v.phase + " · actions " + v.actions_left +
-        " · Market " + (v.market || []).map(c => parseInt(c.slice(1, 3), 10)).join(" ");
-    else if (v.game === "heroes")
-      left = (v.mode === "ctf" ? "Capture the Flag" : "Battle Royale") + " · turn " +
-        v.turn_number + " · actions " + v.actions_left + " · movement " +
-        (v.roll === null || v.roll === undefined ? "not rolled yet" : v.roll);
-    else if (v.actions_left !== null && v.actions_left !== undefined)
-      left = "actions " + v.actions_left + " · movement " + v.movement_left +
-        (v.reduced ? " · VALUES REDUCED" : "");
-    else left = "phase " + v.phase;
-    $("#left").textContent = left;
-  }
-
-  function colourOf(v, pid) {
-    const p = (v.players || []).find(x => x.id === pid);
-    return p ? p.colour : null;
-  }
-
-  function esc(s) {
-    return String(s).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;",
-                                               '"': "&quot;"}[c]));
+    const mine = !!(v.you && v.you.acting && v.status === "ongoing");
+    turn.classList.toggle("mine", mine);
+    turn.textContent = v.banner;
+    turn.dataset.turn = v.actors.join(" ");
+    const acting = v.actors.length === 1 ? seatOf(v, v.actors[0]) : null;
+    turn.style.setProperty("--own", acting ? acting.colour : "#333");
+    turn.classList.toggle("owned", !!acting);
+    $("#facts").textContent = v.facts.join(" · ");
   }
 
   function drawSide(v) {
@@ -304,25 +298,21 @@
       d.onmouseleave = () => d.dataset.cells.split(" ").forEach(k => cellEls[k] &&
         cellEls[k].el.classList.remove("hot"));
     }
-    const pg = v.in_progress;
-    let words = "";
-    if (pg && pg.kind === "placing") words = "A card is going down on " + key(pg.cells[0]) +
-      ": double tap it now to hide it, or it is played face up.";
-    else if (pg && pg.kind === "sliding") words = "A card lifted from " + key(pg.cells[0]) +
-      " is on its way: put it on a lit cell, or back.";
-    else if (pg && pg.kind === "pawn_in_hand") words = pg.player + "'s pawn is in hand: put it on a lit cell.";
-    else if (pg && pg.kind === "throw") words = "Roll the dice into the lit pockets (" + pg.throw + ").";
-    $("#progress").innerHTML = words ? '<div class="pg">' + esc(words) + "</div>" : "";
-    const acted = v.log.filter(l => l.indexOf("mismatch: ") !== 0);
-    const last = acted.length ? acted[acted.length - 1] : "";
-    // The last action and what it did (bested, overwhelmed, captured, duels, dice...).
-    const said = (v.last || []).map(e => e.type + Object.keys(e).filter(k => k !== "type" &&
-      typeof e[k] !== "object").map(k => " " + k + "=" + e[k]).join("")).slice(0, 6);
-    $("#last").innerHTML = "<b>Last:</b> " + esc(last || "nothing yet") +
-      (said.length ? '<div class="events">' + said.map(esc).join("<br>") + "</div>" : "");
-    $("#tiles").innerHTML = v.tiles.map(t => '<span class="tile ' + (t.online ? "on" : "off") +
-      '" data-tile="' + esc(t.id) + '" data-online="' + (t.online ? 1 : 0) +
-      '"><span class="dot"></span>' + esc(t.id) + (t.online ? "" : " offline") + "</span>").join("");
+    $("#tidy").innerHTML = v.tidy ? '<div class="tidy">' + esc(v.tidy) + "</div>" : "";
+    $("#progress").innerHTML = v.progress ? '<div class="pg">' + esc(v.progress.text) +
+      "</div>" : "";
+    $("#last").innerHTML = "<b>Last:</b> " + esc(v.last || "nothing yet");
+    $("#seats").innerHTML = v.seats.map(s => '<span class="seat' + (s.acting ? " acting" : "") +
+      '" data-seat="' + esc(s.seat) + '" style="--own:' + s.colour + '"><span class="shape">' +
+      esc(s.shape) + "</span> " + esc(s.name) + (s.bot ? ' <span class="bot-tag">bot</span>' : "") +
+      (me.seat === s.seat ? ' <span class="bot-tag">you</span>' : "") + "</span>").join("");
+    $("#legend").innerHTML = v.legend.map(l => '<div class="lg"><span class="sw" style="--own:' +
+      l.colour + '">' + esc(l.shape) + "</span> " + esc(l.words) + "</div>").join("");
+    const t = v.tiles;
+    $("#tiles").innerHTML = '<span class="tiles ' + (t.online === t.total ? "on" : "off") +
+      '" data-online="' + t.online + '" data-total="' + t.total + '"><span class="dot"></span>' +
+      t.online + " of " + t.total + " tiles online" + (t.offline.length ? ": " +
+      esc(t.offline.join("; ")) + " offline" : "") + "</span>";
     const log = $("#log");
     log.innerHTML = v.log.map(l => "<li>" + esc(l) + "</li>").join("");
     log.scrollTop = log.scrollHeight;
@@ -333,96 +323,79 @@
   function drawYou(v) {
     const box = $("#you");
     const you = v.you;
-    const seats = '<div class="seats">' + v.seats.map(s => "<span>" + esc(s.seat) +
-      (s.bot ? ' <span class="bot-tag">bot</span>' : "") + "</span>").join("") + "</div>";
-    if (!you) { box.innerHTML = (tv ? "" : "<b>Watching</b> (spectator) ") + seats; return; }
-    let h = "<b>You are " + esc(you.seat) + "</b>" + (you.bot ? " (a bot plays here)" : "") + seats;
-    if (!you.controls) {
-      box.innerHTML = h + (v.virtual ? "" : "<p>A real table: play with the cards.</p>");
+    if (!you) {
+      box.innerHTML = tv ? "" : "<p class=\"note\">You are watching. Each seat plays from its " +
+        "own link.</p>";
       return;
     }
-    const hand = [];
-    if (v.game === "storybook") {
-      for (const c of you.hand || []) hand.push([c.id, c.name]);
-      for (const c of you.lifted || []) hand.push([c.id, c.name + " (lifted)"]);
-      if (you.unseen && you.pool) for (const c of you.pool) hand.push([c.id, c.name]);
-      h += '<div>Hand' + (you.unseen ? " (" + you.unseen + " unknown: pick the one you hold)" : "") +
-        ":</div>";
-    } else if (v.game === "heroes") {
-      for (const c of you.hand || []) hand.push([c.id, c.name]);
-      h += "<div>Figures and cards to lay down:</div>";
-    } else if (v.game === "fightclub") {
-      for (const c of you.hand || []) hand.push([c.id, String(c.value)]);
-      h += "<div>Hand (" + you.gold + " gold): pick a card, then a wagon or the Market</div>";
-    } else if (!you.pawn_on_table) {
-      hand.push(["pawn", "Your pawn (" + you.colour + ")"]);
-      h += "<div>In hand:</div>";
+    let h = '<div class="me"><b>You play ' + esc(you.name) + "</b>" +
+      (you.bot ? " (a bot plays this seat)" : "") + "</div>";
+    if (you.note) h += '<p class="note">' + esc(you.note) + "</p>";
+    if (!you.controls) { box.innerHTML = h; return; }
+    const hand = you.hand || [];
+    if (picked && !hand.find(c => c.id === picked)) picked = null;
+    if (hand.length) {
+      h += '<div class="lbl">Your hand: pick one, then a lit cell' +
+        (you.reader ? " or your card reader" : "") + "</div>";
+      h += '<div class="row hand">' + hand.map(c => '<button data-card="' + esc(c.id) + '"' +
+        (picked === c.id ? ' class="on"' : "") + ' title="' + esc(c.label) + '">' +
+        esc(c.label) + "</button>").join("") + "</div>";
+      const pc = hand.find(c => c.id === picked);
+      if (pc && pc.face_down) h += '<div class="row faces"><button data-face="up"' +
+        (!faceDown ? ' class="on"' : "") + '>Face up</button><button data-face="down"' +
+        (faceDown ? ' class="on"' : "") + ">Face down (hidden)</button></div>";
     }
-    h += '<div class="row hand">' + hand.map(c => '<button data-card="' + esc(c[0]) + '"' +
-      (picked === c[0] && tool === "place" ? ' class="on"' : "") + ">" + esc(c[1]) +
-      "</button>").join("") + "</div>";
+    const choices = you.choices || [];
+    h += '<div class="row choices">' + choices.map((c, i) => '<button data-choice="' + i + '"' +
+      (c.control.op === "button" ? ' data-button="' + esc(c.control.name) + '"' : "") +
+      (c.enabled ? "" : " disabled") + (c.chosen ? ' class="on" aria-pressed="true"' : "") +
+      ">" + esc(c.label) + (c.chosen ? " ✓" : "") + "</button>").join("") +
+      ((v.tray || []).some(p => p.wanted) ? '<button data-op="throw">Throw the dice</button>' : "") +
+      "</div>";
     const tools = [["tap", "Tap"], ["double", "Double tap"], ["hold", "Hold"], ["lift", "Lift"],
-                   ["move", "Lift + put"]];
-    h += '<div class="row tools">' + tools.map(t => '<button data-tool="' + t[0] + '"' +
-      (tool === t[0] ? ' class="on"' : "") + ">" + t[1] + "</button>").join("") + "</div>";
-    const names = {draw: "Draw", end_turn: "End turn", twist: "Plot twist", roll: "Roll order",
-                   swap: "Swap", no_defence: "No defence", wagon: "Buy wagon (gold)",
-                   action: "Extra action (2 gold)"};
-    h += '<div class="row buttons">' + you.buttons.map(b => '<button data-button="' + b + '">' +
-      names[b] + "</button>").join("") +
-      (v.game === "royale" || v.game === "heroes" ? '<button data-op="throw">Throw dice</button>'
-       : "") + "</div>";
-    if (you.web_actions && you.web_actions.length) {
-      // Fight Club: what the hand's cards do off the table (discard, draw one for one, pay a
-      // wagon in creatures, discard down, a fight card, cards to pass).
-      h += '<div class="row"><select id="webaction">' + you.web_actions.map((a, i) =>
-        '<option value="' + i + '">' + esc(Object.keys(a).map(k => k === "type" ? a[k] :
-          k + " " + (Array.isArray(a[k]) ? a[k].map(c => String(c).slice(1, 3)).join("+") :
-          a[k])).join(" ")) + "</option>").join("") + '</select><button data-webaction="1">Do' +
-        "</button></div>";
-    }
-    if (you.plot_twist_choices) h += "<div>Plot twist choices: " +
-      you.plot_twist_choices.map(esc).join(", ") + " (Plot twist: next; End turn: take it)</div>";
+                   ["move", "Move"]];
+    h += '<details class="gestures"' + (tool !== "tap" && tool !== "place" ? " open" : "") +
+      '><summary>Hands on the table</summary><div class="row tools">' + tools.map(t =>
+      '<button data-tool="' + t[0] + '"' + (tool === t[0] ? ' class="on"' : "") + ">" + t[1] +
+      "</button>").join("") + "</div></details>";
     h += '<div id="hint">' + esc(hint()) + "</div>";
     box.innerHTML = h;
     for (const b of box.querySelectorAll("button[data-card]")) b.onclick = () => {
-      picked = b.dataset.card; tool = "place"; moveFrom = null; drawYou(view); lightTargets(); };
+      picked = picked === b.dataset.card ? null : b.dataset.card;
+      tool = picked ? "place" : "tap"; faceDown = false; moveFrom = null;
+      drawYou(view); lightTargets(); };
+    for (const b of box.querySelectorAll("button[data-face]")) b.onclick = () => {
+      faceDown = b.dataset.face === "down"; drawYou(view); };
     for (const b of box.querySelectorAll("button[data-tool]")) b.onclick = () => {
       tool = b.dataset.tool; picked = null; moveFrom = null; drawYou(view); lightTargets(); };
-    for (const b of box.querySelectorAll("button[data-button]")) b.onclick = () =>
-      send({op: "button", name: b.dataset.button});
+    for (const b of box.querySelectorAll("button[data-choice]")) b.onclick = () =>
+      send(Object.assign({}, choices[parseInt(b.dataset.choice, 10)].control));
     for (const b of box.querySelectorAll("button[data-op]")) b.onclick = () =>
       send({op: b.dataset.op});
-    for (const b of box.querySelectorAll("button[data-webaction]")) b.onclick = () =>
-      send({op: "action", action: you.web_actions[parseInt($("#webaction").value, 10)]});
-  }
-
-  function pickedKind() {
-    const you = view && view.you;
-    const c = ((you && you.hand) || []).find(h => h.id === picked);
-    return c ? c.kind : null;
   }
 
   function hint() {
-    if (tool === "place" && view && view.game === "heroes" && pickedKind() === "card")
-      return "Click your card reader (below the board) to lay " + picked + " on it.";
-    if (tool === "place") return "Click a lit cell to put " + picked + " there.";
-    if (tool === "move") return moveFrom ? "Click where it goes." : "Click the card or pawn to lift.";
+    const you = view && view.you;
+    const pc = ((you && you.hand) || []).find(c => c.id === picked);
+    if (tool === "place" && pc) {
+      if (pc.reader) return "Click your card reader (below the board) to lay " + pc.label +
+        " on it.";
+      return "Click a lit cell to put " + pc.label + (faceDown ? " face down" : "") + " there.";
+    }
+    if (tool === "move") return moveFrom ? "Click where it goes." : "Click the piece to move.";
     return "Click a cell to " + ({tap: "tap", double: "double tap", hold: "hold",
-                                  lift: "lift what lies on"})[tool] + " it.";
+                                  lift: "lift what lies on", place: "tap"})[tool] + " it.";
   }
 
   function targetCells() {
     const you = view && view.you;
     if (!you || !you.controls) return [];
     if (tool === "place" && picked) {
-      if (view.game === "storybook") return (you.targets || {})[picked] || [];
-      return (you.targets || {}).place || [];
+      const c = (you.hand || []).find(h => h.id === picked);
+      return c ? c.targets || [] : [];
     }
-    if (tool === "move" && moveFrom) {
-      if (view.game === "storybook") return (you.slides || {})[key(moveFrom)] || [];
-      return (you.targets || {}).move || [];
-    }
+    if (tool === "move" && moveFrom) return (you.slides || {})[key(moveFrom)] ||
+      ((you.moves || {})[key(moveFrom)] || []);
     return [];
   }
 
@@ -436,7 +409,7 @@
 
   function clickReader(n) {
     if (!view || !view.you || !view.you.controls) return;
-    if (view.you.reader !== n) { toast("lay your cards on your own card reader", true); return; }
+    if (view.you.reader !== n) { refuse("Lay your cards on your own card reader.", []); return; }
     if (tool === "place" && picked) {
       send({op: "place", reader: n, card: picked});
       picked = null; tool = "tap";
@@ -450,9 +423,9 @@
   function clickCell(cell) {
     if (!view || !view.you || !view.you.controls) return;
     if (tool === "place") {
-      if (!picked) { toast("pick a card from your hand first", true); return; }
-      send({op: "place", cell: cell, card: picked});
-      picked = null; tool = "tap";
+      if (!picked) { refuse("Pick a card from your hand first.", [cell]); return; }
+      send({op: "place", cell: cell, card: picked, face_down: faceDown});
+      picked = null; tool = "tap"; faceDown = false;
     } else if (tool === "move") {
       if (!moveFrom) { moveFrom = cell; }
       else { send({op: "move", cell: moveFrom, to: cell}); moveFrom = null; tool = "tap"; }
@@ -462,6 +435,8 @@
     drawYou(view);
     lightTargets();
   }
+
+  window.addEventListener("resize", () => { shapeKey = ""; if (view) render(view); });
 
   // ------------------------------------------------------------ the LEDs
 

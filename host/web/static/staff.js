@@ -43,7 +43,8 @@
   function show(st) {
     $("#game").textContent = st.game + " · game " + st.game_id + (st.attract ? " · attract mode" : "") +
       (st.paused ? " · PAUSED" : "") + " · " + st.clients + " page(s) watching";
-    $("#ng-game").value = st.game;
+    newGameForm(st.form);
+    $("#palette").value = st.palette;
     const cols = ["index", "uid", "online", "firmware", "uptime_ms", "heap_free", "loop_max_ms",
                   "crc_errors", "resends", "reboots", "reconnects", "protocol_errors", "flood_drops"];
     let h = "<tr>" + cols.map(c => "<th>" + c + "</th>").join("") + "<th>readers</th><th></th></tr>";
@@ -102,12 +103,30 @@
   }
   for (const b of document.querySelectorAll("button[data-op]"))
     if (b.dataset.op !== "start") b.onclick = () => op(b.dataset.op);
+  // The new-game form offers what this table's game takes (its player counts and modes).
+  let formKey = "";
+  function newGameForm(form) {
+    const k = JSON.stringify(form);
+    if (k === formKey) return;
+    formKey = k;
+    $("#ng-title").textContent = form.title;
+    $("#ng-players").innerHTML = form.players.map(n => '<option value="' + n + '"' +
+      (n === form.default_players ? " selected" : "") + ">" + n + "</option>").join("");
+    $("#ng-modebox").hidden = !form.modes.length;
+    $("#ng-mode").innerHTML = form.modes.map(m => '<option value="' + m + '"' +
+      (m === form.mode ? " selected" : "") + ">" + m + "</option>").join("");
+    $("#ng-bots").max = Math.max(...form.players);
+    $("#ng-bots").value = form.bots;
+  }
   $("#newgame").onsubmit = ev => {
     ev.preventDefault();
-    const f = new FormData($("#newgame")), body = {game: f.get("game")};
-    for (const k of ["players", "bots", "seed"]) if (f.get(k) !== "") body[k] = parseInt(f.get(k));
+    const f = new FormData($("#newgame")), body = {};
+    for (const k of ["players", "bots", "seed"]) if (f.get(k) !== "" && f.get(k) !== null)
+      body[k] = parseInt(f.get(k));
+    if (!$("#ng-modebox").hidden && f.get("mode")) body.mode = f.get("mode");
     op("start", body);
   };
+  $("#palette").onchange = () => op("palette", {palette: $("#palette").value});
   $("#login").onsubmit = ev => { ev.preventDefault(); pin = $("#pin").value; open(); };
 
   async function step(game, n) {
@@ -116,9 +135,8 @@
       replay = r;
       $("#replay").hidden = false;
       $("#stepinfo").textContent = "game " + game + ": step " + r.step + " of " + r.steps +
-        (r.status === "finished" ? " · finished, winner " + r.winner : "");
-      $("#raction").textContent = r.action ? JSON.stringify(r.action) + "  →  " +
-        r.events.map(e => e.type).join(", ") : "the setup";
+        " · " + r.banner;
+      $("#raction").textContent = r.said || "the setup";
       draw(r);
     } catch (e) { $("#said").textContent = e.message; }
   }
@@ -136,8 +154,7 @@
     b.innerHTML = r.cells.map(c => {
       const seg = c.leds.find(s => s[0] !== "off");
       const border = seg ? FxLeds.css(FxLeds.segment(seg, 0, 6, 0)[0] || [0, 0, 0]) : "#333";
-      const text = c.items.map(i => i.kind === "pawn" ? "●" + i.player :
-        (i.face_up ? "" : "▒") + (i.name || i.id || "")).join(" ");
+      const text = c.items.map(i => (i.shape || "") + i.label).join(" ");
       return '<div class="rcell" data-cell="' + c.cell[0] + "," + c.cell[1] + '" style="left:' +
         (c.cell[0] - minC) * S + "px;top:" + (maxR - c.cell[1]) * S + "px;border-color:" +
         border + '">' + esc(text) + "</div>";

@@ -9,14 +9,14 @@ import pytest
 
 from host.clock import ManualClock
 from host.web import server
-from host.web.view import HIDDEN, Refused, WebTable, _redact
+from host.web.view import HIDDEN, Refused, WebTable, redact
 from test_session_clock import session_on
 from web_helpers import mentions
 
 
 def test_redaction_replaces_whole_words_only():
     words = ["the_dodo", "The Dodo", "C2"]
-    out = _redact({"log": ["hide card=the_dodo cell=[2, 3]", "team_the_dodo_fans stays",
+    out = redact({"log": ["hide card=the_dodo cell=[2, 3]", "team_the_dodo_fans stays",
                            "The Dodo was lifted", "C2 and C22"], "n": 3, "id": "the_dodo"},
                   words)
     assert out["log"] == ["hide card=%s cell=[2, 3]" % HIDDEN, "team_the_dodo_fans stays",
