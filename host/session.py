@@ -142,12 +142,14 @@ class TableSession:
                 self.log.say("tile %s is online but not in the layout: ignored" % ev.tile)
             elif self.offline_since.pop(ev.tile, None) is not None and ev.tile in \
                     self.waiting_for():
-                self.log.say("tile %s is back: the game goes on" % ev.tile)
+                self.log.say("The tile of %s is back: the game goes on." % self._where(index))
             if index is not None:
                 self.forget_scenes(index)
             return None
         if ev.kind == "offline":
-            self.log.say("tile %s went offline (%s): the game waits for it" % (ev.tile, ev.detail))
+            if index is not None:
+                self.log.say("The tile of %s went offline (%s)." % (self._where(index),
+                                                                     ev.detail))
             if index is not None:
                 self.offline_since.setdefault(ev.tile, self.clock())
             return None
@@ -198,6 +200,10 @@ class TableSession:
             return action
         return None
 
+    def _where(self, index):
+        """What tile `index` of the layout holds, in words (tile ids are for staff)."""
+        return self.layout.place_words(self.layout.tiles[index])
+
     def forget_scenes(self, index):
         """Forget the scenes sent to tile `index` (it restarted, or staff lit a test on it):
         the next light sends them again."""
@@ -213,8 +219,8 @@ class TableSession:
                 continue
             tile = self.layout.tiles[self.tile_index[uid]]
             where = self.layout.place_words(tile)
-            waited.append(TileOffline(uid, tile.cells, "tile %s (%s) is offline: the game "
-                                      "waits for it" % (uid, where)))
+            waited.append(TileOffline(uid, tile.cells, "The tile of %s is offline: the game "
+                                      "waits for it." % where))
         before = set(self.waiting_for())
         self.tile_mismatches = waited
         for m in waited:
@@ -290,11 +296,12 @@ class TableSession:
     def apply(self, action):
         """Apply an action the table showed; returns its events, or None if refused."""
         if self.paused:
-            self.log.say("paused: %s not applied" % action["type"])
+            self.log.say("The game is paused by staff: %s was not applied." %
+                         self.game.face.request_words(self.match.state, action))
             return None
         if self.tile_mismatches:
-            self.log.say("%s not applied: the game waits for tile %s"
-                         % (action["type"], ", ".join(self.waiting_for())))
+            self.log.say("Not applied: the game waits for %s." % " and ".join(
+                "the tile of %s" % self._where(self.tile_index[u]) for u in self.waiting_for()))
             return None
         try:
             events = self.match.apply(action)

@@ -332,6 +332,11 @@ class TableGame:
         """Turns played, for the summary. Default: None (the game counts no turns)."""
         return None
 
+    def acts_for(self, state, seat, action):
+        """True if `seat` may make `action` from its own controls (a web button, a seat
+        button). Default: the engine's actor of the action is that seat."""
+        return self.engine.actor(state, action) == seat
+
     def is_button_action(self, action):
         """True for an action a seat button performs (no hand needed: a bot applies it)."""
         return action["type"] in self.button_actions

@@ -364,7 +364,7 @@ class WebTable:
             problem = s.match.validate(action)
             if problem is not None:
                 raise Refused(409, problem.message)
-            if seat != s.match.engine.actor(s.match.state, action):
+            if not s.game.acts_for(s.match.state, seat, action):
                 raise Refused(409, "it is not %s's move." % self.face.seat_name(
                     s.match.state, seat))
             s.apply_from_table(action)
@@ -415,7 +415,7 @@ class WebTable:
             raise Refused(400, "that is made on the table, not on the web.")
         state = s.match.state
         if s.match.engine.status(state) != "ongoing" or \
-                s.match.engine.actor(state, action) != seat:
+                not s.game.acts_for(state, seat, action):
             raise Refused(409, "it is not %s's move." % self.face.seat_name(state, seat))
         problem = s.match.engine.validate(state, action)
         if problem is not None:

@@ -135,8 +135,9 @@ def test_a_tile_offline_past_the_grace_stops_the_game_until_it_is_back(tmp_path)
         m = session.mismatches[0]
         cells = session.layout.tiles[2].cells
         assert m.code == "tile_offline" and m.cells == sorted(cells) and m.tile == uid
-        assert m.message == "tile %s (cells %s) is offline: the game waits for it" % (
-            uid, ", ".join("[%d, %d]" % c for c in cells))
+        # Words a visitor reads: the cells, not the tile's id (that is the staff page's).
+        where = "cells %s" % ", ".join("[%d, %d]" % c for c in cells)
+        assert m.message == "The tile of %s is offline: the game waits for it." % where
         assert waits[0] == {"tile": uid, "cells": [list(c) for c in sorted(cells)],
                             "message": m.message}
         assert "Mismatch: " + m.message in session.log.lines
@@ -146,10 +147,10 @@ def test_a_tile_offline_past_the_grace_stops_the_game_until_it_is_back(tmp_path)
         # Nothing is applied while it lasts: a seat button's end of turn is held back.
         session.apply_from_table({"type": "draw"})
         assert session.match.actions == []
-        assert session.log.lines[-1] == "draw not applied: the game waits for tile %s" % uid
+        assert session.log.lines[-1] == "Not applied: the game waits for the tile of %s." % where
         summary = await session.run(deadline_s=5)   # the tile is back at 9 s
         assert summary["waiting_for"] == [] and session.mismatches == []
-        assert "tile %s is back: the game goes on" % uid in session.log.lines
+        assert "The tile of %s is back: the game goes on." % where in session.log.lines
         assert len(waits) == 1
         session.apply_from_table({"type": "draw"})
         assert [a["type"] for a in session.match.actions] == ["draw"]

@@ -61,9 +61,8 @@ def test_json_mode_says_which_tile_the_game_waits_for(tmp_path):
         assert waiting is not None, b"".join(lines).decode()[-3000:]
         assert waiting["tile"] == "e661410400000007"
         assert waiting["cells"] == [[c, 6] for c in range(7)]
-        assert waiting["message"] == ("tile e661410400000007 (cells %s) is offline: the game "
-                                      "waits for it" % ", ".join("[%d, 6]" % c
-                                                                 for c in range(7)))
+        assert waiting["message"] == ("The tile of cells %s is offline: the game waits for "
+                                      "it." % ", ".join("[%d, 6]" % c for c in range(7)))
         os.kill(tiles[6], signal.SIGCONT)       # plugged back in: the game goes on
         out = host.stdout.read()                # stderr stays the reader thread's
         host.wait(600)

@@ -9,6 +9,7 @@ from host.table.contract import TableGame
 from host.games.royale.hands import RoyaleHands
 from host.games.royale.scenes import diamond_scenes
 from host.games.royale.terminal import render
+from host.games.royale.web import RoyaleFace
 from host.games.royale.interpreter import (PAWN_COLOURS, POCKETS, RoyaleTable, cell_of,
                                           colour_of)
 from shared_rules import catalog, royale, royale_bot
@@ -42,6 +43,7 @@ class RoyaleGame(TableGame):
     button_actions = ("swap", "end_turn")
     buttons = (("roll", "Throw the dice"), ("swap", "Swap cards"), ("end_turn", "End turn"))
     interpreter = RoyaleTable
+    face_class = RoyaleFace
 
     def board_cells(self):
         return frozenset(tuple(cell) for cell in royale.CELLS)
@@ -67,6 +69,12 @@ class RoyaleGame(TableGame):
 
     def render(self, state, scene_map, mismatches, colour=True, table=None):
         return render(state, scene_map, mismatches, colour)
+
+    def acts_for(self, state, seat, action):
+        """One roll for the turn order throws every roller's die: any of them may make it."""
+        if action["type"] == "roll_order":
+            return seat in royale.rollers(state)
+        return TableGame.acts_for(self, state, seat, action)
 
     def action_cells(self, state, action):
         """The cells an action concerns (flashed when it is refused)."""

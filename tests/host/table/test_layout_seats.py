@@ -172,5 +172,4 @@ def test_the_seat_tiles_readers_are_lit_and_an_offline_seat_tile_is_named_in_wor
     now[0] = session.offline_grace_ms + 1
     session._check_offline()
     assert [m.message for m in session.tile_mismatches] == [
-        "tile %s (the card readers of seats 1, 2, 3, 4) is offline: the game waits for it"
-        % seat_uid]
+        "The tile of the card readers of seats 1, 2, 3, 4 is offline: the game waits for it."]

@@ -3,6 +3,7 @@ and every refusal the issue names, each with a sentence and the table unchanged.
 
 import asyncio
 import json
+import re
 import subprocess
 
 import aiohttp
@@ -17,30 +18,40 @@ def host(tmp_path_factory):
     # Storybook, the hero a bot: the villain's seat waits for a person, so the table holds still.
     h = Host(tmp_path_factory.mktemp("webapi"), "--bots", "1", "--seed", "7", "--new",
              "--pace", "0").start()
-    h.wait_for(lambda v: all(t["online"] for t in v["tiles"]) and len(v["tiles"]) == 7)
+    h.wait_for(lambda v: v["tiles"]["online"] == v["tiles"]["total"] == 7)
     yield h
     h.stop()
 
 
 def same_table(a, b):
-    keep = ("actions", "cells", "mismatches", "status", "turn", "paused", "phase")
-    return all(a[k] == b[k] for k in keep)
+    keep = ("actions", "cells", "mismatches", "status", "actors", "paused")
+    return all(a[k] == b[k] for k in keep) and a["knowledge"] == b["knowledge"]
+
+
+def turn(v):
+    return v["knowledge"]["turn"]
+
+
+def phase(v):
+    return v["knowledge"]["phase"]
 
 
 def test_the_spectator_view_has_the_contract(host):
     v = host.table()
-    for key in ("game", "status", "winner", "scores", "turn", "cells", "mismatches", "log",
-                "tiles"):
+    for key in ("game", "title", "status", "winner", "scores", "banner", "facts", "actors",
+                "cells", "mismatches", "log", "tiles", "legend"):
         assert key in v, key
-    assert v["game"] == "storybook"
+    assert v["game"] == "storybook" and v["title"] == "Storybook Battles"
     assert len(v["cells"]) == 49
     assert sorted(tuple(c["cell"]) for c in v["cells"]) == [(c, r) for c in range(7)
                                                             for r in range(7)]
     for c in v["cells"]:
         assert len(c["leds"]) == 4 and all(len(seg) == 4 for seg in c["leds"])
-    assert all(set(t) >= {"id", "online"} for t in v["tiles"])
+    # Tile ids are staff's: a spectator hears how many tiles are online, and where one is not.
+    assert v["tiles"] == {"online": 7, "total": 7, "offline": []}
+    assert not re.search(r"\b[0-9a-f]{16}\b", json.dumps(v))
     assert "you" not in v and v["viewer"]["seat"] is None
-    assert [s for s in v["seats"] if s["bot"]] == [{"seat": "hero", "bot": True}]
+    assert [(s["seat"], s["name"]) for s in v["seats"] if s["bot"]] == [("hero", "Hero")]
 
 
 def test_a_seat_view_needs_that_seats_token(host):
@@ -53,12 +64,12 @@ def test_a_seat_view_needs_that_seats_token(host):
     assert status == 404 and "no seat" in body["error"]
     v = host.table("villain")
     assert v["you"]["seat"] == "villain" and v["you"]["controls"] is True
-    # Physical mode: the villain's unseen cards are what the hand may hold; a spectator
-    # never sees them.
-    pool = [c["id"] for c in v["you"]["pool"]]
-    assert pool
+    # Physical mode: the virtual hands drew the villain's cards; the hand holds those cards
+    # only (as many as the engine says the villain holds), and a spectator never sees them.
+    hand = [c["id"] for c in v["you"]["hand"]]
+    assert hand and len(hand) == v["knowledge"]["hand_sizes"]["villain"]
     spectator = json.dumps(host.table())
-    assert not [c for c in pool if mentions(spectator, c)]
+    assert not [c for c in hand if mentions(spectator, c)]
 
 
 def control(host, body, token=None, raw=None):
@@ -115,31 +126,30 @@ def test_staff_api_needs_the_pin(host):
 
 
 def test_a_seat_plays_through_the_buttons_and_the_tiles(host):
-    v = host.wait_for(lambda x: x["turn"] == "villain" or x["phase"] != "choose_plot_twist",
+    v = host.wait_for(lambda x: turn(x) == "villain" or phase(x) != "choose_plot_twist",
                       what="the villain's plot twist choice")
-    if v["phase"] == "choose_plot_twist":
+    if phase(v) == "choose_plot_twist":
         status, body = control(host, {"seat": "villain", "op": "button", "name": "end_turn"},
                                host.token("villain"))
         assert status == 200, body
         v = host.wait_for(lambda x: x["actions"] > v["actions"], what="the plot twist chosen")
     # The hero (a bot) hides two cards, then the villain plays two face up: through a tile.
-    v = host.wait_for(lambda x: x["turn"] == "villain" and x["phase"] == "setup_play",
+    v = host.wait_for(lambda x: turn(x) == "villain" and phase(x) == "setup_play",
                       timeout=90, what="the villain's setup turn")
     mine = host.table("villain")["you"]
-    card = sorted(c for c in mine["targets"] if mine["targets"][c])[0]
-    cell = mine["targets"][card][0]
+    card, cell = sorted((c["id"], c["targets"][0]) for c in mine["hand"] if c["targets"])[0]
     status, body = control(host, {"seat": "villain", "op": "place", "cell": cell, "card": card},
                            host.token("villain"))
     assert status == 200, body
     after = host.wait_for(lambda x: x["actions"] > v["actions"], what="the play applied")
     here = [c for c in after["cells"] if c["cell"] == cell][0]
-    assert here["items"][0]["id"] == card and here["items"][0]["face_up"] is True
+    assert here["items"][0]["id"] == card and here["items"][0]["kind"] == "card"
     # The hero's face-down cards: a card back for the spectator and for the villain.
     for view in (after, host.table("villain")):
-        backs = [i for c in view["cells"] for i in c["items"] if not i["face_up"]]
+        backs = [i for c in view["cells"] for i in c["items"] if i["kind"] == "card_back"]
         assert len(backs) == 2
-        assert all(i == {"kind": "card", "face_up": False, "owner": "hero",
-                         "facing": i["facing"]} for i in backs)
+        assert all("id" not in i and i["title"] == "a face-down card of Hero's"
+                   for i in backs)
 
 
 def test_the_websocket_checks_origin_and_rights(host):

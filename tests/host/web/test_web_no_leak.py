@@ -66,13 +66,16 @@ def check(texts, journal_path, where):
                 words.add(cat.cards[cid][1])
             if cat is not None and cid in cat.twists and cat.twists[cid].get("name"):
                 words.add(cat.twists[cid]["name"])
+            cards = getattr(state, "cards", None)     # Battle Royale: the map's and reserves'
+            if isinstance(cards, dict) and cid in cards:
+                words.add(cards[cid]["name"])
         leaked = sorted(w for w in words if mentions(text, w))
         assert not leaked, "%s message at action %d shows %s: %s" % (
             where, view["actions"], leaked, text[:3000])
         for cell in view["cells"]:
             for item in cell["items"]:
-                if item["kind"] == "card" and not item["face_up"]:
-                    assert "id" not in item and "name" not in item, (where, item)
+                if item["kind"] == "card_back":
+                    assert "id" not in item, (where, item)
         checked += 1
     journal.close()
     return checked
