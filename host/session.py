@@ -139,7 +139,8 @@ class TableSession:
         index = self.tile_index.get(ev.tile)
         if ev.kind == "online":
             if index is None:
-                self.log.say("tile %s is online but not in the layout: ignored" % ev.tile)
+                self.log.say("tile %s is online but not in the layout: ignored" % ev.tile,
+                             staff=True)
             elif self.offline_since.pop(ev.tile, None) is not None and ev.tile in \
                     self.waiting_for():
                 self.log.say("The tile of %s is back: the game goes on." % self._where(index))
@@ -156,7 +157,7 @@ class TableSession:
         if ev.kind == "problem":
             # A port or tile the link will not use (a clone, another protocol version, a
             # flood): the operator must hear what to do, whether or not it is in the layout.
-            self.log.say("table problem: %s" % ev.detail)
+            self.log.say("table problem: %s" % ev.detail, staff=True)
             return None
         if index is None:
             return None
@@ -393,7 +394,7 @@ class TableSession:
             try:
                 self.link.set_scene(uid, entries)
             except ValueError as e:
-                self.log.say("lighting tile %s failed: %s" % (uid, e))
+                self.log.say("lighting tile %s failed: %s" % (uid, e), staff=True)
                 continue
             self.led_scenes_sent += 1
             for _slot, scene, cell in per_tile[index]:

@@ -105,6 +105,10 @@ SIDES = ("hero", "villain")
 HAND_LIMIT = 5
 AP_PER_TURN = 5
 COST = {"draw": 1, "reveal": 1, "spin": 2, "slide": 2, "play": 3, "hide": 3}
+# What the game is doing before play, in a player's words.
+PHASE_WORDS = {"choose_plot_twist": "each player chooses a plot twist first",
+               "setup_hide": "the Hero hides two cards first",
+               "setup_play": "the Villain plays two cards first"}
 ACTION_NAMES = {"draw": "Draw", "reveal": "Reveal", "spin": "Spin", "slide": "Slide",
                 "play": "Play", "hide": "Hide"}
 
@@ -764,8 +768,8 @@ def _check_place(s, seat, action, kind):
     else:
         want = "setup_hide" if kind == "hide" else "setup_play"
         if s.phase != want:
-            _fail("wrong_phase", "During setup the %s %s cards; now is %s." % (
-                "Hero hides" if kind == "hide" else "Villain plays", kind, s.phase))
+            _fail("wrong_phase", "During setup the Hero hides two cards and the Villain "
+                  "plays two face up; now %s." % PHASE_WORDS.get(s.phase, s.phase))
         if cell not in s.setup_cells[seat]:
             _fail("not_setup_cell", "During setup your cards go on %s." % " and ".join(
                 str(_cell(c)) for c in s.setup_cells[seat]))
@@ -871,7 +875,7 @@ def _check(s, action):
         _check_place(s, seat, action, kind)
         return seat
     if s.phase != "play":
-        _fail("wrong_phase", "Setup is not finished (%s)." % s.phase)
+        _fail("wrong_phase", "Not yet: %s." % PHASE_WORDS.get(s.phase, s.phase))
     if kind == "end_turn":
         return seat
     if kind not in COST:

@@ -116,6 +116,11 @@ class Host:
         return self.request("POST", "/api/staff/" + op, body or {},
                             {"X-Staff-Pin": self.pin if pin is None else pin})
 
+    def staff_state(self):
+        status, body = self.request("GET", "/api/staff/state", headers={"X-Staff-Pin": self.pin})
+        assert status == 200, body
+        return body
+
     def wait_for(self, predicate, timeout=60, what="the table"):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

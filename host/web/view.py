@@ -176,7 +176,7 @@ class WebTable:
         out["refusal"] = s.last_refusal if s.last_refusal and (
             s.last_refusal["seat"] in (None, seat)) else None
         out["bot_request"] = self._bot_request(match)
-        out["log"] = list(s.log.lines[-LOG_LINES:])
+        out["log"] = s.log.public_lines(LOG_LINES)
         out["last"] = s.last_words
         tiles = sorted(s.link.tiles.items())
         out["tiles"] = {"online": sum(1 for _, t in tiles if t.online), "total": len(tiles),
@@ -261,6 +261,11 @@ class WebTable:
                "bot": seat in s.bots.seats, "controls": controls,
                "acting": seat in s.game.actors(state),
                "reader": self._reader_of(seat)}
+        # What the rules let this seat do now (action kinds), for tools and tests.
+        you["legal"] = sorted(set(
+            a["type"] for a in match.engine.legal_actions(state)
+            if s.game.acts_for(state, seat, a))) if match.engine.status(state) == "ongoing" \
+            else []
         held = self.face.held(match, seat, match.seed) if self.virtual else None
         part = self.face.you(match, s.table, seat, held)
         if not self.virtual:
@@ -465,13 +470,16 @@ class WebTable:
         if uid not in tiles:
             raise Refused(400, "no virtual tile %r (tiles: %s)." % (uid, ", ".join(sorted(tiles))))
         tile = tiles[uid]
+        s = self.session
+        where = s.layout.place_words(s.layout.tiles[s.tile_index[uid]]) \
+            if uid in s.tile_index else "no place of this game"
         if op == "tile_off":
             await asyncio.to_thread(tile.kill)
-            self.session.log.say("staff switched virtual tile %s off" % uid)
-            return "tile %s is off" % uid
+            s.log.say("Staff switched off the tile of %s." % where)
+            return "tile %s (%s) is off" % (uid, where)
         await asyncio.to_thread(tile.restart)
-        self.session.log.say("staff switched virtual tile %s on" % uid)
-        return "tile %s is starting" % uid
+        s.log.say("Staff switched on the tile of %s." % where)
+        return "tile %s (%s) is starting" % (uid, where)
 
     def staff(self, op, params):
         """A staff operation; returns a sentence. `start` takes game, seed, bots, players,
@@ -599,7 +607,8 @@ class WebTable:
         s.link.set_scene(uid, [(slot, CHECK_SCENE) for slot in range(slots)])
         if index is not None:
             s.forget_scenes(index)
-        s.log.say("staff: LED test on tile %s (each cell's edges chase white)" % uid)
+        s.log.say("Staff are testing the lights of %s (each cell's edges chase white)." % (
+            s.layout.place_words(s.layout.tiles[index]) if index is not None else "a tile"))
         readers = (tile.health or {}).get("readers") or []
         bad = [i for i, r in enumerate(readers)
                if not (r[0] if isinstance(r, (list, tuple)) else r.get("ok"))]

@@ -16,6 +16,7 @@
   const board = $("#board"), tray = $("#tray"), readersBox = $("#readers");
   let view = null, ws = null, backoff = 500, nextId = 1, shapeKey = "", cellPx = 0;
   let tool = "tap", picked = null, faceDown = false, moveFrom = null, refusalKey = "";
+  let gesturesOpen = false, youHtml = "";
   const cellEls = {}, pocketEls = {}, readerEls = {};
   // For tools and tests: the last view, and when each new action count was drawn (wall ms).
   window.fairytable = {get view() { return view; }, get connected() {
@@ -324,6 +325,7 @@
     const box = $("#you");
     const you = v.you;
     if (!you) {
+      youHtml = "";
       box.innerHTML = tv ? "" : "<p class=\"note\">You are watching. Each seat plays from its " +
         "own link.</p>";
       return;
@@ -331,7 +333,7 @@
     let h = '<div class="me"><b>You play ' + esc(you.name) + "</b>" +
       (you.bot ? " (a bot plays this seat)" : "") + "</div>";
     if (you.note) h += '<p class="note">' + esc(you.note) + "</p>";
-    if (!you.controls) { box.innerHTML = h; return; }
+    if (!you.controls) { box.innerHTML = h; youHtml = ""; return; }
     const hand = you.hand || [];
     if (picked && !hand.find(c => c.id === picked)) picked = null;
     if (hand.length) {
@@ -354,12 +356,16 @@
       "</div>";
     const tools = [["tap", "Tap"], ["double", "Double tap"], ["hold", "Hold"], ["lift", "Lift"],
                    ["move", "Move"]];
-    h += '<details class="gestures"' + (tool !== "tap" && tool !== "place" ? " open" : "") +
+    h += '<details class="gestures"' + (gesturesOpen ? " open" : "") +
       '><summary>Hands on the table</summary><div class="row tools">' + tools.map(t =>
       '<button data-tool="' + t[0] + '"' + (tool === t[0] ? ' class="on"' : "") + ">" + t[1] +
       "</button>").join("") + "</div></details>";
     h += '<div id="hint">' + esc(hint()) + "</div>";
+    if (h === youHtml) return;     // nothing new: the buttons under the pointer stay
+    youHtml = h;
     box.innerHTML = h;
+    box.querySelector("details.gestures").ontoggle = ev => {
+      gesturesOpen = ev.target.open; };
     for (const b of box.querySelectorAll("button[data-card]")) b.onclick = () => {
       picked = picked === b.dataset.card ? null : b.dataset.card;
       tool = picked ? "place" : "tap"; faceDown = false; moveFrom = null;

@@ -41,8 +41,10 @@ def test_storybook_page_draws_49_cells_and_the_kiosk_fits(tmp_path, browser):
         kiosk = browser.new_page(viewport={"width": 1024, "height": 600})
         kiosk.goto(host.links["villain"].replace("/#", "/kiosk#"))
         live(kiosk)
-        kiosk.wait_for_selector("#you button[data-button=end_turn]")
+        kiosk.wait_for_selector("#you .choices button")
         for b in kiosk.locator("#you button, #you [data-cell]").all():
+            if not b.is_visible():
+                continue
             box = b.bounding_box()
             assert box["width"] >= 44 and box["height"] >= 44, box
         for c in kiosk.locator("[data-cell]").all()[:3]:
@@ -72,33 +74,69 @@ def test_royale_page_draws_the_diamond_and_the_tray(tmp_path, browser):
                             if abs(x) + abs(y) <= 3)
         assert page.locator("#tray .pocket").count() == 3
         page.locator("#you button[data-button=roll]").click()
-        wait_view(page, "v.phase !== 'order'")
+        wait_view(page, "v.knowledge.phase !== 'order'")
         shot(page, "royale-seat")
     finally:
         host.stop()
 
 
 def test_a_mismatch_shows_its_sentence_and_cells_and_clears(tmp_path, browser):
-    # No bots: nobody tidies the table but the person at the page.
+    # No bots: nobody tidies the table but the person at the page. The hero lifts its leader
+    # off the middle of the board: the page names it and its cell until it is put back.
     host = Host(tmp_path, "--bots", "0", "--seed", "4", "--new").start()
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(host.links["hero"])
         live(page)
-        wait_view(page, "v.mismatches.length === 0 && v.you.pool && v.you.pool.length > 0")
-        card = page.locator("#you .hand button").first
-        card.click()
-        page.locator("[data-cell='0,0']").click()
+        wait_view(page, "v.mismatches.length === 0 && v.cells.some(c => c.cell[0] === 3 && "
+                  "c.cell[1] === 3 && c.items.length)")
+        leader = page.evaluate("window.fairytable.view.cells.find(c => c.cell[0] === 3 && "
+                               "c.cell[1] === 3).items[0].id")
+        page.locator("#you details.gestures summary").click()
+        page.locator("#you button[data-tool=lift]").click()
+        page.locator("[data-cell='3,3']").click()
         page.wait_for_selector("#mismatches .mm", timeout=30000)
         text = page.inner_text("#mismatches")
-        assert "[0, 0]" in text and "Lift" in text
-        assert "mismatch" in page.get_attribute("[data-cell='0,0']", "class")
+        assert "[3, 3]" in text and "put it back" in text
+        assert "mismatch" in page.get_attribute("[data-cell='3,3']", "class")
         shot(page, "storybook-mismatch")
-        page.locator("#you button[data-tool=lift]").click()
-        page.locator("[data-cell='0,0']").click()
+        # The lifted card is in the hand: put it back where it was.
+        page.locator("#you .hand button[data-card='%s']" % leader).click()
+        page.locator("[data-cell='3,3']").click()
         wait_view(page, "v.mismatches.length === 0")
         assert page.locator("#mismatches .mm").count() == 0
-        assert "mismatch" not in page.get_attribute("[data-cell='0,0']", "class")
+        assert "mismatch" not in page.get_attribute("[data-cell='3,3']", "class")
+    finally:
+        host.stop()
+
+
+def test_a_refused_move_is_said_beside_its_cell_and_the_card_stays_in_hand(tmp_path, browser):
+    """A card put where the rules do not allow it: the rule in words beside that cell, nothing
+    goes down, the card is still in the hand."""
+    host = Host(tmp_path, "--bots", "1", "--seed", "4", "--new", "--pace", "0").start()
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(host.links["villain"])
+        live(page)
+        wait_view(page, "v.you.hand.length > 0 && v.mismatches.length === 0", 90000)
+        card = page.locator("#you .hand button").first
+        cid = card.get_attribute("data-card")
+        before = page.evaluate("window.fairytable.view.actions")
+        card.click()
+        page.locator("[data-cell='0,0']").click()
+        page.wait_for_selector("#refusal:not([hidden])", timeout=15000)
+        words = page.inner_text("#refusal")
+        assert words.endswith(".") and "_" not in words, words
+        bubble = page.locator("#refusal").bounding_box()
+        cell = page.locator("[data-cell='0,0']").bounding_box()
+        assert abs(bubble["y"] - (cell["y"] + cell["height"])) < 40, (bubble, cell)
+        assert "refused" in page.get_attribute("[data-cell='0,0']", "class")
+        shot(page, "storybook-refusal")
+        page.wait_for_timeout(1500)
+        v = page.evaluate("window.fairytable.view")
+        assert v["actions"] == before and not [c for c in v["cells"] if c["cell"] == [0, 0]
+                                              and c["items"]]
+        assert cid in [c["id"] for c in v["you"]["hand"]]
     finally:
         host.stop()
 
@@ -109,18 +147,18 @@ def test_a_tile_switched_off_shows_offline_and_comes_back(tmp_path, browser):
         page = browser.new_page()
         page.goto(host.url)
         live(page)
-        page.wait_for_selector("#tiles .tile[data-online='1']")
-        uid = page.locator("#tiles .tile").nth(2).get_attribute("data-tile")
+        page.wait_for_selector("#tiles .tiles[data-online='7']")
+        uid = host.staff_state()["tiles"][2]["uid"]
         status, body = host.staff("tile_off", {"tile": uid})
         assert status == 200, body
-        page.wait_for_selector("#tiles .tile[data-tile='%s'][data-online='0']" % uid,
-                               timeout=30000)
-        assert "offline" in page.inner_text("#tiles .tile[data-tile='%s']" % uid)
+        page.wait_for_selector("#tiles .tiles[data-online='6']", timeout=30000)
+        words = page.inner_text("#tiles")
+        assert "6 of 7 tiles online" in words and "cells [0, 2]" in words, words
+        assert uid not in page.inner_text("body")      # tile ids are the staff page's
         shot(page, "tile-offline")
         status, body = host.staff("tile_on", {"tile": uid})
         assert status == 200, body
-        page.wait_for_selector("#tiles .tile[data-tile='%s'][data-online='1']" % uid,
-                               timeout=60000)
+        page.wait_for_selector("#tiles .tiles[data-online='7']", timeout=60000)
     finally:
         host.stop()
 
@@ -131,7 +169,7 @@ def test_the_page_reconnects_after_the_host_is_killed(tmp_path, browser):
         page = browser.new_page()
         page.goto(host.links["hero"])
         live(page)
-        page.locator("#you button[data-button=end_turn]").click()
+        page.locator("#you .choices button[data-choice]").first.click()
         wait_view(page, "v.actions >= 1")
         game_id = page.evaluate("window.fairytable.view.game_id")
         host.kill9()

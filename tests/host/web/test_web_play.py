@@ -33,28 +33,32 @@ def click_cell(page, cell):
     page.locator("[data-cell='%d,%d']" % tuple(cell)).click()
 
 
-def tool(page, name):
-    page.locator("#you button[data-tool=%s]" % name).click()
-
-
 def my_turn(v, seat):
-    return (v["status"] == "ongoing" and v["current_seat"] == seat and not v["mismatches"]
+    return (v["status"] == "ongoing" and v["actors"] == [seat] and not v["mismatches"]
             and not v["busy"])
+
+
+def tool(page, name):
+    """A gesture of the hands on the table (folded away under "Hands on the table")."""
+    if not page.locator("#you button[data-tool=%s]" % name).is_visible():
+        page.locator("#you details.gestures summary").click()
+    page.locator("#you button[data-tool=%s]" % name).click()
 
 
 def play_storybook_move(page, v):
     you = v["you"]
     legal = you["legal"]
-    if v["phase"] == "choose_plot_twist":
-        page.locator("#you button[data-button=end_turn]").click()
+    known = v["knowledge"]
+    if known["phase"] == "choose_plot_twist":
+        page.locator("#you .choices button[data-choice]").first.click()
         return
-    placeable = [c for c in sorted(you["targets"]) if you["targets"][c]]
+    placeable = [c for c in you["hand"] if c["targets"]]
     if placeable and ("play" in legal or "hide" in legal):
         card = placeable[0]
-        page.locator("#you .hand button[data-card='%s']" % card).click()
-        click_cell(page, you["targets"][card][0])
+        page.locator("#you .hand button[data-card='%s']" % card["id"]).click()
+        click_cell(page, card["targets"][0])
         return
-    if "draw" in legal and v["deck_sizes"][you["seat"]] > 0 and v["ap"] >= 1:
+    if "draw" in legal and known["deck_sizes"][you["seat"]] > 0 and known["ap"] >= 1:
         page.locator("#you button[data-button=draw]").click()
         return
     page.locator("#you button[data-button=end_turn]").click()
@@ -63,33 +67,35 @@ def play_storybook_move(page, v):
 def play_royale_move(page, v):
     you = v["you"]
     legal = you["legal"]
-    me = [p for p in v["players"] if p["id"] == you["seat"]][0]
-    if v["phase"] == "order":
+    me = [p for p in v["knowledge"]["players"] if p["id"] == you["seat"]][0]
+    if v["knowledge"]["phase"] == "order":
         page.locator("#you button[data-button=roll]").click()
         return
-    if "place" in legal and you["targets"]["place"]:
+    pawn = [c for c in you["hand"] if c["id"] == "pawn"]
+    if "place" in legal and pawn and pawn[0]["targets"]:
         page.locator("#you .hand button[data-card=pawn]").click()
-        click_cell(page, you["targets"]["place"][0])
+        click_cell(page, pawn[0]["targets"][0])
         return
     here = me["cell"]
     if "attack_card" in legal:
         tool(page, "tap")
         click_cell(page, here)
-        page.wait_for_function("() => { const v = window.fairytable.view; return v.in_progress"
-                               " && v.in_progress.kind === 'throw'; }", timeout=10000)
+        page.wait_for_function("() => { const v = window.fairytable.view; return v.progress"
+                               " && v.tray.some(p => p.wanted); }", timeout=10000)
         page.locator("#you button[data-op=throw]").click()
         return
     if "resurrect" in legal:
         tool(page, "double")
         click_cell(page, here)
         return
-    if "move" in legal and you["targets"]["move"]:
-        with_card = [c for c in you["targets"]["move"]
-                     if any(i["kind"] == "card" for x in v["cells"] if x["cell"] == c
-                            for i in x["items"])]
+    moves = you["moves"].get("%d,%d" % tuple(here), []) if here else []
+    if "move" in legal and moves:
+        with_card = [c for c in moves if any(i["kind"] in ("card", "card_back")
+                                             for x in v["cells"] if x["cell"] == c
+                                             for i in x["items"])]
         tool(page, "move")
         click_cell(page, here)
-        click_cell(page, (with_card or you["targets"]["move"])[0])
+        click_cell(page, (with_card or moves)[0])
         return
     page.locator("#you button[data-button=end_turn]").click()
 
