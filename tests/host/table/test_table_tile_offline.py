@@ -26,7 +26,8 @@ async def scenario(tmp_path):
         await until(lambda: session.mismatches, session)
         m = session.mismatches[0]
         assert m.code == "tile_offline" and m.cells == sorted(cells)
-        assert m.tile == tile.uid and m.message.startswith("The tile of cells [%d, %d], " % cells[0])
+        assert m.tile == tile.uid
+        assert m.message.startswith("The tile of cells [%d, %d], " % cells[0])
         assert m.message.endswith(" is offline: the game waits for it.")
         assert [w["tile"] for w in waits] == [tile.uid]
         assert session.summary()["waiting_for"] == [tile.uid]
