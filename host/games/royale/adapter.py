@@ -41,7 +41,8 @@ class RoyaleGame(TableGame):
     virtual_heap = "64k"  # the tile firmware's heap on the virtual table (as for Storybook)
     players_from_bots = True   # `run --headless --bots N` plays N players
     button_actions = ("swap", "end_turn")
-    buttons = (("roll", "Throw the dice"), ("swap", "Swap cards"), ("end_turn", "End turn"))
+    buttons = (("roll", "Roll for the turn order"), ("swap", "Swap cards"),
+               ("end_turn", "End turn"))
     interpreter = RoyaleTable
     face_class = RoyaleFace
 

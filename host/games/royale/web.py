@@ -8,7 +8,7 @@ from shared_rules import royale
 
 from host.games.royale.interpreter import cell_of, colour_of
 
-ACTIONS = {"roll_order": "roll for the turn order", "place": "put the pawn on the map",
+ACTIONS = {"roll_order": "roll for the turn order", "place": "put the pawn down",
            "move": "move", "attack_card": "attack the card underfoot",
            "attack_player": "duel a player on the same card", "swap": "swap a card",
            "resurrect": "come back to life", "end_turn": "end the turn"}
