@@ -39,7 +39,7 @@ def timings():
 
 
 # Readers closer than this many slots never have their fields on together. A
-# cell tile's cells lie in a row (host/layouts): cells two apart are 200 mm
+# cell tile's cells lie in a row (the game's layout.toml): cells two apart are 200 mm
 # apart, so no card (88 mm) can lie on both and their fields (40 mm loops) do
 # not reach each other's tags. See firmware/main.py readers_task and
 # hardware/protocol.md. A dice tray (no field_spacing) reads one pocket at a time.

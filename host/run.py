@@ -68,7 +68,7 @@ def parse_args(argv):
                    help="the registry of tags enrolled by UID (default: tags.db in the data "
                         "folder)")
     p.add_argument("--layout", default=None,
-                   help="table layout TOML (default: the game's, in host/layouts)")
+                   help="table layout TOML (default: the game's, host/games/GAME/layout.toml)")
     p.add_argument("--port", action="append", default=[], help="a tile's serial port")
     p.add_argument("--headless", action="store_true")
     p.add_argument("--json", action="store_true")
