@@ -56,6 +56,7 @@ class Host:
             raise AssertionError("no web table within %d s:\n%s" % (timeout, self.log()[-3000:]))
         self.url = "http://127.0.0.1:%d/" % self.port
         self.links = dict(re.findall(r"seat (\w+)(?: \(bot\))?: (http\S+)", self.log()))
+        self.bots = set(re.findall(r"seat (\w+) \(bot\): http", self.log()))
         with open(self.pin_file) as f:
             self.pin = f.read().strip()
         return self
@@ -64,6 +65,9 @@ class Host:
         self.out.flush()
         with open(self.out.name) as f:
             return f.read()
+
+    def is_bot(self, seat):
+        return seat in self.bots
 
     def token(self, seat):
         return re.search(r"token=(\w+)", self.links[seat]).group(1)
