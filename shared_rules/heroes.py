@@ -49,12 +49,20 @@ A turn (phase "play"):
   turn"). `roll_move` rolls it, once a turn, before the turn's first move; every move of
   the turn uses it. "A character that has yet to move this turn may move up to the number
   of spaces on the die" (plus the character's "move_bonus", an ability from the catalog):
-  each character moves at most once a turn with the die. A move steps from cell to touching
-  cell (option "diagonal_moves", default true; false: only horizontal and vertical steps),
-  never onto or through a wall, a base, a character ("Characters cannot move through each
-  other") or a flag, except its own team's flag, which it may pass but not stop on
-  ("may move through their own flags"). A move names the destination ("to", the engine
-  finds a way) or the whole way ("path", each step checked). Moving zero spaces is no move.
+  each character moves at most once a turn with the die, and not after a movement card
+  moved it this turn (a card's move is a move: the character no longer "has yet to move").
+  Decision: the other way round is allowed: a movement card moves a character that has
+  already moved with the die. The book's limit sits under "Moving a character", the die's
+  move; a card is "Playing an Action Card" ("Follow the directions on the card"), a move
+  the book allows even in the opponent's battle phase, so no die limit binds it. A
+  character can thus move twice in a turn only die first, then card, each for an action
+  (`moved` in the output lists the characters that moved this turn by either). A move
+  steps from cell to touching cell (option "diagonal_moves", default true; false: only
+  horizontal and vertical steps), never onto or through a wall, a base, a character
+  ("Characters cannot move through each other") or a flag, except its own team's flag,
+  which it may pass but not stop on ("may move through their own flags"). A move names the
+  destination ("to", the engine finds a way) or the whole way ("path", each step checked).
+  Moving zero spaces is no move.
 - Attacks: "Characters must be adjacent to attack unless an action card allows them to
   attack from a distance": `attack` is a character attacking one adjacent enemy. The
   attacker rolls the red die and the target the white; red + the attacker's
@@ -74,7 +82,7 @@ A turn (phase "play"):
 - Action cards. Each character brings its own cards, all face up at the start. Playing
   one on your own turn is an action: the character named in the action uses it. Kinds:
   "attack" (as above), "move" (move that character up to the card's spaces, even if it has
-  moved this turn; needs no die), "heal" (give back health, never above the character's
+  moved with the die this turn; needs no die; it counts as the character's move, above), "heal" (give back health, never above the character's
   starting health, to the character or a team-mate within the card's range; a card that
   would heal nothing is refused), "defend" (only in a battle phase: adds its bonus to the
   white die). A played card turns face down: in Battle Royale for the rest of the game, in
@@ -1433,7 +1441,8 @@ def _can_move_now(s, cid, by_card):
         _fail("stopped", "%s captured a flag and stops until its next turn." %
               _def(s, cid)["name"])
     if not by_card and cid in s.moved:
-        _fail("already_moved", "%s has already moved this turn." % _def(s, cid)["name"])
+        _fail("already_moved", "%s has already moved this turn: only a character that has "
+              "yet to move moves with the die." % _def(s, cid)["name"])
 
 
 def _movers(s):
@@ -1808,6 +1817,8 @@ def _play_card(s, action, events):
         _can_move_now(s, cid, True)
         to = _way(s, cid, action, card["spaces"])
         _turn_over(s, cid, card, bonus, events)
+        if cid not in s.moved:
+            s.moved.append(cid)     # it has moved this turn: the die no longer moves it
         _relocate(s, cid, to, action, events, "card")
     elif kind == "heal":
         _heal(s, cid, card, action, events)

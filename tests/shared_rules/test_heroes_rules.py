@@ -160,9 +160,9 @@ def test_a_turn_has_four_actions_in_any_order():
     s = game([hero("robin_hood", "red", [0, 0]), hero("gretel", "red", [6, 0]),
               hero("the_giant", "blue", [5, 6])], roll=1)
     heroes.apply(s, {"type": "move", "character": "robin_hood", "to": [0, 1]})
+    heroes.apply(s, {"type": "move", "character": "gretel", "to": [6, 2]})   # 1, and her +1
     heroes.apply(s, {"type": "play_card", "character": "gretel", "card": "breadcrumb_trail",
-                     "to": [6, 3]})
-    heroes.apply(s, {"type": "move", "character": "gretel", "to": [6, 5]})
+                     "to": [6, 5]})
     refused(s, {"type": "move", "character": "gretel", "to": [6, 6]}, "already_moved")
     assert s.actions_left == 1
     attack(s, "gretel", "the_giant", 1, 6)
@@ -364,7 +364,40 @@ def test_a_card_that_stays_face_up_may_be_played_again():
     assert health(s, "the_giant") == 16 - 3 * 5 and s.heroes["robin_hood"]["face_down"] == []
 
 
+def test_a_character_moved_by_a_card_has_moved_this_turn_and_the_die_cannot_move_it():
+    # "A character that has yet to move this turn may move up to the number of spaces on the
+    # die." A movement card's move is a move: Little Red Riding Hood's Shortcut Through the
+    # Woods (3 spaces) takes her from [0, 0] to [3, 0]; the die's 2 no longer moves her on.
+    s = game([hero("little_red_riding_hood", "red", [0, 0]), hero("robin_hood", "red", [0, 6]),
+              hero("the_giant", "blue", [6, 6])])
+    heroes.apply(s, {"type": "play_card", "character": "little_red_riding_hood",
+                     "card": "shortcut_through_the_woods", "to": [3, 0]})
+    assert heroes.result(s)["moved"] == ["little_red_riding_hood"]
+    heroes.apply(s, {"type": "roll_move", "die": 2})
+    msg = refused(s, {"type": "move", "character": "little_red_riding_hood", "to": [5, 0]},
+                  "already_moved")
+    assert msg.startswith("Little Red Riding Hood has already moved this turn")
+    refused(s, {"type": "move", "character": "little_red_riding_hood",
+                "path": [[4, 0], [5, 0]]}, "already_moved")
+    assert [a for a in heroes.legal_actions(s) if a["type"] == "move"
+            and a["character"] == "little_red_riding_hood"] == []
+    # The roll is the turn's: a character that has yet to move still moves with it.
+    heroes.apply(s, {"type": "move", "character": "robin_hood", "to": [0, 4]})
+    assert cell(s, "little_red_riding_hood") == [3, 0] and s.actions_left == 2
+
+
+def test_nobody_rolls_the_green_die_after_cards_moved_every_character():
+    s = game([hero("little_red_riding_hood", "red", [0, 0]), hero("the_giant", "blue", [6, 6])])
+    heroes.apply(s, {"type": "play_card", "character": "little_red_riding_hood",
+                     "card": "shortcut_through_the_woods", "to": [3, 0]})
+    refused(s, {"type": "roll_move", "die": 2}, "nobody_can_move")
+    assert {"type": "roll_move"} not in heroes.legal_actions(s)
+
+
 def test_a_movement_card_moves_a_character_that_has_already_moved():
+    # Our reading (shared_rules/heroes.py, "Movement"): the die's limit binds the die's
+    # move; a card follows "the directions on the card", so it may move a character that
+    # moved with the die.
     s = game([hero("hop_o_my_thumb", "red", [0, 0]), hero("the_giant", "blue", [6, 6])], roll=1)
     heroes.apply(s, {"type": "move", "character": "hop_o_my_thumb", "to": [0, 3]})
     heroes.apply(s, {"type": "play_card", "character": "hop_o_my_thumb",
