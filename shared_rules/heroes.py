@@ -82,9 +82,10 @@ A turn (phase "play"):
 - Action cards. Each character brings its own cards, all face up at the start. Playing
   one on your own turn is an action: the character named in the action uses it. Kinds:
   "attack" (as above), "move" (move that character up to the card's spaces, even if it has
-  moved with the die this turn; needs no die; it counts as the character's move, above), "heal" (give back health, never above the character's
-  starting health, to the character or a team-mate within the card's range; a card that
-  would heal nothing is refused), "defend" (only in a battle phase: adds its bonus to the
+  moved with the die this turn; needs no die; it counts as the character's move, above),
+  "heal" (give back health, never above the character's starting health, to the character
+  or a team-mate within the card's range; a card that would heal nothing is refused),
+  "defend" (only in a battle phase: adds its bonus to the
   white die). A played card turns face down: in Battle Royale for the rest of the game, in
   Capture the Flag until its character's Respawn Phase ends, unless it "stays_face_up".
 - The battle phase, for a defender: "Action cards played during your opponent's battle
