@@ -85,9 +85,9 @@ A turn (phase "play"):
   moved with the die this turn; needs no die; it counts as the character's move, above),
   "heal" (give back health, never above the character's starting health, to the character
   or a team-mate within the card's range; a card that would heal nothing is refused),
-  "defend" (only in a battle phase: adds its bonus to the
-  white die). A played card turns face down: in Battle Royale for the rest of the game, in
-  Capture the Flag until its character's Respawn Phase ends, unless it "stays_face_up".
+  "defend" (only in a battle phase: adds its bonus to the white die). A played card turns
+  face down: in Battle Royale for the rest of the game, in Capture the Flag until its
+  character's Respawn Phase ends, unless it "stays_face_up".
 - The battle phase, for a defender: "Action cards played during your opponent's battle
   phase may be played after both players have rolled" and "the defending character may
   choose to play an available action card that does not have 'attack' in its name". After
