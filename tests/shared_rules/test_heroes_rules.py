@@ -479,6 +479,32 @@ def test_a_character_at_r_is_out_of_the_game_for_good():
             a.get("character") == "gretel"] == []
 
 
+def test_damage_exactly_to_r_defeats_and_one_less_leaves_one_health():
+    # "If the attack is greater than the defense, the difference is subtracted from the
+    # defending character's health counter." / "When a character's health reaches the 'R,'
+    # they are out of play and cannot return this game." Robin Hood's 5 against Gretel's 2:
+    # 3 damage.
+    def duel(gretel_health, mode="royale"):
+        return game([hero("robin_hood", "red", [6, 2]),
+                     hero("gretel", "blue", [6, 3], health=gretel_health,
+                          face_down=["breadcrumb_trail"]),
+                     hero("rumpelstiltskin", "blue", [6, 6])], mode=mode, deck=[])
+    s = duel(3)
+    events = attack(s, "robin_hood", "gretel", 5, 2)
+    assert [(e["damage"], e["health"]) for e in of_type(events, "damage")] == [(3, 0)]
+    assert of_type(events, "defeated")[0]["out"] and s.heroes["gretel"]["state"] == "out"
+    s = duel(4)
+    events = attack(s, "robin_hood", "gretel", 5, 2)
+    assert health(s, "gretel") == 1 and s.heroes["gretel"]["state"] == "standing"
+    assert of_type(events, "defeated") == []
+    # Capture the Flag: "When a character's health reaches the 'R,' they must be placed on
+    # their side".
+    s = duel(3, "ctf")
+    events = attack(s, "robin_hood", "gretel", 5, 2)
+    assert health(s, "gretel") == 0 and s.heroes["gretel"]["state"] == "down"
+    assert of_type(events, "defeated")[0]["out"] is False
+
+
 def test_both_players_roll_for_a_bonus_card_and_the_higher_draws_it():
     # "When a character dies, both players must roll the green die. The player who rolls
     # higher gets to draw a Bonus Card from the deck"
@@ -570,6 +596,40 @@ def test_a_defeated_character_is_laid_down_behind_its_base_and_respawns():
     events = heroes.apply(s, {"type": "end_turn"})
     assert of_type(events, "respawned")[0]["character"] == "robin_hood"
     assert health(s, "robin_hood") == 10 and s.heroes["robin_hood"]["face_down"] == []
+
+
+def test_a_character_lying_down_cannot_be_attacked():
+    # "Characters cannot be attacked until they are right-side up." Robin Hood lies on his
+    # side behind blue's base: no plain attack, no ranged card and no area card reaches him.
+    s = ctf([hero("the_giant", "red", [6, 5]), hero("the_snow_queen", "red", [5, 4]),
+             hero("robin_hood", "blue", [5, 6], state="down"),
+             hero("hop_o_my_thumb", "blue", [6, 4])])
+    refused(s, {"type": "attack", "attacker": "the_giant", "target": "robin_hood",
+                "dice": {"red": 6, "white": 1}}, "not_attackable")
+    refused(s, {"type": "play_card", "character": "the_snow_queen", "card": "ice_shard_attack",
+                "target": "robin_hood", "dice": {"red": 6, "white": 1}}, "not_attackable")
+    assert [a for a in heroes.legal_actions(s) if a.get("target") == "robin_hood"] == []
+    # The Giant's Club Sweep hits every standing character next to him, his team-mate too,
+    # but not the one lying down.
+    assert heroes.attack_targets(s, "the_giant", "club_sweep_attack") == [
+        "the_snow_queen", "hop_o_my_thumb"]
+    events = heroes.apply(s, {"type": "play_card", "character": "the_giant",
+                              "card": "club_sweep_attack",
+                              "dice": {"red": 6, "white": {"the_snow_queen": 6,
+                                                           "hop_o_my_thumb": 6}}})
+    assert of_type(events, "battle")[0]["targets"] == ["the_snow_queen", "hop_o_my_thumb"]
+    if s.battle is not None:
+        heroes.apply(s, {"type": "no_defence"})
+    assert health(s, "robin_hood") == 0 and s.heroes["robin_hood"]["state"] == "down"
+    # In his Respawn Phase (his player's turn) he is still on his side: a team-mate's sweep
+    # passes over him too.
+    s = ctf([hero("the_giant", "blue", [6, 5]), hero("robin_hood", "blue", [5, 6],
+                                                     state="resting"),
+             hero("hop_o_my_thumb", "red", [6, 4]), hero("gretel", "red", [0, 0])],
+            turn="blue")
+    assert heroes.attack_targets(s, "the_giant", "club_sweep_attack") == ["hop_o_my_thumb"]
+    refused(s, {"type": "attack", "attacker": "the_giant", "target": "robin_hood"},
+            "not_an_enemy")
 
 
 def test_in_capture_the_flag_a_played_card_waits_for_a_respawn():
