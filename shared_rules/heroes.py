@@ -988,8 +988,15 @@ def _setup_position(s, setup):
         if not isinstance(ids, list):
             raise ScenarioError("setup." + key, "must be a list of character ids")
         for j, cid in enumerate(ids):
-            if cid not in s.heroes or not _standing(s, cid):
-                raise ScenarioError("setup.%s[%d]" % (key, j), "must be a standing character")
+            f = "setup.%s[%d]" % (key, j)
+            if not isinstance(cid, str) or cid not in s.heroes:
+                raise ScenarioError(f, "must be the id of a character in setup.characters, got "
+                                    "%s" % shown(cid))
+            if cid in ids[:j]:
+                raise ScenarioError(f, "%s is listed twice" % cid)
+            if not _standing(s, cid):
+                raise ScenarioError(f, "must be a standing character (%s is %s)" % (
+                    cid, s.heroes[cid]["state"]))
             if key == "moved":
                 if cid not in s.moved:
                     s.moved.append(cid)
@@ -1002,12 +1009,17 @@ def _setup_flags(s, rows):
         raise ScenarioError("setup.flags", "only Capture the Flag has flags")
     if not isinstance(rows, list):
         raise ScenarioError("setup.flags", "must be a list of {team, cell, carrier}")
+    given = {}
     for i, row in enumerate(rows):
         f = "setup.flags[%d]" % i
         _known_fields(row, ("carrier", "cell", "team"), f, "a flag")
         team = row.get("team")
         if team not in s.seats:
             raise ScenarioError(f + ".team", "must be one of %s" % ", ".join(s.seats))
+        if team in given:
+            raise ScenarioError(f + ".team", "%s's flag is given twice (setup.flags[%d])" % (
+                team, given[team]))
+        given[team] = i
         if not _is_xy(row.get("cell")) or s.map["blocked"][_index(row["cell"])]:
             raise ScenarioError(f + ".cell", "must be a free cell [x, y] on the board")
         cell = _index(row["cell"])
@@ -1016,7 +1028,8 @@ def _setup_flags(s, rows):
             raise ScenarioError(f + ".cell", "%s's flag lies there" % other)
         carrier = row.get("carrier")
         if carrier is not None:
-            if carrier not in s.heroes or s.heroes[carrier]["seat"] == team or not _standing(
+            if not isinstance(carrier, str) or carrier not in s.heroes or \
+                    s.heroes[carrier]["seat"] == team or not _standing(
                     s, carrier) or chebyshev(s.heroes[carrier]["cell"], cell) != 1:
                 raise ScenarioError(f + ".carrier", "must be a standing character of the other "
                                     "team next to the flag, or null")

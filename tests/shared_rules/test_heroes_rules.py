@@ -761,6 +761,42 @@ def test_a_bad_setup_is_refused_naming_the_field():
         assert e.value.field == field, e.value
 
 
+CTF_PAIR = [hero("the_giant", "red", [0, 2]), hero("gretel", "red", [6, 2]),
+            hero("robin_hood", "blue", [0, 4]), hero("hop_o_my_thumb", "blue", [6, 4])]
+
+
+def test_moved_and_stopped_must_be_lists_of_character_ids_each_once():
+    # A value of the wrong shape is named by its field (it was "the rules engine failed on
+    # it (TypeError)"); so is a character listed twice.
+    for key in ("moved", "stopped"):
+        for value, field, words in (
+                ([{"id": "the_giant"}], "setup.%s[0]" % key, "must be the id of a character"),
+                ([["the_giant"]], "setup.%s[0]" % key, "must be the id of a character"),
+                (["the_giant", "the_giant"], "setup.%s[1]" % key, "the_giant is listed twice"),
+                (["nobody"], "setup.%s[0]" % key, "must be the id of a character"),
+                ({"the_giant": True}, "setup." + key, "must be a list of character ids"),
+                ("the_giant", "setup." + key, "must be a list of character ids")):
+            with pytest.raises(ScenarioError) as e:
+                heroes.new_game({"mode": "ctf"}, 1, {"characters": CTF_PAIR, key: value})
+            assert e.value.field == field, (key, value, e.value)
+            assert words in e.value.message, e.value
+    s = heroes.new_game({"mode": "ctf"}, 1, {"characters": CTF_PAIR, "moved": ["the_giant"],
+                                             "stopped": ["gretel"], "roll": 3})
+    refused(s, {"type": "move", "character": "the_giant", "to": [0, 3]}, "already_moved")
+    refused(s, {"type": "move", "character": "gretel", "to": [6, 3]}, "stopped")
+
+
+def test_a_flag_is_given_once_and_its_carrier_is_a_character_id():
+    red_flag = {"team": "red", "cell": [4, 0], "carrier": None}
+    for flags, field in (([red_flag, dict(red_flag, cell=[5, 0])], "setup.flags[1].team"),
+                         ([dict(red_flag, carrier={"id": "robin_hood"})],
+                          "setup.flags[0].carrier"),
+                         ([dict(red_flag, carrier=["robin_hood"])], "setup.flags[0].carrier")):
+        with pytest.raises(ScenarioError) as e:
+            heroes.new_game({"mode": "ctf"}, 1, {"characters": CTF_PAIR, "flags": flags})
+        assert e.value.field == field, (flags, e.value)
+
+
 # ---------------------------------------------------------------- the catalog
 
 def test_the_catalog_has_the_variety_the_book_implies():
