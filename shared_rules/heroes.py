@@ -158,7 +158,9 @@ Battle Royale, "cell" null), "flags": [{"team": seat, "cell", "carrier": ID | nu
 "turn": seat, "actions_left": n, "roll": null | 1..6 (the turn's green die), "moved":
 [IDs that moved this turn], "stopped": [IDs that captured a flag and may not move until
 their next turn], "hands": {seat: [bonus card ids]}, "deck": [bonus card ids, top first]
-(default: the rest of the Bonus Cards, shuffled by the seed), "turn_number": n}.
+(default: the rest of the Bonus Cards, shuffled by the seed), "turn_number": n}. Every id
+is listed once (a character twice in "moved", a card in a hand and the deck, a team's
+flag given twice are refused, naming the field).
 
 The scenario runner's output (`result`): "mode", "status", "winner", "end_reason", "phase",
 "turn", "turn_number", "actions_left", "roll", "moved", "characters" (id, seat, cell,
