@@ -52,14 +52,20 @@ def table_games():
 
 def run_options(game, setup=None, players=None):
     """The options of `fairytable run` for a new game of `game` with a bot in every seat:
-    as many players as the game usually has (with that setup), or `players`."""
+    as many players as the game usually has (with that setup), or `players`.
+
+    At the usual count only --bots is given, not --players: the bots seed their choices
+    from the whole state, options included, so a "players" the game was never given would
+    make every seed another game than the figures in RELIABILITY.md."""
     from host.run import read_setup
     from host.table.games import table_game
     if players is None:
         adapter = table_game(game)
-        players = len(adapter.seats(dict(adapter.options),
-                                    read_setup(setup) if setup is not None else None))
-    out = ["--game", game, "--players", str(players), "--bots", str(players)]
+        count = len(adapter.seats(dict(adapter.options),
+                                  read_setup(setup) if setup is not None else None))
+        out = ["--game", game, "--bots", str(count)]
+    else:
+        out = ["--game", game, "--players", str(players), "--bots", str(players)]
     if setup is not None:
         out += ["--setup", setup]
     return out

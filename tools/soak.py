@@ -92,9 +92,9 @@ async def soak_game_kind(kind, games, seed, workdir, say, setup=None, players=No
         hands = game.hands(vtable, layout, registry)
         # The options `fairytable run` takes for this game with a bot in every seat.
         run_args = run_options(kind, setup, players)
-        count = int(run_args[run_args.index("--players") + 1])
+        count = int(run_args[run_args.index("--bots") + 1])
         for k in range(games):
-            args = argparse.Namespace(setup=setup, players=count, headless=True, bots=count,
+            args = argparse.Namespace(setup=setup, players=players, headless=True, bots=count,
                                       mode=None)
             options, game_setup = new_game_setup(args, game.options, game.players_from_bots)
             seats = game.seats(options, game_setup)

@@ -88,10 +88,13 @@ def test_every_tool_takes_every_game_the_table_plays(tmp_path):
         assert proc.returncode == 0, proc.stderr
         choices = re.search(r"--game \{([a-z,]+)\}", proc.stdout).group(1).split(",")
         assert choices == games, (tool, choices)
-    # All bots, as many as the game usually has; a setup is passed on to `fairytable run`.
-    assert line_faults.run_options("storybook") == ["--game", "storybook", "--players", "2",
-                                                    "--bots", "2"]
-    assert line_faults.run_options("royale")[2:] == ["--players", "3", "--bots", "3"]
+    # All bots, as many as the game usually has (no --players then: the options, which the
+    # bots' choices are seeded from, stay those of the figures); a setup is passed on.
+    assert line_faults.run_options("storybook") == ["--game", "storybook", "--bots", "2"]
+    assert line_faults.run_options("royale") == ["--game", "royale", "--bots", "3"]
+    small = setup_file(tmp_path, "small.json", SMALL_HEROES)
+    assert line_faults.run_options("heroes", small) == ["--game", "heroes", "--bots", "2",
+                                                        "--setup", small]
     short = setup_file(tmp_path, "short.json", SHORT_FIGHTCLUB)
     assert line_faults.run_options("fightclub", short, 3) == [
         "--game", "fightclub", "--players", "3", "--bots", "3", "--setup", short]
