@@ -224,6 +224,13 @@ def read_setup(path):
         canon.dumps(setup)      # it is journalled as canonical JSON: whole numbers only
     except TypeError as e:
         raise ValueError("the setup %s holds a value a game cannot: %s" % (path, e)) from None
+    try:
+        # Read again through the gate of every scenario and journal record: a name given
+        # twice in one object (json keeps the last silently), or text the journal could
+        # not read back.
+        setup = canon.loads(data)
+    except canon.ReadError as e:
+        raise ValueError("the setup %s: %s" % (path, e.message)) from None
     return setup
 
 

@@ -11,7 +11,10 @@ both interpreters. MicroPython's json module accepts text CPython refuses
 (`[1 2]`, `[1,]`, `01`, raw control characters) and CPython's recursive
 decoder overflows on deep nesting, so `loads` first checks the text itself
 against the JSON grammar (RFC 8259) with an explicit stack, then lets the
-json module build the values, then refuses decimals. The limits:
+json module build the values, then refuses decimals. The check also refuses a
+name given twice in one object (`{"type": "play", "type": "draw"}`): both json
+modules would keep the last one silently (MicroPython's has no object_pairs_hook
+to see it), so a duplicated "type" would play another action. The limits:
 
   MAX_DEPTH        64 nested arrays/objects (a scenario needs 5)
   MAX_INT_DIGITS   18 digits in a number (every 64-bit count; CPython refuses
@@ -19,9 +22,10 @@ json module build the values, then refuses decimals. The limits:
   MAX_NUMBER_CHARS 40 characters in one number, fraction and exponent included
   MAX_STRING_CHARS 10,000 characters between the quotes of one string or key
 
-Text over a limit, text that is not JSON and decimals raise `ReadError`, a
-ValueError whose message is the same sentence on both interpreters: where
-(line and column, or the JSON path of a decimal) and what is wrong.
+Text over a limit, text that is not JSON, decimals and names given twice raise
+`ReadError`, a ValueError whose message is the same sentence on both
+interpreters: where (line and column, or the JSON path of a decimal or of the
+second of two names) and what is wrong.
 """
 
 import json
@@ -315,7 +319,8 @@ def utf8_error(data):
 
 
 def check_text(data):
-    """Raise ReadError unless `data` (UTF-8 bytes) is one JSON value within the limits.
+    """Raise ReadError unless `data` (UTF-8 bytes) is one JSON value within the limits,
+    no object giving a name twice.
 
     Returns True if it holds escaped surrogate pairs (characters beyond U+FFFF).
 
@@ -324,6 +329,11 @@ def check_text(data):
     n = len(data)
     i = 0
     stack = []
+    # Beside each open container: the names an object has given so far (None for a list),
+    # and where the checker is in it (an object's last name, a list's index), for the path
+    # of a name given twice.
+    names = []
+    at = []
     state = _VALUE
     pairs = [False]
     while True:
@@ -339,13 +349,22 @@ def check_text(data):
         if state == _VALUE or state == _VALUE_OR_END:
             if ch == _CLOSE_LIST and state == _VALUE_OR_END:
                 stack.pop()
+                names.pop()
+                at.pop()
                 state = _AFTER
                 i += 1
             elif ch == _OPEN_OBJ or ch == _OPEN_LIST:
                 if len(stack) >= MAX_DEPTH:
                     _fail(data, i, "nested more than %d levels deep" % MAX_DEPTH)
                 stack.append(ch)
-                state = _KEY_OR_END if ch == _OPEN_OBJ else _VALUE_OR_END
+                if ch == _OPEN_OBJ:
+                    names.append(set())
+                    at.append(None)
+                    state = _KEY_OR_END
+                else:
+                    names.append(None)
+                    at.append(0)
+                    state = _VALUE_OR_END
                 i += 1
             elif ch == _QUOTE:
                 i = _string(data, i, n, pairs)
@@ -365,10 +384,20 @@ def check_text(data):
         elif state == _KEY or state == _KEY_OR_END:
             if ch == _CLOSE_OBJ and state == _KEY_OR_END:
                 stack.pop()
+                names.pop()
+                at.pop()
                 state = _AFTER
                 i += 1
             elif ch == _QUOTE:
-                i = _string(data, i, n, pairs)
+                end = _string(data, i, n, pairs)
+                name = data[i + 1:end - 1]
+                if _BACKSLASH in name:
+                    name = _name_bytes(name)
+                at[-1] = name
+                if name in names[-1]:
+                    _given_twice(at)
+                names[-1].add(name)
+                i = end
                 state = _COLON
             else:
                 _fail(data, i, "expected a name in double quotes")
@@ -382,13 +411,37 @@ def check_text(data):
                 _fail(data, i, "more text after the end of the JSON value")
             top = stack[-1]
             if ch == _COMMA:
-                state = _KEY if top == _OPEN_OBJ else _VALUE
+                if top == _OPEN_OBJ:
+                    state = _KEY
+                else:
+                    state = _VALUE
+                    at[-1] += 1
             elif (ch == _CLOSE_LIST and top == _OPEN_LIST) or (ch == _CLOSE_OBJ
                                                                and top == _OPEN_OBJ):
                 stack.pop()
+                names.pop()
+                at.pop()
             else:
                 _fail(data, i, 'expected "," or "%s"' % ("}" if top == _OPEN_OBJ else "]"))
             i += 1
+
+
+def _name_bytes(raw):
+    """A name written with escapes, as the UTF-8 bytes of the text it stands for (so that
+    "type" and "typ\\u0065" are the same name)."""
+    text = json.loads(b'"' + raw + b'"')
+    if _PAIRS_SPLIT:
+        text = _join_str(text)
+    return text.encode()
+
+
+def _given_twice(at):
+    """ReadError for the name an object gives twice; `at` is where the checker is."""
+    where = ""
+    for step in at:
+        where = _path(where, step if isinstance(step, int) else step.decode())
+    raise ReadError("%s: given twice in one object (a reader would keep only one of them: "
+                    "give each name once)" % where, where)
 
 
 # MicroPython's json leaves "\\ud83d\\ude00" as two characters; CPython joins them into one.

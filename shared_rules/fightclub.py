@@ -54,6 +54,17 @@ Decisions where the book is unclear (each in the catalog or stated here):
   two or more hand cards for one Market card equal to their sum (a one-for-one trade of
   equal numbers is no exchange). "Discard any one card, draw one creature" takes the card
   from the hand.
+- The end of a turn: the Order of play says "3. Put one creature card into The Market",
+  the End of Turn list "2. Add one new creature to 'The Market'". Decision: the player
+  puts one creature card from the hand, chosen, after drawing up to (or discarding down
+  to) the hand size. Reason: the Order of play, the list the book prints on every
+  player's reference card, says "Put", the word it uses for a player laying down its own
+  cards ("Put down MANY hand creature cards into the Market"), and its three steps are
+  the player's own; wherever a creature comes from the deck the book says "draw" ("draw
+  one new creature card into your hand") or names the deck ("put the top four cards face
+  up"). So "new" in the End of Turn list is read as one more creature for the Market,
+  not a card turned up from the deck. The other reading (the top card of the creature
+  deck, every hand left at its maximum between turns) is not offered as an option.
 - Reserving: "Spend 1 Gold coin to reserve a maximum of 1 Creature Contract ... You can
   discard and reserve another": the contract stays in the area (it counts among the
   contracts in play) but only its reserver may complete it; reserving another releases

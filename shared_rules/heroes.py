@@ -49,12 +49,20 @@ A turn (phase "play"):
   turn"). `roll_move` rolls it, once a turn, before the turn's first move; every move of
   the turn uses it. "A character that has yet to move this turn may move up to the number
   of spaces on the die" (plus the character's "move_bonus", an ability from the catalog):
-  each character moves at most once a turn with the die. A move steps from cell to touching
-  cell (option "diagonal_moves", default true; false: only horizontal and vertical steps),
-  never onto or through a wall, a base, a character ("Characters cannot move through each
-  other") or a flag, except its own team's flag, which it may pass but not stop on
-  ("may move through their own flags"). A move names the destination ("to", the engine
-  finds a way) or the whole way ("path", each step checked). Moving zero spaces is no move.
+  each character moves at most once a turn with the die, and not after a movement card
+  moved it this turn (a card's move is a move: the character no longer "has yet to move").
+  Decision: the other way round is allowed: a movement card moves a character that has
+  already moved with the die. The book's limit sits under "Moving a character", the die's
+  move; a card is "Playing an Action Card" ("Follow the directions on the card"), a move
+  the book allows even in the opponent's battle phase, so no die limit binds it. A
+  character can thus move twice in a turn only die first, then card, each for an action
+  (`moved` in the output lists the characters that moved this turn by either). A move
+  steps from cell to touching cell (option "diagonal_moves", default true; false: only
+  horizontal and vertical steps), never onto or through a wall, a base, a character
+  ("Characters cannot move through each other") or a flag, except its own team's flag,
+  which it may pass but not stop on ("may move through their own flags"). A move names the
+  destination ("to", the engine finds a way) or the whole way ("path", each step checked).
+  Moving zero spaces is no move.
 - Attacks: "Characters must be adjacent to attack unless an action card allows them to
   attack from a distance": `attack` is a character attacking one adjacent enemy. The
   attacker rolls the red die and the target the white; red + the attacker's
@@ -74,11 +82,12 @@ A turn (phase "play"):
 - Action cards. Each character brings its own cards, all face up at the start. Playing
   one on your own turn is an action: the character named in the action uses it. Kinds:
   "attack" (as above), "move" (move that character up to the card's spaces, even if it has
-  moved this turn; needs no die), "heal" (give back health, never above the character's
-  starting health, to the character or a team-mate within the card's range; a card that
-  would heal nothing is refused), "defend" (only in a battle phase: adds its bonus to the
-  white die). A played card turns face down: in Battle Royale for the rest of the game, in
-  Capture the Flag until its character's Respawn Phase ends, unless it "stays_face_up".
+  moved with the die this turn; needs no die; it counts as the character's move, above),
+  "heal" (give back health, never above the character's starting health, to the character
+  or a team-mate within the card's range; a card that would heal nothing is refused),
+  "defend" (only in a battle phase: adds its bonus to the white die). A played card turns
+  face down: in Battle Royale for the rest of the game, in Capture the Flag until its
+  character's Respawn Phase ends, unless it "stays_face_up".
 - The battle phase, for a defender: "Action cards played during your opponent's battle
   phase may be played after both players have rolled" and "the defending character may
   choose to play an available action card that does not have 'attack' in its name". After
@@ -149,7 +158,9 @@ Battle Royale, "cell" null), "flags": [{"team": seat, "cell", "carrier": ID | nu
 "turn": seat, "actions_left": n, "roll": null | 1..6 (the turn's green die), "moved":
 [IDs that moved this turn], "stopped": [IDs that captured a flag and may not move until
 their next turn], "hands": {seat: [bonus card ids]}, "deck": [bonus card ids, top first]
-(default: the rest of the Bonus Cards, shuffled by the seed), "turn_number": n}.
+(default: the rest of the Bonus Cards, shuffled by the seed), "turn_number": n}. Every id
+is listed once (a character twice in "moved", a card in a hand and the deck, a team's
+flag given twice are refused, naming the field).
 
 The scenario runner's output (`result`): "mode", "status", "winner", "end_reason", "phase",
 "turn", "turn_number", "actions_left", "roll", "moved", "characters" (id, seat, cell,
@@ -982,8 +993,15 @@ def _setup_position(s, setup):
         if not isinstance(ids, list):
             raise ScenarioError("setup." + key, "must be a list of character ids")
         for j, cid in enumerate(ids):
-            if cid not in s.heroes or not _standing(s, cid):
-                raise ScenarioError("setup.%s[%d]" % (key, j), "must be a standing character")
+            f = "setup.%s[%d]" % (key, j)
+            if not isinstance(cid, str) or cid not in s.heroes:
+                raise ScenarioError(f, "must be the id of a character in setup.characters, got "
+                                    "%s" % shown(cid))
+            if cid in ids[:j]:
+                raise ScenarioError(f, "%s is listed twice" % cid)
+            if not _standing(s, cid):
+                raise ScenarioError(f, "must be a standing character (%s is %s)" % (
+                    cid, s.heroes[cid]["state"]))
             if key == "moved":
                 if cid not in s.moved:
                     s.moved.append(cid)
@@ -996,12 +1014,17 @@ def _setup_flags(s, rows):
         raise ScenarioError("setup.flags", "only Capture the Flag has flags")
     if not isinstance(rows, list):
         raise ScenarioError("setup.flags", "must be a list of {team, cell, carrier}")
+    given = {}
     for i, row in enumerate(rows):
         f = "setup.flags[%d]" % i
         _known_fields(row, ("carrier", "cell", "team"), f, "a flag")
         team = row.get("team")
         if team not in s.seats:
             raise ScenarioError(f + ".team", "must be one of %s" % ", ".join(s.seats))
+        if team in given:
+            raise ScenarioError(f + ".team", "%s's flag is given twice (setup.flags[%d])" % (
+                team, given[team]))
+        given[team] = i
         if not _is_xy(row.get("cell")) or s.map["blocked"][_index(row["cell"])]:
             raise ScenarioError(f + ".cell", "must be a free cell [x, y] on the board")
         cell = _index(row["cell"])
@@ -1010,7 +1033,8 @@ def _setup_flags(s, rows):
             raise ScenarioError(f + ".cell", "%s's flag lies there" % other)
         carrier = row.get("carrier")
         if carrier is not None:
-            if carrier not in s.heroes or s.heroes[carrier]["seat"] == team or not _standing(
+            if not isinstance(carrier, str) or carrier not in s.heroes or \
+                    s.heroes[carrier]["seat"] == team or not _standing(
                     s, carrier) or chebyshev(s.heroes[carrier]["cell"], cell) != 1:
                 raise ScenarioError(f + ".carrier", "must be a standing character of the other "
                                     "team next to the flag, or null")
@@ -1436,7 +1460,8 @@ def _can_move_now(s, cid, by_card):
         _fail("stopped", "%s captured a flag and stops until its next turn." %
               _def(s, cid)["name"])
     if not by_card and cid in s.moved:
-        _fail("already_moved", "%s has already moved this turn." % _def(s, cid)["name"])
+        _fail("already_moved", "%s has already moved this turn: only a character that has "
+              "yet to move moves with the die." % _def(s, cid)["name"])
 
 
 def _movers(s):
@@ -1811,6 +1836,8 @@ def _play_card(s, action, events):
         _can_move_now(s, cid, True)
         to = _way(s, cid, action, card["spaces"])
         _turn_over(s, cid, card, bonus, events)
+        if cid not in s.moved:
+            s.moved.append(cid)     # it has moved this turn: the die no longer moves it
         _relocate(s, cid, to, action, events, "card")
     elif kind == "heal":
         _heal(s, cid, card, action, events)

@@ -18,8 +18,9 @@ checked before the file is read, so MicroPython's default heap always has
 room to play it: there the result is written in two passes, the events
 streamed and never held (64 KiB of actions can print over 1 MB of events).
 The JSON inside is bounded by canon.loads (nesting depth, digits, string
-length). A file that breaks the engine anyway gets status 1 and a
-sentence, never a traceback.
+length), which also refuses a name given twice in one object (naming it). A
+file that breaks the engine anyway gets status 1 and a sentence, never a
+traceback.
 """
 
 import gc

@@ -1,11 +1,16 @@
 """Kill the host, or one tile, at random moments of whole games; the game must end as if
 nothing had happened.
 
-    python tools/kill_games.py --what host --trials 100 [--games storybook,royale] [--seed 1]
+    python tools/kill_games.py --what host --trials 100 [--game storybook --game royale] [--seed 1]
     python tools/kill_games.py --what tile --trials 50
+    python tools/kill_games.py --what tile --trials 5 --game fightclub --setup short.json
 
-Each trial plays a headless game of `fairytable run` on the virtual table with a fresh
-journal, and at a random moment inside the game: once the journal holds a number of
+The games are every game the table plays (the host's registry, host/table/games.py;
+`--game` chooses among them, in turn), all bots: as many players as the game usually has
+(`--players` chooses), set up by the book unless `--setup FILE` gives the position (one
+`--game` only). Each trial plays a headless game of `fairytable run` on the virtual table
+with a fresh journal, and at a random moment inside the game: once the journal holds a
+number of
 actions drawn from 0 to the uninterrupted game's count less one, and a random fraction of
 a second later (a moment counted in actions, not seconds, lands inside the game however
 busy the machine is):
@@ -35,10 +40,10 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from line_faults import same_game  # noqa: E402  (a script beside this one)
+from line_faults import check_game_options, run_options, same_game, table_games  # noqa: E402
+# (a script beside this one)
 
 FAIRYTABLE = os.path.join(os.path.dirname(sys.executable), "fairytable")
-GAMES = {"storybook": ["--bots", "2"], "royale": ["--game", "royale", "--bots", "3"]}
 
 
 class Lcg:
@@ -50,9 +55,9 @@ class Lcg:
         return (self.state >> 4) % n
 
 
-def command(game, seed, journal):
+def command(game, seed, journal, setup=None, players=None):
     return [FAIRYTABLE, "run", "--headless", "--json", "--seed", str(seed),
-            "--journal", journal] + GAMES[game]
+            "--journal", journal] + run_options(game, setup, players)
 
 
 def journal_count(path):
@@ -143,11 +148,11 @@ def alive(pid):
         return False
 
 
-def reference(game, seed, workdir, timeout):
+def reference(game, seed, workdir, timeout, setup=None, players=None):
     journal = os.path.join(workdir, "ref-%s-%d.db" % (game, seed))
     started = time.monotonic()
-    proc = subprocess.run(command(game, seed, journal) + ["--new"], capture_output=True,
-                          timeout=timeout)
+    proc = subprocess.run(command(game, seed, journal, setup, players) + ["--new"],
+                          capture_output=True, timeout=timeout)
     took = time.monotonic() - started
     result = outcome(proc.stdout, journal)
     if proc.returncode != 0 or result is None or result["status"] != "finished":
@@ -156,10 +161,11 @@ def reference(game, seed, workdir, timeout):
     return result, took
 
 
-def trial(what, game, seed, at, pick, workdir, timeout, number):
+def trial(what, game, seed, at, pick, workdir, timeout, number, setup=None, players=None):
     journal = os.path.join(workdir, "trial-%d.db" % number)
-    host = subprocess.Popen(command(game, seed, journal) + ["--new"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+    host = subprocess.Popen(command(game, seed, journal, setup, players) + ["--new"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
     at_action, after_s = at
     record = {"trial": number, "what": what, "game": game, "seed": seed,
               "at_action": at_action, "after_s": after_s}
@@ -196,8 +202,8 @@ def trial(what, game, seed, at, pick, workdir, timeout, number):
             else:
                 record["killed"] = False
         if what == "host" and record["killed"]:
-            proc = subprocess.run(command(game, seed, journal), capture_output=True,
-                                  timeout=timeout)
+            proc = subprocess.run(command(game, seed, journal, setup, players),
+                                  capture_output=True, timeout=timeout)
             stdout, stderr = proc.stdout, proc.stderr
         else:
             stdout, stderr = host.communicate(timeout=timeout)
@@ -225,15 +231,19 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--what", choices=["host", "tile"], required=True)
     p.add_argument("--trials", type=int, default=10)
-    p.add_argument("--games", default="storybook,royale")
+    p.add_argument("--game", action="append", choices=table_games(),
+                   help="a game to play (repeatable; default: every game the table plays)")
+    p.add_argument("--setup", default=None, metavar="FILE",
+                   help="the games' position (the game's setup form; one --game only)")
+    p.add_argument("--players", type=int, default=None,
+                   help="players, all bots (default: as many as the game usually has)")
     p.add_argument("--seeds", default="3,11,17", help="game seeds to draw from")
     p.add_argument("--seed", type=int, default=1, help="seed of the kill moments")
     p.add_argument("--timeout", type=int, default=600, help="seconds a game may take")
     args = p.parse_args(argv)
-    games = [g for g in args.games.split(",") if g]
-    unknown = [g for g in games if g not in GAMES]
-    if unknown or args.trials < 1:
-        p.error("--games takes %s; --trials at least 1" % ", ".join(sorted(GAMES)))
+    if args.trials < 1:
+        p.error("--trials must be at least 1")
+    games = check_game_options(p, args)
     try:
         seeds = [int(s) for s in args.seeds.split(",")]
     except ValueError:
@@ -253,13 +263,14 @@ def main(argv=None):
             game = games[number % len(games)]
             seed = seeds[rng.below(len(seeds))]
             if (game, seed) not in refs:
-                refs[(game, seed)] = reference(game, seed, workdir, args.timeout)
+                refs[(game, seed)] = reference(game, seed, workdir, args.timeout, args.setup,
+                                               args.players)
             ref, _took = refs[(game, seed)]
             # A moment inside the game: after action k (0: before the first), before the last.
             at = (rng.below(max(1, len(ref["actions"]) - 1)), rng.below(6) / 10.0)
             record, result, orphans, stderr = trial(args.what, game, seed, at,
                                                     rng.below(1000), workdir, args.timeout,
-                                                    number)
+                                                    number, args.setup, args.players)
             totals["trials"] += 1
             totals["orphans"] += orphans
             record["orphans"] = orphans

@@ -2,14 +2,17 @@
 
     python tools/line_faults.py --games 3 --rates 1,0.1 5,0.5 10,1
     python tools/line_faults.py --games 1 --game storybook --rates 10,1 --json
+    python tools/line_faults.py --games 1 --game fightclub --setup short.json --seed 4
 
-For each game (Storybook with 2 bots; Battle Royale with 3 bots) and each seed,
-the game is played once on a clean line (the twin) and once per rate with
-``fairytable run --line-faults CORRUPT,DROP,SEED``: every tile's line (both
-directions) corrupts CORRUPT % and drops DROP % of its bytes, from the start
-(host/link/noisy_line.py). A faulty game matches its twin when the winner, the
-scores and the whole action list (read from its journal) are the same. A game
-that does not end within ``--deadline`` seconds has stalled.
+Every game the table plays (the games of the host's registry, host/table/games.py; `--game`
+chooses among them), all bots: as many players as the game usually has (`--players`
+chooses), in a game set up by the book unless `--setup FILE` gives the position (one
+`--game` only). For each game and each seed, the game is played once on a clean line (the
+twin) and once per rate with ``fairytable run --line-faults CORRUPT,DROP,SEED``: every
+tile's line (both directions) corrupts CORRUPT % and drops DROP % of its bytes, from the
+start (host/link/noisy_line.py). A faulty game matches its twin when the winner, the
+scores and the whole action list (read from its journal) are the same. A game that does
+not end within ``--deadline`` seconds has stalled.
 
 Reported per game and rate: games, stalled, mismatched, reconnects (summed
 over the tiles; a reboot counts as one), tiles offline at the end, and the
@@ -31,16 +34,68 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-GAMES = {"storybook": ["--bots", "2"], "royale": ["--bots", "3"]}
+
+def table_games():
+    """The games the table plays, by name: each engine of the rules' registry
+    (shared_rules/games.py) for which the host's registry has a table game."""
+    from host.table.games import table_game
+    from shared_rules import games
+    names = []
+    for name in games.names():
+        try:
+            table_game(name)
+        except ValueError:          # an engine the table does not play (yet)
+            continue
+        names.append(name)
+    return names
 
 
-def play(game, seed, journal, rates=None, deadline=600.0, keep=None):
+def run_options(game, setup=None, players=None):
+    """The options of `fairytable run` for a new game of `game` with a bot in every seat:
+    as many players as the game usually has (with that setup), or `players`.
+
+    At the usual count only --bots is given, not --players: the bots seed their choices
+    from the whole state, options included, so a "players" the game was never given would
+    make every seed another game than the figures in RELIABILITY.md."""
+    from host.run import read_setup
+    from host.table.games import table_game
+    if players is None:
+        adapter = table_game(game)
+        count = len(adapter.seats(dict(adapter.options),
+                                  read_setup(setup) if setup is not None else None))
+        out = ["--game", game, "--bots", str(count)]
+    else:
+        out = ["--game", game, "--players", str(players), "--bots", str(players)]
+    if setup is not None:
+        out += ["--setup", setup]
+    return out
+
+
+def check_game_options(parser, args):
+    """The games (`args.game`, else every game) and their --setup and --players, checked
+    before any game is played: a refusal is a sentence (parser.error, exit status 2)."""
+    if args.setup is not None and len(args.game or []) != 1:
+        parser.error("--setup FILE is the position of one game: give exactly one --game")
+    if args.players is not None and args.players < 1:
+        parser.error("--players must be at least 1")
+    games = args.game or table_games()
+    for game in games:
+        try:
+            run_options(game, args.setup, args.players)
+        except ValueError as e:     # a setup file the rules refuse (ScenarioError too)
+            parser.error("%s: %s" % (game, e))
+    return games
+
+
+def play(game, seed, journal, rates=None, deadline=600.0, keep=None, setup=None,
+         players=None):
     """Play one headless game; a dict: the summary, the actions, the time, or why not.
 
     ``keep``: a folder for the host's whole stderr (``NAME.err``, NAME the journal's) and
-    every tile's log (FAIRYTABLE_TILE_LOGS), to read after a stall."""
-    cmd = [sys.executable, "-m", "host.cli", "run", "--game", game, "--headless", "--json",
-           "--new", "--seed", str(seed), "--journal", journal] + GAMES[game]
+    every tile's log (FAIRYTABLE_TILE_LOGS), to read after a stall. ``setup``, ``players``:
+    see run_options."""
+    cmd = [sys.executable, "-m", "host.cli", "run", "--headless", "--json", "--new",
+           "--seed", str(seed), "--journal", journal] + run_options(game, setup, players)
     if rates is not None:
         cmd += ["--line-faults", "%g,%g,%d" % (rates[0], rates[1], seed)]
     env = dict(os.environ)
@@ -143,8 +198,12 @@ def parse_rate(text):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--games", type=int, default=3, help="games of each game per rate")
-    p.add_argument("--game", action="append", choices=sorted(GAMES),
-                   help="only this game (repeatable; default: both)")
+    p.add_argument("--game", action="append", choices=table_games(),
+                   help="only this game (repeatable; default: every game the table plays)")
+    p.add_argument("--setup", default=None, metavar="FILE",
+                   help="the games' position (the game's setup form; one --game only)")
+    p.add_argument("--players", type=int, default=None,
+                   help="players, all bots (default: as many as the game usually has)")
     p.add_argument("--rates", nargs="+", type=parse_rate, default=[(1, 0.1), (5, 0.5), (10, 1)],
                    help="CORRUPT,DROP percentages (default: 1,0.1 5,0.5 10,1)")
     p.add_argument("--seed", type=int, default=1000, help="the first game's seed")
@@ -156,14 +215,16 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.games < 1:
         p.error("--games must be at least 1")
+    games = check_game_options(p, args)
     report = []
     with tempfile.TemporaryDirectory(prefix="line-faults-") as tmp:
-        for game in args.game or sorted(GAMES):
+        for game in games:
             twins = {}
             for i in range(args.games):
                 seed = args.seed + i
                 twins[seed] = play(game, seed, os.path.join(tmp, "twin-%s-%d.db" % (game, seed)),
-                                   deadline=args.deadline, keep=args.keep)
+                                   deadline=args.deadline, keep=args.keep, setup=args.setup,
+                                   players=args.players)
                 if twins[seed]["stalled"]:
                     print("%s seed %d: the fault-free twin did not end (%s)"
                           % (game, seed, twins[seed]["why"]), file=sys.stderr)
@@ -179,7 +240,8 @@ def main(argv=None):
                     if twin["stalled"]:
                         continue
                     got = play(game, seed, os.path.join(tmp, "noisy-%s-%d-%g-%g.db" % (
-                        game, seed, rates[0], rates[1])), rates, args.deadline, args.keep)
+                        game, seed, rates[0], rates[1])), rates, args.deadline, args.keep,
+                        args.setup, args.players)
                     row["games"] += 1
                     row["seconds"].append(round(got["seconds"], 1))
                     row["twin_seconds"].append(round(twin["seconds"], 1))

@@ -1,14 +1,18 @@
-"""Soak: whole headless games of both games, one after another, on one virtual table each.
+"""Soak: whole headless games of every game, one after another, on one virtual table each.
 
-For each game kind the virtual table starts once (the real firmware under MicroPython,
-64 KB of heap per tile) and the host keeps one link to it; then GAMES games are played
-through it, all bots, one after the other, as a table left running at a fair plays them.
+The game kinds are every game the table plays (the host's registry, host/table/games.py;
+`--game` chooses among them), all bots: as many players as the game usually has
+(`--players` chooses), set up by the book unless `--setup FILE` gives the position (one
+`--game` only). For each game kind the virtual table starts once (the real firmware under
+MicroPython, 64 KB of heap per tile) and the host keeps one link to it; then GAMES games
+are played through it, one after the other, as a table left running at a fair plays them.
 At the start and at the end of every game it records the host's resident memory (RSS,
 from /proc) and every tile's free heap (the tile's own count after a garbage collection,
 the figure its HEALTH reports), so a leak on either end shows as a trend. It prints one
 JSON line per game and a summary: first, last and worst figures of each.
 
     python tools/soak.py [--games 10] [--game storybook --game royale] [--seed 1]
+    python tools/soak.py --games 3 --game heroes --setup small.json --seed 17
 
 Exit status 1 if a game did not finish, or a tile logged a MemoryError or restarted.
 """
@@ -23,6 +27,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from host.journal import Journal  # noqa: E402
 from host.link import TableLink  # noqa: E402
@@ -32,7 +37,9 @@ from host.table import layout as layouts  # noqa: E402
 from host.table import tags  # noqa: E402
 from host.games import table_game  # noqa: E402
 from shared_rules.engine import Match  # noqa: E402
-from host.virtual import VirtualTable  # noqa: E402
+from host.virtual import open_table  # noqa: E402
+from line_faults import check_game_options, run_options, table_games  # noqa: E402
+# (a script beside this one)
 
 
 def host_rss_kb():
@@ -65,38 +72,42 @@ async def tile_heaps(vtable):
     return out
 
 
-async def soak_game_kind(kind, games, seed, workdir, say):
-    """Play ``games`` games of ``kind`` on one virtual table; the per-game records (JSON)."""
+async def soak_game_kind(kind, games, seed, workdir, say, setup=None, players=None):
+    """Play ``games`` games of ``kind`` on one virtual table; the per-game records (JSON).
+    ``setup`` (a file) and ``players``: as tools/line_faults.py's run_options."""
     game = table_game(kind)
     layout = layouts.load(layouts.builtin_path(kind))
     registry = tags.Registry(tags.load_key(os.path.join(workdir, "installation.key")),
                              os.path.join(workdir, "tags.db"))
     journal = Journal(os.path.join(workdir, "%s.db" % kind))
-    vtable = VirtualTable(tiles=len(layout.tiles), cells=max(len(t.cells) for t in layout.tiles),
-                          quiet=True, variants=[t.variant for t in layout.tiles],
-                          heapsize=game.virtual_heap)
-    vtable.start()
+    # The virtual table as `fairytable run` opens it for this game (a seat tile's firmware,
+    # the tags a reader may hold stacked).
+    ports, vtable = open_table(layout=layout, heapsize=game.virtual_heap,
+                               tags_per_reader=game.virtual_tags_per_reader, announce=None)
     records = []
-    link = TableLink(ports=vtable.ports())
+    link = TableLink(ports=ports)
     try:
         await link.start()
         uids = await wait_for_tiles(link, len(layout.tiles), [t.uid for t in vtable.tiles])
         hands = game.hands(vtable, layout, registry)
+        # The options `fairytable run` takes for this game with a bot in every seat.
+        run_args = run_options(kind, setup, players)
+        count = int(run_args[run_args.index("--bots") + 1])
         for k in range(games):
-            # All bots; a game whose player count is free gets three players.
-            args = argparse.Namespace(setup=None, players=None, headless=True, bots=3)
-            options, setup = new_game_setup(args, game.options, game.players_from_bots)
-            seats = game.seats(options, setup)
+            args = argparse.Namespace(setup=setup, players=players, headless=True, bots=count,
+                                      mode=None)
+            options, game_setup = new_game_setup(args, game.options, game.players_from_bots)
+            seats = game.seats(options, game_setup)
             bots = {seat: "greedy" for seat in seats}
             game_seed = seed + k
-            match = Match(kind, options, game_seed, setup)
+            match = Match(kind, options, game_seed, game_setup)
             game_id = journal.start_game(match, {"bots": bots, "seed": game_seed,
                                                  "layout": layout.path})
             # The last game's cards, pawns and dice come off the table first, as people
             # clear it (the new game's session has not seen them: its tidy would pile the
             # new cards on top of them).
             for tile, spec in zip(vtable.tiles, layout.tiles, strict=True):
-                for slot in range(len(spec.cells) if spec.variant == "cell" else spec.pockets):
+                for slot in range(spec.slots):     # cells, dice pockets or seat readers
                     await asyncio.to_thread(tile.clear, slot)
             await asyncio.sleep(1.0)    # the tiles' gone polls, then the host has seen it
             start = dict(host_memory(), tile_heap_free=await tile_heaps(vtable))
@@ -150,27 +161,33 @@ def summarise(records):
     return out
 
 
-async def soak(kinds, games, seed, say):
+async def soak(kinds, games, seed, say, setup=None, players=None):
     records = []
     with tempfile.TemporaryDirectory(prefix="fairytable-soak-") as workdir:
         for kind in kinds:
-            records += await soak_game_kind(kind, games, seed, workdir, say)
+            records += await soak_game_kind(kind, games, seed, workdir, say, setup, players)
     return records
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--games", type=int, default=10, help="games of each game kind")
-    p.add_argument("--game", action="append", choices=("storybook", "royale"),
-                   help="a game kind to play (default: both)")
+    p.add_argument("--game", action="append", choices=table_games(),
+                   help="a game kind to play (repeatable; default: every game the table "
+                        "plays)")
+    p.add_argument("--setup", default=None, metavar="FILE",
+                   help="the games' position (the game's setup form; one --game only)")
+    p.add_argument("--players", type=int, default=None,
+                   help="players, all bots (default: as many as the game usually has)")
     p.add_argument("--seed", type=int, default=1, help="seed of the first game of each kind")
     args = p.parse_args(argv)
     if args.games < 1:
         print("soak: --games must be at least 1", file=sys.stderr)
         return 2
+    kinds = check_game_options(p, args)
     records = [json.loads(r) for r in asyncio.run(soak(
-        args.game or ["storybook", "royale"], args.games, args.seed,
-        lambda line: print(line, flush=True)))]
+        kinds, args.games, args.seed, lambda line: print(line, flush=True), args.setup,
+        args.players))]
     summary = summarise(records)
     print(json.dumps({"summary": summary}, sort_keys=True))
     bad = any(r["status"] != "finished" or r["memory_errors"] or r["tile_restarts"]

@@ -103,6 +103,24 @@ def test_anything_canonical_reads_back_as_bytes_too(value):
     assert canon.loads(canon.dumps(value).encode()) == value
 
 
+def test_a_name_given_twice_in_one_object_is_refused_with_its_path():
+    # Both json modules keep the last of two equal names silently (MicroPython's has no
+    # object_pairs_hook): a duplicated "type" would play another action.
+    e = read_error('{"game": "storybook", "actions": [{"type": "draw"}, '
+                   '{"type": "play", "cell": [1, 1], "type": "reveal"}]}')
+    assert e.field == "actions[1].type"
+    assert e.message == ("actions[1].type: given twice in one object (a reader would keep only "
+                         "one of them: give each name once)")
+    assert read_error('{"game": "royale", "seed": 1, "game": "storybook"}').field == "game"
+    # The same text written with escapes is the same name.
+    assert read_error('{"setup": {"moved": [], "mov\\u0065d": []}}').field == "setup.moved"
+    assert read_error(b'{"\xc3\xa9": 1, "\\u00e9": 2}').field == '["\\u00e9"]'
+    assert read_error('{"a b": 1, "a b": 2}').field == '["a b"]'
+    # The same name in different objects, or nested, is fine.
+    assert canon.loads('[{"a": 1}, {"a": 2}, {"a": {"a": [{"a": 0}]}}]') == [
+        {"a": 1}, {"a": 2}, {"a": {"a": [{"a": 0}]}}]
+
+
 def test_json_paths_quote_odd_names():
     assert canon.path("setup", "board") == "setup.board"
     assert canon.path("setup.board", 3) == "setup.board[3]"

@@ -4,7 +4,7 @@ check, and greedy bots that finish games by the book's ending."""
 import pytest
 
 from conformance import check_random_games, check_rejected_changes_nothing
-from shared_rules import bots, canon, fightclub
+from shared_rules import bots, canon, fightclub, playout
 from shared_rules.engine import Match
 
 VARIANTS = {
@@ -179,3 +179,30 @@ def test_validate_never_raises_and_a_refused_action_changes_nothing(action):
         check_rejected_changes_nothing(fightclub, state, action)
     else:
         fightclub.apply(state, action)
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_random_games_keep_the_40_gold_and_the_75_creatures(variant):
+    """The game has "40 Gold tokens" and "75 Creature Cards": every step of a random game
+    finds each coin in the bank, a purse or on a contract, and each creature card in one
+    place (deck, Market, discard pile, a hand or a wagon)."""
+    seen = []
+
+    def count(state, action, events):
+        s = state
+        gold = s.bank + sum([s.players[x].gold for x in s.seats]) + sum(
+            [s.area_gold[k] for k in s.area])
+        cards = list(s.deck) + list(s.market) + list(s.discard)
+        for x in s.seats:
+            cards += s.players[x].hand
+            for w in fightclub.WAGONS:
+                cards += s.players[x].wagons[w] or []
+        assert gold == fightclub.BANK_GOLD == 40, (action, events)
+        assert sorted(cards) == sorted(fightclub.load_catalog().creature_ids), action
+        seen.append(action["type"])
+
+    for seed in range(3):
+        playout.random_game("fightclub", VARIANTS[variant], seed, on_step=count)
+    # The games paid gold somewhere (a wagon, an action or a reservation), or the test
+    # would prove nothing.
+    assert set(seen) & {"buy_wagon", "buy_action", "reserve"}

@@ -128,24 +128,47 @@ def level_counts(cards):
     return out
 
 
+# The book's tables, copied here (not read from the engine): per player count, the
+# (Level I, Level II, Level III, Event) cards of the bottom, middle and top sets, and the
+# four Level I cards "to the top of the Contract Deck".
+BOOK_DECK = {
+    1: [(1, 1, 2, 1), (1, 3, 0, 1), (5, 0, 0, 1), (4, 0, 0, 0)],
+    2: [(1, 2, 4, 2), (1, 4, 0, 2), (4, 0, 0, 2), (4, 0, 0, 0)],
+    3: [(1, 2, 5, 3), (3, 6, 0, 3), (6, 0, 0, 3), (4, 0, 0, 0)],
+    4: [(0, 3, 6, 4), (3, 8, 0, 4), (8, 0, 0, 4), (4, 0, 0, 0)],
+}
+
+
 def test_the_contract_deck_by_player_count_20_26_36_44():
     """"Total Cards 20 cards 26 cards 36 cards 44 cards", built bottom, middle, top, then
-    "add 4 Level 1 cards to the top", and "put the top four Contract cards face up".\""""
+    "add 4 Level 1 cards to the top", and "put the top four Contract cards face up"."""
     for players, total in ((1, 20), (2, 26), (3, 36), (4, 44)):
-        s = fightclub.new_game({"players": players}, 10 + players)
-        whole = list(s.contract_deck) + list(reversed(s.area))  # bottom first, top last
-        assert len(whole) == total
-        start = 0
-        for sets in fightclub.DECK_SETS:
-            n = sum(sets[players])
-            assert level_counts(whole[start:start + n]) == list(sets[players]), (players, sets)
-            start += n
+        assert sum([sum(row) for row in BOOK_DECK[players]]) == total
+        for seed in (10 + players, 99):
+            s = fightclub.new_game({"players": players}, seed)
+            whole = list(s.contract_deck) + list(reversed(s.area))  # bottom first, top last
+            assert len(whole) == total
+            start = 0
+            for row in BOOK_DECK[players]:
+                n = sum(row)
+                assert level_counts(whole[start:start + n]) == list(row), (players, row)
+                start += n
         # "They should all be Card Level I", with the gold of their coin symbol on them.
         assert len(s.area) == 4
         for cid in s.area:
             assert CAT.contracts[cid]["level"] == 1
             assert s.area_gold[cid] == CAT.contracts[cid]["coins"]
-    assert fightclub.DECK_SETS[0][4] == (0, 3, 6, 4)  # the book's 4-player bottom set
+
+
+def test_three_players_have_two_level_ii_and_five_level_iii_at_the_bottom():
+    """The bottom set for 3 players: "I 1 cards, II 2 cards, III 5 cards, Events 3 cards";
+    the middle: "I 3 cards, II 6 cards, Events 3 cards". A deck of the same size with
+    another split of Level II and III is not the book's."""
+    s = fightclub.new_game({"players": 3}, 5)
+    whole = list(s.contract_deck) + list(reversed(s.area))
+    assert level_counts(whole[:11]) == [1, 2, 5, 3]
+    assert level_counts(whole[11:23]) == [3, 6, 0, 3]
+    assert level_counts(whole) == [1 + 3 + 6 + 4, 2 + 6, 5, 3 + 3 + 3]
 
 
 def test_the_deal_market_hands_and_the_first_player():
@@ -160,11 +183,32 @@ def test_the_deal_market_hands_and_the_first_player():
             hand = s.players[x].hand
             assert len(hand) == (5 if x == s.first else 6)
             sums[x] = sum([fightclub.value(k) for k in hand])
-        # the first player's five cards beat every other player's first five
         assert s.turn == s.first
         assert len(s.deck) == 75 - 4 - 5 - 3 * 6
         assert s.players[s.first].wagons == {"wheelbarrow": [], "hand_cart": None,
                                              "horse_wagon": None, "war_wagon": None}
+
+
+def test_the_highest_sum_of_the_five_dealt_cards_goes_first():
+    """"Player with the highest creature value sum goes first." / "All other players receive
+    one additional card." Each other player's first five are its six less the one more card,
+    which is at most its highest card: so the first player's five sum to at least each other
+    hand's sum less its highest card (and a deal where the lowest sum went first breaks that
+    for some of these seeds)."""
+    for players in (2, 3, 4):
+        for seed in range(12):
+            s = fightclub.new_game({"players": players}, seed)
+            first = s.players[s.turn].hand
+            assert len(first) == 5
+            mine = sum([fightclub.value(k) for k in first])
+            for x in s.seats:
+                if x == s.turn:
+                    continue
+                hand = s.players[x].hand
+                assert len(hand) == 6
+                least_five = sum([fightclub.value(k) for k in hand]) - max(
+                    [fightclub.value(k) for k in hand])
+                assert mine >= least_five, (players, seed, x, mine, least_five)
 
 
 def test_setup_errors_name_the_field():
@@ -385,6 +429,38 @@ def test_buying_an_action_for_two_gold_and_reserving_for_one():
     assert len(s.area) == 4  # a reserved contract stays among the contracts in play
 
 
+def gold_in_play(s):
+    return s.bank + sum([s.players[x].gold for x in s.seats]) + sum(
+        [s.area_gold[k] for k in s.area])
+
+
+def test_gold_paid_goes_back_to_the_bank():
+    """The game has "40 Gold tokens": what a player spends ("spend 1 gold" for the Hand
+    Cart, "Spend 2 Gold coins to purchase another limited action", "Spend 1 Gold coin to
+    reserve") and what an event takes ("All players pay one gold to the bank", Toll Bridge)
+    goes back to the bank, from which coins on contracts and prizes come: the 40 are never
+    more nor fewer."""
+    s = position(gold={"p1": 7, "p2": 1}, actions_left=1,
+                 wagons={"p1": {"wheelbarrow": [c(1, 4), c(3, 3), c(10, 1)]}},
+                 contract_deck=["L1-05", "E17", "L1-06", "L1-07"])
+    bank = s.bank
+    assert gold_in_play(s) == 40
+    fightclub.apply(s, {"type": "buy_action"})
+    assert s.players["p1"].gold == 5 and s.bank == bank + 2 and gold_in_play(s) == 40
+    fightclub.apply(s, {"type": "reserve", "contract": "L1-01"})
+    assert s.players["p1"].gold == 4 and s.bank == bank + 3 and gold_in_play(s) == 40
+    fightclub.apply(s, {"type": "buy_wagon", "wagon": "hand_cart"})   # draws L1-05, no coin
+    assert s.players["p1"].gold == 3 and s.bank == bank + 4 and gold_in_play(s) == 40
+    fightclub.apply(s, {"type": "buy_wagon", "wagon": "horse_wagon"})
+    assert s.players["p1"].gold == 1 and s.bank == bank + 6 and gold_in_play(s) == 40
+    # Completing L1-02 (1, 3, 10; no coin) draws Toll Bridge: both players pay one gold.
+    events = fightclub.apply(s, {"type": "complete", "contract": "L1-02",
+                                 "wagon": "wheelbarrow"})
+    assert [e["amount"] for e in events_of(events, "gold_paid")] == [1, 1]
+    assert s.players["p1"].gold == 0 and s.players["p2"].gold == 0
+    assert s.bank == bank + 8 and gold_in_play(s) == 40 and "L1-06" in s.area
+
+
 # ---------------------------------------------------------------- a turn
 
 
@@ -602,6 +678,18 @@ def test_scoring_contracts_wagons_gold_and_castle_flags():
     assert b["matching_flags"] == 3 and b["different_flags"] == 3
     assert b["total"] == b["contracts"] + 4 + 2 + 6
     assert fightclub.scores(s)["p1"] == b["total"]
+
+
+def test_two_matching_flags_are_no_set_three_are_one_six_are_two():
+    """"A set of 3 matching Castle Flag contracts = 3 additional VP."""
+    thorns = [k for k in sorted(CAT.contracts) if CAT.contracts[k]["flag"] == "thorn"]
+    for n, sets in ((1, 0), (2, 0), (3, 1), (4, 1), (5, 1), (6, 2)):
+        s = position(done={"p1": thorns[:n]}, contracts=["L3-01", "L3-02", "L3-03", "L3-04"],
+                     contract_deck=["L3-05"])
+        b = fightclub.score_breakdown(s, "p1")
+        assert b["matching_flags"] == 3 * sets, (n, b)
+        assert b["different_flags"] == 0
+        assert b["total"] == sum([CAT.contracts[k]["vp"] for k in thorns[:n]]) + 3 * sets
 
 
 def test_ties_go_to_most_gold_then_fewest_contracts_then_nobody():

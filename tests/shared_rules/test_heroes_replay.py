@@ -72,6 +72,44 @@ def test_malformed_files_name_the_field(tmp_path):
         assert result["error"]["message"].startswith(field + ": ")
 
 
+CTF = os.path.join(REPO, "shared_rules", "examples", "heroes-ctf-flag-run.json")
+WRONG_SETUPS = [
+    # (setup field, its value, the field the error names, words of the sentence)
+    ("moved", [{"id": "the_giant"}], "setup.moved[0]", "must be the id of a character"),
+    ("moved", [["the_giant"]], "setup.moved[0]", "must be the id of a character"),
+    ("stopped", [{"id": "the_giant"}], "setup.stopped[0]", "must be the id of a character"),
+    ("stopped", [["the_giant"]], "setup.stopped[0]", "must be the id of a character"),
+    ("moved", ["the_giant", "the_giant"], "setup.moved[1]", "the_giant is listed twice"),
+]
+
+
+@pytest.mark.parametrize("key,value,field,words", WRONG_SETUPS)
+def test_moved_or_stopped_of_the_wrong_shape_exits_2_naming_the_field(tmp_path, key, value,
+                                                                      field, words):
+    # It was exit 1: "the rules engine failed on it (TypeError)".
+    doc = json.load(open(CTF))
+    doc["setup"][key] = value
+    status, result, stderr = replay_doc(tmp_path, doc)
+    assert status == 2, result
+    assert result["error"]["field"] == field and words in result["error"]["message"]
+    assert "Traceback" not in stderr and field in stderr
+
+
+@requires_micropython
+@pytest.mark.micropython
+def test_micropython_refuses_them_with_the_same_bytes(tmp_path):
+    for n, (key, value, field, _words) in enumerate(WRONG_SETUPS):
+        doc = json.load(open(CTF))
+        doc["setup"][key] = value
+        path = tmp_path / ("wrong-%d.json" % n)
+        path.write_text(json.dumps(doc))
+        mine = run_cpython(["-m", "shared_rules.replay", str(path)])
+        theirs = run_micropython(["-m", "shared_rules.replay", str(path)])
+        assert mine.returncode == 2 and json.loads(mine.stdout)["error"]["field"] == field
+        assert (theirs.returncode, theirs.stdout, theirs.stderr) == \
+            (mine.returncode, mine.stdout, mine.stderr)
+
+
 def test_an_action_of_the_wrong_shape_is_an_error_not_a_traceback(tmp_path):
     doc = json.load(open(ROYALE))
     doc["actions"][2]["dice"] = {"red": 9, "white": {"robin_hood": 3, "gretel": 2}}

@@ -160,9 +160,9 @@ def test_a_turn_has_four_actions_in_any_order():
     s = game([hero("robin_hood", "red", [0, 0]), hero("gretel", "red", [6, 0]),
               hero("the_giant", "blue", [5, 6])], roll=1)
     heroes.apply(s, {"type": "move", "character": "robin_hood", "to": [0, 1]})
+    heroes.apply(s, {"type": "move", "character": "gretel", "to": [6, 2]})   # 1, and her +1
     heroes.apply(s, {"type": "play_card", "character": "gretel", "card": "breadcrumb_trail",
-                     "to": [6, 3]})
-    heroes.apply(s, {"type": "move", "character": "gretel", "to": [6, 5]})
+                     "to": [6, 5]})
     refused(s, {"type": "move", "character": "gretel", "to": [6, 6]}, "already_moved")
     assert s.actions_left == 1
     attack(s, "gretel", "the_giant", 1, 6)
@@ -364,7 +364,40 @@ def test_a_card_that_stays_face_up_may_be_played_again():
     assert health(s, "the_giant") == 16 - 3 * 5 and s.heroes["robin_hood"]["face_down"] == []
 
 
+def test_a_character_moved_by_a_card_has_moved_this_turn_and_the_die_cannot_move_it():
+    # "A character that has yet to move this turn may move up to the number of spaces on the
+    # die." A movement card's move is a move: Little Red Riding Hood's Shortcut Through the
+    # Woods (3 spaces) takes her from [0, 0] to [3, 0]; the die's 2 no longer moves her on.
+    s = game([hero("little_red_riding_hood", "red", [0, 0]), hero("robin_hood", "red", [0, 6]),
+              hero("the_giant", "blue", [6, 6])])
+    heroes.apply(s, {"type": "play_card", "character": "little_red_riding_hood",
+                     "card": "shortcut_through_the_woods", "to": [3, 0]})
+    assert heroes.result(s)["moved"] == ["little_red_riding_hood"]
+    heroes.apply(s, {"type": "roll_move", "die": 2})
+    msg = refused(s, {"type": "move", "character": "little_red_riding_hood", "to": [5, 0]},
+                  "already_moved")
+    assert msg.startswith("Little Red Riding Hood has already moved this turn")
+    refused(s, {"type": "move", "character": "little_red_riding_hood",
+                "path": [[4, 0], [5, 0]]}, "already_moved")
+    assert [a for a in heroes.legal_actions(s) if a["type"] == "move"
+            and a["character"] == "little_red_riding_hood"] == []
+    # The roll is the turn's: a character that has yet to move still moves with it.
+    heroes.apply(s, {"type": "move", "character": "robin_hood", "to": [0, 4]})
+    assert cell(s, "little_red_riding_hood") == [3, 0] and s.actions_left == 2
+
+
+def test_nobody_rolls_the_green_die_after_cards_moved_every_character():
+    s = game([hero("little_red_riding_hood", "red", [0, 0]), hero("the_giant", "blue", [6, 6])])
+    heroes.apply(s, {"type": "play_card", "character": "little_red_riding_hood",
+                     "card": "shortcut_through_the_woods", "to": [3, 0]})
+    refused(s, {"type": "roll_move", "die": 2}, "nobody_can_move")
+    assert {"type": "roll_move"} not in heroes.legal_actions(s)
+
+
 def test_a_movement_card_moves_a_character_that_has_already_moved():
+    # Our reading (shared_rules/heroes.py, "Movement"): the die's limit binds the die's
+    # move; a card follows "the directions on the card", so it may move a character that
+    # moved with the die.
     s = game([hero("hop_o_my_thumb", "red", [0, 0]), hero("the_giant", "blue", [6, 6])], roll=1)
     heroes.apply(s, {"type": "move", "character": "hop_o_my_thumb", "to": [0, 3]})
     heroes.apply(s, {"type": "play_card", "character": "hop_o_my_thumb",
@@ -444,6 +477,32 @@ def test_a_character_at_r_is_out_of_the_game_for_good():
     heroes.apply(s, {"type": "roll_bonus"})
     assert [a for a in heroes.legal_actions(s) if a.get("target") == "gretel" or
             a.get("character") == "gretel"] == []
+
+
+def test_damage_exactly_to_r_defeats_and_one_less_leaves_one_health():
+    # "If the attack is greater than the defense, the difference is subtracted from the
+    # defending character's health counter." / "When a character's health reaches the 'R,'
+    # they are out of play and cannot return this game." Robin Hood's 5 against Gretel's 2:
+    # 3 damage.
+    def duel(gretel_health, mode="royale"):
+        return game([hero("robin_hood", "red", [6, 2]),
+                     hero("gretel", "blue", [6, 3], health=gretel_health,
+                          face_down=["breadcrumb_trail"]),
+                     hero("rumpelstiltskin", "blue", [6, 6])], mode=mode, deck=[])
+    s = duel(3)
+    events = attack(s, "robin_hood", "gretel", 5, 2)
+    assert [(e["damage"], e["health"]) for e in of_type(events, "damage")] == [(3, 0)]
+    assert of_type(events, "defeated")[0]["out"] and s.heroes["gretel"]["state"] == "out"
+    s = duel(4)
+    events = attack(s, "robin_hood", "gretel", 5, 2)
+    assert health(s, "gretel") == 1 and s.heroes["gretel"]["state"] == "standing"
+    assert of_type(events, "defeated") == []
+    # Capture the Flag: "When a character's health reaches the 'R,' they must be placed on
+    # their side".
+    s = duel(3, "ctf")
+    events = attack(s, "robin_hood", "gretel", 5, 2)
+    assert health(s, "gretel") == 0 and s.heroes["gretel"]["state"] == "down"
+    assert of_type(events, "defeated")[0]["out"] is False
 
 
 def test_both_players_roll_for_a_bonus_card_and_the_higher_draws_it():
@@ -537,6 +596,40 @@ def test_a_defeated_character_is_laid_down_behind_its_base_and_respawns():
     events = heroes.apply(s, {"type": "end_turn"})
     assert of_type(events, "respawned")[0]["character"] == "robin_hood"
     assert health(s, "robin_hood") == 10 and s.heroes["robin_hood"]["face_down"] == []
+
+
+def test_a_character_lying_down_cannot_be_attacked():
+    # "Characters cannot be attacked until they are right-side up." Robin Hood lies on his
+    # side behind blue's base: no plain attack, no ranged card and no area card reaches him.
+    s = ctf([hero("the_giant", "red", [6, 5]), hero("the_snow_queen", "red", [5, 4]),
+             hero("robin_hood", "blue", [5, 6], state="down"),
+             hero("hop_o_my_thumb", "blue", [6, 4])])
+    refused(s, {"type": "attack", "attacker": "the_giant", "target": "robin_hood",
+                "dice": {"red": 6, "white": 1}}, "not_attackable")
+    refused(s, {"type": "play_card", "character": "the_snow_queen", "card": "ice_shard_attack",
+                "target": "robin_hood", "dice": {"red": 6, "white": 1}}, "not_attackable")
+    assert [a for a in heroes.legal_actions(s) if a.get("target") == "robin_hood"] == []
+    # The Giant's Club Sweep hits every standing character next to him, his team-mate too,
+    # but not the one lying down.
+    assert heroes.attack_targets(s, "the_giant", "club_sweep_attack") == [
+        "the_snow_queen", "hop_o_my_thumb"]
+    events = heroes.apply(s, {"type": "play_card", "character": "the_giant",
+                              "card": "club_sweep_attack",
+                              "dice": {"red": 6, "white": {"the_snow_queen": 6,
+                                                           "hop_o_my_thumb": 6}}})
+    assert of_type(events, "battle")[0]["targets"] == ["the_snow_queen", "hop_o_my_thumb"]
+    if s.battle is not None:
+        heroes.apply(s, {"type": "no_defence"})
+    assert health(s, "robin_hood") == 0 and s.heroes["robin_hood"]["state"] == "down"
+    # In his Respawn Phase (his player's turn) he is still on his side: a team-mate's sweep
+    # passes over him too.
+    s = ctf([hero("the_giant", "blue", [6, 5]), hero("robin_hood", "blue", [5, 6],
+                                                     state="resting"),
+             hero("hop_o_my_thumb", "red", [6, 4]), hero("gretel", "red", [0, 0])],
+            turn="blue")
+    assert heroes.attack_targets(s, "the_giant", "club_sweep_attack") == ["hop_o_my_thumb"]
+    refused(s, {"type": "attack", "attacker": "the_giant", "target": "robin_hood"},
+            "not_an_enemy")
 
 
 def test_in_capture_the_flag_a_played_card_waits_for_a_respawn():
@@ -666,6 +759,42 @@ def test_a_bad_setup_is_refused_naming_the_field():
         with pytest.raises(ScenarioError) as e:
             heroes.new_game(options, 1, setup)
         assert e.value.field == field, e.value
+
+
+CTF_PAIR = [hero("the_giant", "red", [0, 2]), hero("gretel", "red", [6, 2]),
+            hero("robin_hood", "blue", [0, 4]), hero("hop_o_my_thumb", "blue", [6, 4])]
+
+
+def test_moved_and_stopped_must_be_lists_of_character_ids_each_once():
+    # A value of the wrong shape is named by its field (it was "the rules engine failed on
+    # it (TypeError)"); so is a character listed twice.
+    for key in ("moved", "stopped"):
+        for value, field, words in (
+                ([{"id": "the_giant"}], "setup.%s[0]" % key, "must be the id of a character"),
+                ([["the_giant"]], "setup.%s[0]" % key, "must be the id of a character"),
+                (["the_giant", "the_giant"], "setup.%s[1]" % key, "the_giant is listed twice"),
+                (["nobody"], "setup.%s[0]" % key, "must be the id of a character"),
+                ({"the_giant": True}, "setup." + key, "must be a list of character ids"),
+                ("the_giant", "setup." + key, "must be a list of character ids")):
+            with pytest.raises(ScenarioError) as e:
+                heroes.new_game({"mode": "ctf"}, 1, {"characters": CTF_PAIR, key: value})
+            assert e.value.field == field, (key, value, e.value)
+            assert words in e.value.message, e.value
+    s = heroes.new_game({"mode": "ctf"}, 1, {"characters": CTF_PAIR, "moved": ["the_giant"],
+                                             "stopped": ["gretel"], "roll": 3})
+    refused(s, {"type": "move", "character": "the_giant", "to": [0, 3]}, "already_moved")
+    refused(s, {"type": "move", "character": "gretel", "to": [6, 3]}, "stopped")
+
+
+def test_a_flag_is_given_once_and_its_carrier_is_a_character_id():
+    red_flag = {"team": "red", "cell": [4, 0], "carrier": None}
+    for flags, field in (([red_flag, dict(red_flag, cell=[5, 0])], "setup.flags[1].team"),
+                         ([dict(red_flag, carrier={"id": "robin_hood"})],
+                          "setup.flags[0].carrier"),
+                         ([dict(red_flag, carrier=["robin_hood"])], "setup.flags[0].carrier")):
+        with pytest.raises(ScenarioError) as e:
+            heroes.new_game({"mode": "ctf"}, 1, {"characters": CTF_PAIR, "flags": flags})
+        assert e.value.field == field, (flags, e.value)
 
 
 # ---------------------------------------------------------------- the catalog

@@ -86,6 +86,14 @@ HOSTILE = [
     ("empty-key", b'{"game": "storybook", "": 1}', '[""]'),
     ("schema", b'{"game": "storybook", "schema": 2}', "schema"),
     ("description", b'{"game": "royale", "description": ["a"]}', "description"),
+    # A name given twice: JSON readers keep the last silently, so another action would be
+    # played, or another game.
+    ("twice-type", b'{"game": "storybook", "actions": [{"type": "end_turn"}, '
+     b'{"type": "draw", "type": "end_turn"}]}', "actions[1].type"),
+    ("twice-game", b'{"game": "storybook", "seed": 1, "game": "royale"}', "game"),
+    ("twice-escaped", b'{"game": "storybook", "seed": 1, "se\\u0065d": 2}', "seed"),
+    ("twice-moved", b'{"game": "heroes", "options": {"mode": "ctf"}, "setup": {"moved": [], '
+     b'"characters": [], "moved": ["the_giant"]}}', "setup.moved"),
 ]
 
 
