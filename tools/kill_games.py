@@ -5,7 +5,7 @@ nothing had happened.
     python tools/kill_games.py --what tile --trials 50
     python tools/kill_games.py --what tile --trials 5 --game fightclub --setup short.json
 
-The games are every game the table plays (the host's registry, host/table/games.py;
+The games are every game the table plays (the host's registry, host/games/__init__.py;
 `--game` chooses among them, in turn), all bots: as many players as the game usually has
 (`--players` chooses), set up by the book unless `--setup FILE` gives the position (one
 `--game` only). Each trial plays a headless game of `fairytable run` on the virtual table

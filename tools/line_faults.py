@@ -4,7 +4,7 @@
     python tools/line_faults.py --games 1 --game storybook --rates 10,1 --json
     python tools/line_faults.py --games 1 --game fightclub --setup short.json --seed 4
 
-Every game the table plays (the games of the host's registry, host/table/games.py; `--game`
+Every game the table plays (the games of the host's registry, host/games/__init__.py; `--game`
 chooses among them), all bots: as many players as the game usually has (`--players`
 chooses), in a game set up by the book unless `--setup FILE` gives the position (one
 `--game` only). For each game and each seed, the game is played once on a clean line (the
@@ -36,18 +36,9 @@ sys.path.insert(0, REPO)
 
 
 def table_games():
-    """The games the table plays, by name: each engine of the rules' registry
-    (shared_rules/games.py) for which the host's registry has a table game."""
-    from host.table.games import table_game
-    from shared_rules import games
-    names = []
-    for name in games.names():
-        try:
-            table_game(name)
-        except ValueError:          # an engine the table does not play (yet)
-            continue
-        names.append(name)
-    return names
+    """The games the table plays, by name: the host's registry (host/games/__init__.py)."""
+    from host import games
+    return games.names()
 
 
 def run_options(game, setup=None, players=None):
@@ -58,7 +49,7 @@ def run_options(game, setup=None, players=None):
     from the whole state, options included, so a "players" the game was never given would
     make every seed another game than the figures in RELIABILITY.md."""
     from host.run import read_setup
-    from host.table.games import table_game
+    from host.games import table_game
     if players is None:
         adapter = table_game(game)
         count = len(adapter.seats(dict(adapter.options),

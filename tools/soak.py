@@ -1,6 +1,6 @@
 """Soak: whole headless games of every game, one after another, on one virtual table each.
 
-The game kinds are every game the table plays (the host's registry, host/table/games.py;
+The game kinds are every game the table plays (the host's registry, host/games/__init__.py;
 `--game` chooses among them), all bots: as many players as the game usually has
 (`--players` chooses), set up by the book unless `--setup FILE` gives the position (one
 `--game` only). For each game kind the virtual table starts once (the real firmware under
