@@ -20,6 +20,7 @@ the person acted) that changes nothing.
 
 import asyncio
 import random
+import re
 
 from host import lights
 from host.virtual.hands import HandsSlipped
@@ -43,36 +44,25 @@ def cell_key(cell):
 
 
 def redact(obj, words):
-    """Replace every secret word in the strings of obj (a JSON-like value)."""
-    if isinstance(obj, str):
-        if obj in words:
-            return HIDDEN
-        for word in words:
-            if word in obj:
-                obj = _replace_word(obj, word)
+    """Replace every secret word in the strings of obj (a JSON-like value), where it stands
+    as a word of its own (team_the_dodo_fans is not the_dodo)."""
+    if not words:
         return obj
+    # One pattern for every word, the longest first; a match inside a longer word is kept.
+    pattern = re.compile(r"(?<![A-Za-z0-9_])(?:%s)(?![A-Za-z0-9_])" % "|".join(
+        re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w))))
+    return _redact(obj, pattern)
+
+
+def _redact(obj, pattern):
+    if isinstance(obj, str):
+        return pattern.sub(HIDDEN, obj) if pattern.search(obj) else obj
     if isinstance(obj, list):
-        return [redact(x, words) for x in obj]
+        return [_redact(x, pattern) for x in obj]
     if isinstance(obj, dict):
-        return {k: redact(v, words) for k, v in obj.items()}
+        # LED scenes are effect names and numbers: nothing there can name a card.
+        return {k: (v if k == "leds" else _redact(v, pattern)) for k, v in obj.items()}
     return obj
-
-
-def _replace_word(text, word):
-    """Replace `word` where it stands as a word (not inside another word)."""
-    out, i = [], 0
-    while True:
-        j = text.find(word, i)
-        if j < 0:
-            out.append(text[i:])
-            return "".join(out)
-        before = text[j - 1] if j > 0 else " "
-        after = text[j + len(word)] if j + len(word) < len(text) else " "
-        if before.isalnum() or before == "_" or after.isalnum() or after == "_":
-            out.append(text[i:j + len(word)])
-        else:
-            out.append(text[i:j] + HIDDEN)
-        i = j + len(word)
 
 
 def secret_words(state, engine, face, seat=None):
