@@ -190,14 +190,15 @@ class TableSession:
             cell = self.layout.cell_of.get((index, ev.slot))
             if cell is None:
                 if (index, ev.slot) in self.layout.seat_of:
-                    self.log.say("a %s on seat %d's card reader does nothing: the seat "
-                                 "buttons and the cells' pads play" % (
+                    self.log.say("A %s on seat %d's card reader does nothing: the seat "
+                                 "buttons and the cells' pads play." % (
                                      ev.gesture, self.layout.seat_of[(index, ev.slot)]))
                 return None
             action = self.table.gesture(cell, ev.gesture, self.clock())
             if action is None and self.table.mismatches:
-                self.log.say("%s on %r ignored: the table does not match the game yet"
-                             % (ev.gesture, list(cell)))
+                self.log.say("The %s on [%d, %d] did nothing: first put the table as the game "
+                             "has it." % ({"tap": "tap", "double": "double tap", "hold": "hold"}
+                                         .get(ev.gesture, ev.gesture), cell[0], cell[1]))
             return action
         return None
 
@@ -254,22 +255,23 @@ class TableSession:
             try:
                 action = self.match.undo()
             except UndoRefused as e:
-                self.log.say("undo refused: " + e.message)
+                self.log.say("Staff cannot take the last move back: " + e.message)
                 return None
             if self.journal is not None:
                 self.journal.remove_last(self.game_id, len(self.match.actions))
-            self.log.say("staff undid %s" % action["type"])
+            self.log.say("Staff took the last move back (%s)." % self.game.face.request_words(
+                self.match.state, action))
             self.table.reconcile(self.clock())
         elif name in ("pause", "resume"):
             self.paused = name == "pause"
-            self.log.say("game %s by staff" % ("paused" if self.paused else "resumed"))
+            self.log.say("The game is %s by staff." % ("paused" if self.paused else "resumed"))
         elif name == "reset":
             # Back to the attract mode: the game is closed in the journal (it stays readable).
             if self.journal is not None:
                 self.journal.finish(self.game_id)
             self.attract = True
             self.bots.ask(None)
-            self.log.say("reset by staff: attract mode; staff start begins a new game")
+            self.log.say("Staff ended the game; the table waits for the next one.")
         elif name == "start" and self.attract:
             if self.new_game is None:
                 self.log.say("this table cannot start a new game by itself")
@@ -287,7 +289,7 @@ class TableSession:
             self.recent_events = []
             self.last_words = None
             self.last_refusal = None
-            self.log.say("new game %s started by staff" % self.game_id)
+            self.log.say("Staff started a new game of %s." % self.game.title)
         else:
             self.log.say("unknown staff control %r (undo, pause, resume, reset, start)" % name)
         return None
@@ -463,7 +465,7 @@ class TableSession:
         elif now - self._resync_mark[1] >= self.resync_after_ms:
             self._resync_mark = (moved, now)
             self.log.say("no action for %d s: the tiles are asked what lies on them"
-                         % (self.resync_after_ms // 1000))
+                         % (self.resync_after_ms // 1000), staff=True)
             self.link.resync()
 
     settle_quiet_ms = 600   # the tiles' first reports are in once none came for this long
