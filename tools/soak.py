@@ -84,8 +84,9 @@ async def soak_game_kind(kind, games, seed, workdir, say):
         hands = game.hands(vtable, layout, registry)
         for k in range(games):
             # All bots; a game whose player count is free gets three players.
-            args = argparse.Namespace(setup=None, players=None, headless=True, bots=3)
-            options, setup = new_game_setup(args, game.options, game.players_from_bots)
+            args = argparse.Namespace(setup=None, players=3 if game.players_from_bots else None,
+                                      headless=False, bots=0)
+            options, setup = new_game_setup(args, game.options)
             seats = game.seats(options, setup)
             bots = {seat: "greedy" for seat in seats}
             game_seed = seed + k
