@@ -186,14 +186,21 @@ def players_asked(args):
     return None, None
 
 
-def new_game_setup(args, options):
-    """The options and setup of a new game from --mode, --players (or --headless --bots: see
-    `players_asked`) and --setup."""
-    options = dict(options)
+def new_game_setup(args, game):
+    """The options and setup of a new game of `game` (its TableGame adapter) from --mode,
+    --players (or --headless --bots: see `players_asked`) and --setup.
+
+    A count --headless --bots asks for goes into the options as --players would, but for a
+    game that never wrote it at its usual count (the adapter's `players_from_bots` False:
+    Storybook): the bots seed their choices from the whole state, options included, so
+    writing "players": 2 would make every seed of `--headless --bots 2` another game."""
+    options = dict(game.options)
     if getattr(args, "mode", None) is not None:
         options["mode"] = args.mode
     count, _ = players_asked(args)
-    if count is not None:
+    if args.players is not None:
+        options["players"] = count
+    elif count is not None and (game.players_from_bots or count != len(game.seats(options))):
         options["players"] = count
     setup = None
     if args.setup is not None:
@@ -369,7 +376,7 @@ async def run(args):
     layout = layouts.load(args.layout or layouts.builtin_path(args.game))
     if layout.game != args.game:
         raise ValueError("the layout %s is for %s, not %s" % (layout.path, layout.game, args.game))
-    options, setup = new_game_setup(args, game.options)
+    options, setup = new_game_setup(args, game)
     log = SessionLog(None if args.json else (lambda line: print(line, flush=True)))
 
     # One data folder holds the journal, the key and the tag registry (host/installation.py).

@@ -86,7 +86,7 @@ async def soak_game_kind(kind, games, seed, workdir, say):
             # All bots; a game whose player count is free gets three players.
             args = argparse.Namespace(setup=None, players=3 if game.players_from_bots else None,
                                       headless=False, bots=0)
-            options, setup = new_game_setup(args, game.options)
+            options, setup = new_game_setup(args, game)
             seats = game.seats(options, setup)
             bots = {seat: "greedy" for seat in seats}
             game_seed = seed + k

@@ -118,7 +118,7 @@ def players_of(argv, game="storybook"):
     """The player count of the new game `fairytable run ARGV` asks for (host/run.py)."""
     from host.table.games import table_game
     args = run_command.parse_args(argv)
-    options, setup = run_command.new_game_setup(args, table_game(game).options)
+    options, setup = run_command.new_game_setup(args, table_game(game))
     return len(table_game(game).seats(options, setup))
 
 
@@ -138,6 +138,30 @@ def test_players_default_to_the_games_usual_count_and_bots_take_the_last_seats()
     assert players_of(["--game", "fightclub", "--headless", "--bots", "1"], "fightclub") == 1
     assert players_of(["--game", "royale", "--headless", "--players", "4", "--bots", "4"],
                       "royale") == 4
+
+
+def test_headless_games_keep_the_options_they_were_dealt_with():
+    """The bots seed their choices from the whole state, options included: a headless
+    command must journal the options it did before the rule was one for every game, or
+    each seed of it would play another game (tests/integration/test_table_*_play.py,
+    tools/kill_games.py, tools/line_faults.py replay them)."""
+    from host.table.games import table_game
+    for argv, game, options in (
+            (["--headless", "--bots", "2"], "storybook", {"mode": "physical"}),
+            (["--headless", "--bots", "4"], "storybook", {"mode": "physical", "players": 4}),
+            (["--players", "2", "--headless", "--bots", "2"], "storybook",
+             {"mode": "physical", "players": 2}),
+            (["--game", "royale", "--headless", "--bots", "2"], "royale", {"players": 2}),
+            (["--game", "royale", "--headless", "--bots", "3"], "royale", {"players": 3}),
+            (["--game", "royale", "--bots", "2"], "royale", {}),
+            (["--game", "heroes", "--headless", "--bots", "2"], "heroes", {"players": 2}),
+            (["--game", "heroes", "--mode", "ctf", "--headless", "--bots", "2"], "heroes",
+             {"mode": "ctf", "players": 2}),
+            (["--game", "fightclub", "--headless", "--bots", "2"], "fightclub", {"players": 2}),
+            (["--game", "fightclub", "--players", "3", "--headless", "--bots", "3"],
+             "fightclub", {"players": 3})):
+        args = run_command.parse_args(argv)
+        assert run_command.new_game_setup(args, table_game(game)) == (options, None), argv
 
 
 def test_the_help_states_the_rule_of_seats():

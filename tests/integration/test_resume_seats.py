@@ -149,13 +149,14 @@ def test_a_person_takes_over_a_bots_seat_when_a_game_resumes(tmp_path):
                             str(journal)], capture_output=True, text=True, cwd=REPO,
                            timeout=600)
     assert first.returncode == 0, first.stderr[-3000:]
-    assert json.loads(first.stdout)["status"] == "ongoing"
+    summary = json.loads(first.stdout)
+    assert summary["status"] == "ongoing"
     host = Host(tmp_path, "--bots", "1", "--pace", "0", journal=str(journal))
     try:
         host.start()
         log = host.log()
-        assert ("resuming game 1 of Storybook Battles from %s (10 actions): a person plays "
-                "seat 1, a bot seat 2" % journal) in log, log[-3000:]
+        assert ("resuming game 1 of Storybook Battles from %s (%d actions): a person plays "
+                "seat 1, a bot seat 2" % (journal, summary["actions"])) in log, log[-3000:]
         assert seat_lines(host) == {"villain": False, "hero": True}
         view = host.table()
         assert view["seats"] == [{"seat": "villain", "bot": False},
