@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 
+from host.virtual import image
 from host.virtual import table as virtual_table
 
 FAIRYTABLE = os.path.join(os.path.dirname(sys.executable), "fairytable")
@@ -56,3 +57,15 @@ def test_cpython_tiles_reach_their_table_from_a_deep_temporary_folder(tmp_path, 
         assert tile.ready_info["interpreter"] == "cpython"
         tile.place(1, "04a1b2c3d4e5f6", "card:17")
         assert tile.lift(1, "04a1b2c3d4e5f6") is not None
+
+
+def test_the_tile_image_builds_in_a_folder_deeper_than_mpy_cross_takes_a_name(tmp_path):
+    """mpy-cross refuses a path longer than 255 bytes ("name too long"): a clone, a venv or
+    a home that deep still gets its tile image (the cache is under the home)."""
+    dest = deep_folder(tmp_path, "a") / ("b" * 120) / "tile-sim"
+    assert len(str(dest / "firmware" / "boards" / "sim.mpy")) > 255
+    tree = image.build("sim", dest=str(dest))
+    assert tree == str(dest)
+    for rel in image.tile_sources("sim"):
+        assert (dest / (rel[:-3] + ".mpy")).stat().st_size > 0, rel
+        assert not (dest / rel).exists(), rel      # the copies compiled are gone
