@@ -130,13 +130,21 @@ def _refusal(path, problem):
 
 
 class Report:
-    """What a sound journal holds."""
+    """What a sound journal holds: counts, and the game of each kind that a run resumes."""
 
-    def __init__(self, version, games, unfinished, actions):
+    def __init__(self, version, games, unfinished, actions, resumable=None):
         self.version = version
         self.games = games
         self.unfinished = unfinished
         self.actions = actions
+        # game name -> (id, record) of its newest unfinished game: what `fairytable run
+        # --game NAME` resumes (as Journal.latest_unfinished says), known before the journal
+        # is opened for writing, so that a run refused for it changes nothing.
+        self.resumable = resumable or {}
+
+    def resumable_game(self, game):
+        """(id, record: seed, options, setup) of the game of `game` a run resumes, or None."""
+        return self.resumable.get(game)
 
     def __str__(self):
         return "%d game%s (%d unfinished), %d action%s, journal version %d" % (
@@ -422,7 +430,11 @@ def _check_rows(db, crcs, version, replay_finished):
             continue
         _replay(game_id, records[game_id], actions[game_id], snapshots[game_id])
     unfinished = sum(1 for done in finished.values() if not done)
-    return Report(version, len(records), unfinished, count)
+    resumable = {}
+    for game_id in sorted(records):     # the newest of each kind last
+        if not finished[game_id]:
+            resumable[records[game_id]["game"]] = (game_id, records[game_id])
+    return Report(version, len(records), unfinished, count, resumable)
 
 
 def _replay(game_id, record, actions, snapshots):

@@ -1,16 +1,20 @@
 """`fairytable run`: the main job. Plays a game on the table, or on the virtual table.
 
-    fairytable run [--game GAME] [--mode MODE] [--players N]
-                   [--seed N] [--bots N] [--journal PATH] [--headless] [--json]
+    fairytable run [--game GAME] [--mode MODE]
+                   [--seed N] [--players N] [--bots N] [--journal PATH] [--headless] [--json]
                    [--port /dev/ttyACM0 ...] [--layout FILE] [--offline-grace SECONDS]
                    [--key FILE] [--registry FILE]
 
 With no --port, no table is configured: the virtual table starts (real tile
 firmware under MicroPython, one pseudo-terminal per tile) and says so. A
 journal with an unfinished game of the same kind resumes it (after a crash
-or a pulled plug) and re-lights the table. --bots N puts bots in the last N
-seats; --headless needs bots in every seat and plays the whole game through
-tags, taps and dice on the virtual table; --json prints one summary object.
+or a pulled plug) and re-lights the table. --players N sets how many play
+(default: the game's usual count, or the setup's); --bots N puts bots in the
+last N seats, at most one a player. --headless puts a bot in every seat (so
+there --bots N alone says N players) and plays the whole game through tags,
+taps and dice on the virtual table; --json prints one summary object. A game
+that resumes keeps its players, mode, seed and setup, and --bots chooses who
+plays each of its seats; an option it cannot take is refused, naming --new.
 A tile offline longer than --offline-grace stops the game until it is back: a
 mismatch names it and its cells (with --json, a {"waiting_for": ...} line on
 stderr, and the summary's "waiting_for" lists the tiles still awaited).
@@ -45,11 +49,19 @@ MAX_SEED = 0xFFFFFFFF
 MAX_SETUP_BYTES = 1 << 20
 
 
+# The one rule of seats, for every game (said in --help and the README).
+SEATS_RULE = ("--players N sets how many play (default: the game's usual count, or the "
+              "setup's); --bots N puts bots in the last N seats, at most one a player. With "
+              "--headless every seat is a bot's, so --bots N alone says N players. A game that "
+              "resumes keeps its players: --bots chooses who plays each of its seats.")
+
+
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="fairytable run", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="fairytable run", description=__doc__.split("\n\n")[0],
+                                epilog="Seats: " + SEATS_RULE)
     p.add_argument("--game", default=games.default(), choices=games.names(),
                    help="the game: %s (default %s)" % ("; ".join(
-                       "%s %s" % (g, games.table_game(g).title) for g in games.names()),
+                       "%s %s" % (g, _info(g)["title"]) for g in games.names()),
                        games.default()))
     p.add_argument("--mode", default=None, choices=sorted(set(
         m for g in games.names() for m in _modes(g))), help="the game's mode, for games "
@@ -57,7 +69,9 @@ def parse_args(argv):
             g, ", ".join(_modes(g)), _modes(g)[0]) for g in games.names() if _modes(g)))
     p.add_argument("--seed", type=int, default=None,
                    help="seed of a new game, 0 to %d (default: random)" % MAX_SEED)
-    p.add_argument("--bots", type=int, default=0, help="bots in the last N seats")
+    p.add_argument("--bots", type=int, default=0,
+                   help="bots in the last N seats, N at most the players (with --headless, "
+                   "every seat: N players)")
     p.add_argument("--bot-kind", default="greedy", choices=["greedy", "random"])
     p.add_argument("--journal", default=None,
                    help="the journal (default: journal.db in the data folder, "
@@ -77,8 +91,10 @@ def parse_args(argv):
                    help="what runs the virtual tiles (default: auto)")
     p.add_argument("--new", action="store_true", help="start a new game, even if one can resume")
     p.add_argument("--players", type=int, default=None,
-                   help="players of a new game: %s" % "; ".join(
-                       "%s %s" % (g, _player_counts(g)) for g in games.names()))
+                   help="players of a new game (default: the game's usual count, %s); %s" % (
+                       ", ".join("%s %d" % (g, _info(g)["default_players"])
+                                 for g in games.names()),
+                       "; ".join("%s takes %s" % (g, _player_counts(g)) for g in games.names())))
     p.add_argument("--setup", default=None,
                    help="a new game's setup (JSON file in the game's setup form)")
     p.add_argument("--offline-grace", type=float, default=5.0, metavar="SECONDS",
@@ -103,19 +119,6 @@ def parse_args(argv):
     return args
 
 
-def _modes(game):
-    """The values of a game's "mode" option (INFO), the default first; [] if it has none."""
-    return list(games.table_game(game).info.get("modes", {}).get("mode", []))
-
-
-def _player_counts(game):
-    info = games.table_game(game).info
-    counts = info.get("player_counts")
-    if counts:
-        return " or ".join(str(n) for n in counts)
-    return "%d to %d" % (info["min_players"], info["max_players"])
-
-
 def _line_faults(text):
     try:
         return noisy_line.parse_rates(text)
@@ -128,7 +131,7 @@ def check_args(args):
     if args.bots < 0:
         raise ValueError("--bots must be 0 or more, not %d" % args.bots)
     if args.mode is not None and args.mode not in _modes(args.game):
-        title = games.table_game(args.game).title
+        title = _info(args.game)["title"]
         raise ValueError("--mode %s: %s has %s" % (args.mode, title, (
             "the modes %s" % ", ".join(_modes(args.game))) if _modes(args.game) else "no modes"))
     if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
@@ -169,32 +172,174 @@ def check_args(args):
     check_web_arguments(args)
 
 
-def new_game_setup(args, options, players_from_bots=False):
-    """The options and setup of a new game from --players and --setup.
+def _info(game):
+    """A game's static facts (its engine's INFO): read without loading its catalog."""
+    from shared_rules import games as engines
+    return engines.info(game)
 
-    For a game whose player count is free (`players_from_bots`), a headless game without
-    --players has as many players as --bots says: the bots fill every seat.
-    """
-    options = dict(options)
+
+def _modes(game):
+    """The values of a game's "mode" option, the default first; [] if it has none."""
+    return list(_info(game).get("modes", {}).get("mode", []))
+
+
+def _player_counts(game):
+    info = _info(game)
+    counts = info.get("player_counts")
+    if counts:
+        return " or ".join(str(n) for n in counts)
+    return "%d to %d" % (info["min_players"], info["max_players"])
+
+
+def usual_players(name):
+    """How many play a game of `name` when nobody says (its adapter's options, no setup)."""
+    game = games.table_game(name)
+    return len(game.seats(game.options))
+
+
+def players_asked(args):
+    """(count, the options that ask for it, in words) of a new game, or (None, None) for
+    the game's usual count (or its setup's): --players N, else with --headless (a bot in
+    every seat) and no setup, --bots N."""
+    if args.players is not None:
+        return args.players, "--players %d" % args.players
+    if getattr(args, "headless", False) and args.bots > 0 and args.setup is None:
+        return args.bots, "--headless --bots %d" % args.bots
+    return None, None
+
+
+def new_game_setup(args, game):
+    """The options and setup of a new game of `game` (its TableGame adapter) from --mode,
+    --players (or --headless --bots: see `players_asked`) and --setup.
+
+    A count --headless --bots asks for goes into the options as --players would, but for a
+    game that never wrote it at its usual count (the adapter's `players_from_bots` False:
+    Storybook): the bots seed their choices from the whole state, options included, so
+    writing "players": 2 would make every seed of `--headless --bots 2` another game."""
+    options = dict(game.options)
     if getattr(args, "mode", None) is not None:
         options["mode"] = args.mode
+    count, _ = players_asked(args)
     if args.players is not None:
-        options["players"] = args.players
-    elif players_from_bots and args.headless and args.bots > 0 and args.setup is None:
-        options["players"] = args.bots
+        options["players"] = count
+    elif count is not None and (game.players_from_bots or count != len(game.seats(options))):
+        options["players"] = count
     setup = None
     if args.setup is not None:
         setup = read_setup(args.setup)
     return options, setup
 
 
+def new_game_seats(args, game, options, setup):
+    """The seats of the new game the options ask for; ValueError naming the option or file
+    the rules refuse."""
+    try:
+        return game.seats(options, setup)
+    except ScenarioError as e:
+        raise ValueError(new_game_refused(args, e)) from None
+    except (TypeError, KeyError, IndexError, AttributeError) as e:
+        if args.setup is None:
+            raise
+        # The rules check a setup's fields; a value of a shape they never expected (a list
+        # where a card id belongs) is still the file's fault, and said so.
+        raise ValueError("the setup %s is not in the game's setup form (%s: %s)"
+                         % (args.setup, type(e).__name__, e)) from None
+
+
 def new_game_refused(args, error):
     """The sentence for a new game the rules refuse, naming the option or file at fault."""
+    count, asked = players_asked(args)
     if error.field.startswith("options.players") and args.players is not None:
-        return "--players %d: %s" % (args.players, error.message)
+        return "%s: %s" % (asked, error.message)
+    if error.field.startswith("options.players") and asked is not None:
+        return "%s asks for %d players of %s; the number of players %s" % (
+            asked, count, _info(args.game)["title"], error.message)
     if error.field.startswith("setup") and args.setup is not None:
         return "the setup %s: %s" % (args.setup, error)
     return "the new game cannot start: %s" % error
+
+
+def bots_refusal(args, seat_list):
+    """The sentence refusing --bots for a new game of these seats, or None."""
+    n = len(seat_list)
+    if args.bots > n:
+        return ("--bots %d is more bots than players: this game of %s has %d (--players sets "
+                "how many play)" % (args.bots, _info(args.game)["title"], n))
+    if args.headless and args.bots != n:
+        return ("--headless needs a bot in every seat: --bots %d for the %d players of this "
+                "game of %s" % (n, n, _info(args.game)["title"]))
+    return None
+
+
+def resume_refusal(args, setup, resumed, seat_list, journal_path):
+    """Why the game that would resume cannot take these options, in a sentence that says what
+    to do (--new starts another game), or None: it takes them.
+
+    It keeps what it was dealt with: its players, mode, seed and setup; --bots chooses who
+    plays each of its seats (people the first, bots the last)."""
+    game_id, record = resumed
+    n = len(seat_list)
+    problem = fix = None
+    if args.players is not None and args.players != n:
+        problem = "it has %d players, not the %d of --players %d" % (n, args.players,
+                                                                     args.players)
+        fix = "leave out --players"
+    elif args.mode is not None and not _starts_alike(record, {"mode": args.mode}):
+        problem = "it is not a game of the mode %s (--mode %s)" % (args.mode, args.mode)
+        fix = "leave out --mode"
+    elif args.seed is not None and args.seed != record.get("seed", 0):
+        problem = "it was dealt with seed %d, not --seed %d" % (record.get("seed", 0),
+                                                                args.seed)
+        fix = "leave out --seed"
+    elif setup is not None and canon.dumps(setup) != canon.dumps(record.get("setup")):
+        problem = "it did not start from the setup %s" % args.setup
+        fix = "leave out --setup"
+    elif args.bots > n:
+        problem = "it has %d players, too few for --bots %d" % (n, args.bots)
+        fix = "give --bots 0 to %d" % n
+    elif args.headless and args.bots != n:
+        problem = "--headless needs a bot in each of its %d seats" % n
+        fix = "give --bots %d" % n
+    if problem is None:
+        return None
+    return ("game %d of %s (%d players), unfinished in %s, would resume, but %s: run with "
+            "--new to start a new game, or %s to resume it" % (
+                game_id, _info(args.game)["title"], n, journal_path, problem, fix))
+
+
+def _starts_alike(record, change):
+    """True if the journalled game, its options changed so, starts as it did: the change
+    asks for nothing it was not already (e.g. --mode royale for a game of the default mode)."""
+    options = record.get("options") or {}
+    changed = dict(options)
+    changed.update(change)
+    before = Match(record["game"], options, record.get("seed", 0), record.get("setup"),
+                   record.get("cards"))
+    try:
+        after = Match(record["game"], changed, record.get("seed", 0), record.get("setup"),
+                      record.get("cards"))
+    except ScenarioError:
+        return False
+    engine = before.engine
+    return canon.dumps(engine.to_dict(before.state)) == canon.dumps(engine.to_dict(after.state))
+
+
+def who_plays(seat_list, bot_seats):
+    """Who plays each seat, in words: "a person plays seat 1, bots seats 2 and 3"."""
+    people = [n for n, seat in enumerate(seat_list, 1) if seat not in bot_seats]
+    bots = [n for n, seat in enumerate(seat_list, 1) if seat in bot_seats]
+    if not bots:
+        return "people play every seat" if len(people) > 1 else "a person plays"
+    if not people:
+        return "bots play every seat" if len(bots) > 1 else "a bot plays"
+
+    def seats(numbers):
+        listed = ", ".join(str(n) for n in numbers[:-1])
+        return "seat%s %s%s" % ("s" if len(numbers) > 1 else "",
+                               listed + " and " if listed else "", numbers[-1])
+
+    return "%s %s, %s %s" % ("a person plays" if len(people) == 1 else "people play",
+                             seats(people), "a bot" if len(bots) == 1 else "bots", seats(bots))
 
 
 def read_setup(path):
@@ -259,18 +404,26 @@ async def run(args):
     layout = layouts.load(args.layout or layouts.builtin_path(args.game))
     if layout.game != args.game:
         raise ValueError("the layout %s is for %s, not %s" % (layout.path, layout.game, args.game))
-    options, setup = new_game_setup(args, game.options, game.players_from_bots)
-    try:
-        seat_list = game.seats(options, setup)
-    except ScenarioError as e:
-        raise ValueError(new_game_refused(args, e)) from None
-    except (TypeError, KeyError, IndexError, AttributeError) as e:
-        if args.setup is None:
-            raise
-        # The rules check a setup's fields; a value of a shape they never expected (a list
-        # where a card id belongs) is still the file's fault, and said so.
-        raise ValueError("the setup %s is not in the game's setup form (%s: %s)"
-                         % (args.setup, type(e).__name__, e)) from None
+    options, setup = new_game_setup(args, game)
+    log = SessionLog(None if args.json else (lambda line: print(line, flush=True)))
+
+    # One data folder holds the journal, the key and the tag registry (host/installation.py).
+    # All three are checked before any is made or opened for writing: a refusal changes
+    # nothing on disk.
+    journal_path = installation.journal_path(args.journal)
+    key_path = installation.key_path(args.key)
+    registry_path = installation.registry_path(args.registry)
+    report = journals.check(journal_path, replay_finished=False)
+    # The journal's unfinished game of this kind resumes, with its own players; the options
+    # choose who plays each seat, and an option it cannot take is refused (resume_refusal).
+    resumed = None if args.new or report is None else report.resumable_game(args.game)
+    if resumed is not None:
+        seat_list = game.seats(resumed[1].get("options") or {}, resumed[1].get("setup"))
+        refusal = resume_refusal(args, setup, resumed, seat_list, journal_path)
+        if refusal is not None:
+            raise ValueError(refusal)
+    else:
+        seat_list = new_game_seats(args, game, options, setup)
     if layout.seat_tiles:
         # Each seat of the game plays its cards on its own reader (seat n: the n-th seat).
         missing = [n for n in range(1, len(seat_list) + 1) if n not in layout.seat_slot]
@@ -282,20 +435,11 @@ async def run(args):
                                  ", ".join(seat_list[n - 1] for n in missing),
                                  len(seat_list), ", ".join(
                                      str(n) for n in range(1, len(seat_list) + 1))))
-    if args.bots > len(seat_list):
-        raise ValueError("--bots must be 0 to %d for %s" % (len(seat_list), args.game))
-    if args.headless and args.bots != len(seat_list):
-        raise ValueError("--headless needs a bot in every seat: --bots %d" % len(seat_list))
+    if resumed is None:
+        refusal = bots_refusal(args, seat_list)
+        if refusal is not None:
+            raise ValueError(refusal)
     bot_seats = {seat: args.bot_kind for seat in seat_list[len(seat_list) - args.bots:]}
-    log = SessionLog(None if args.json else (lambda line: print(line, flush=True)))
-
-    # One data folder holds the journal, the key and the tag registry (host/installation.py).
-    # All three are checked before any is made or opened for writing: a refusal changes
-    # nothing on disk.
-    journal_path = installation.journal_path(args.journal)
-    key_path = installation.key_path(args.key)
-    registry_path = installation.registry_path(args.registry)
-    report = journals.check(journal_path, replay_finished=False)
     key = tags.read_key(key_path)
     tags.check_registry(registry_path)
     journal = Journal(journal_path, report)
@@ -305,13 +449,13 @@ async def run(args):
     except BaseException:
         journal.close()
         raise
-    game_id = None if args.new else journal.latest_unfinished(args.game)
-    if game_id is not None:
+    if resumed is not None:
+        game_id = resumed[0]
         match, session_info = journal.load(game_id)
-        bot_seats = session_info.get("bots", bot_seats)
         seed = session_info.get("seed", 0)
-        log.say("resuming game %d from %s (%d actions)" % (game_id, journal_path,
-                                                          len(match.actions)))
+        log.say("resuming game %d of %s from %s (%d actions): %s" % (
+            game_id, _info(args.game)["title"], journal_path, len(match.actions),
+            who_plays(seat_list, bot_seats)))
     else:
         seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
         match = Match(args.game, options, seed, setup)
@@ -355,7 +499,8 @@ async def run(args):
             await hands.tidy(match.state, session.table)
         def new_game():
             fresh_seed = int.from_bytes(os.urandom(4), "big")
-            fresh = Match(args.game, options, fresh_seed)
+            # Like the game the table plays (a resumed one's players): the bots' seats fit it.
+            fresh = Match(args.game, session.match.options, fresh_seed)
             return fresh, journal.start_game(fresh, {"bots": bot_seats, "seed": fresh_seed,
                                                      "layout": layout.path})
         session.new_game = new_game

@@ -96,7 +96,7 @@ async def soak_game_kind(kind, games, seed, workdir, say, setup=None, players=No
         for k in range(games):
             args = argparse.Namespace(setup=setup, players=players, headless=True, bots=count,
                                       mode=None)
-            options, game_setup = new_game_setup(args, game.options, game.players_from_bots)
+            options, game_setup = new_game_setup(args, game)
             seats = game.seats(options, game_setup)
             bots = {seat: "greedy" for seat in seats}
             game_seed = seed + k

@@ -66,7 +66,8 @@ def fd_write(fd, data):
 
 
 def sock_connect(sock, path):
-    sock.connect(path)
+    # "@NAME": NAME in Linux's abstract namespace (host/virtual/table.py).
+    sock.connect("\0" + path[1:] if path.startswith("@") else path)
 
 
 def sock_readinto(sock, buf):

@@ -58,8 +58,12 @@ if MICROPYTHON:
     gc_collect = gc.collect
 
     def sock_connect(sock, path):
-        # The unix port passes the address buffer as a raw struct sockaddr_un.
-        sock.connect(bytes((socket.AF_UNIX, 0)) + path.encode() + b"\x00")
+        # The unix port passes the address buffer as a raw struct sockaddr_un (Linux's):
+        # "@NAME" is NAME in the abstract namespace, a NUL then the name, unterminated.
+        if path[0] == "@":
+            sock.connect(bytes((socket.AF_UNIX, 0, 0)) + path[1:].encode())
+        else:
+            sock.connect(bytes((socket.AF_UNIX, 0)) + path.encode() + b"\x00")
 
     def sock_readinto(sock, buf):
         return sock.readinto(buf)

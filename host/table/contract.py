@@ -203,7 +203,10 @@ class TableGame:
       virtual_tags_per_reader  the most tags the game lays on one reader: the virtual
                         table's emulated tags made at a tile's start (they live beside
                         the firmware's heap, as a real tile's cards take none of it)
-      players_from_bots True if `run --headless --bots N` plays N players
+      players_from_bots True if a game's player count goes into its options even at the
+                        game's usual count (`fairytable run`'s new_game_setup): the bots
+                        seed from the whole state, options included, so a game whose
+                        journalled games never carried it keeps it False
       button_actions    action types a seat button performs (bots apply them directly)
       buttons           the seat buttons, (name, label) in order: the Pi's and the web's
       interpreter       the TableInterpreter subclass

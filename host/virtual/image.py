@@ -163,8 +163,13 @@ def build(board="sim", dest=None):
     for rel in sources:
         out = os.path.join(tmp, rel[:-3] + ".mpy")
         os.makedirs(os.path.dirname(out), exist_ok=True)
-        proc = subprocess.run([exe, "-o", out, "-s", rel, source_path(rel)],
+        # mpy-cross refuses a file name longer than a qstr ("name too long", past 255
+        # bytes): it compiles a copy in the build folder, named by short relative paths,
+        # however deep the installation and the cache are.
+        shutil.copyfile(source_path(rel), os.path.join(tmp, rel))
+        proc = subprocess.run([exe, "-o", rel[:-3] + ".mpy", "-s", rel, rel], cwd=tmp,
                               capture_output=True, text=True)
+        os.remove(os.path.join(tmp, rel))
         if proc.returncode != 0:
             shutil.rmtree(tmp, ignore_errors=True)
             raise RuntimeError("mpy-cross failed on %s:\n%s" % (rel, proc.stderr))

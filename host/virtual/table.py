@@ -30,8 +30,12 @@ until ``restart()``. ``VirtualTable(auto_restart=False)`` leaves a dead
 process dead too (tests of a tile that stays silent). While a tile is being
 restarted, ``place``, ``lift``, ``clear`` and the gestures wait for it.
 
-Control: each tile connects back to a unix socket of the table; JSON lines.
-``VirtualTile`` wraps the operations:
+Control: each tile connects back to a unix socket of the table; JSON lines. On Linux the
+socket is in the abstract namespace (``@fairytable-vtable-PID-XXXXXXXX``: no file, so its
+address never depends on how deep the temporary folder is; a unix socket's path may be
+107 bytes at most) and the table talks only to processes of its own user, as the private
+folder's permissions did. Elsewhere it is a file in a private folder of its own under
+/tmp, whatever TMPDIR says, for the same reason. ``VirtualTile`` wraps the operations:
 
     place(slot, uid_hex, identity=None, identity_hex=None, pages=None, read_only=False)
     lift(slot, uid_hex) -> the 16 bytes of pages 4..7 the tag held   clear(slot)
@@ -52,6 +56,7 @@ import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -79,6 +84,8 @@ HANG_S = 30.0
 HANG_LOOK_S = 1.0
 # Starts a tile gets while the table starts, before the table gives up on it.
 START_ATTEMPTS = 3
+# Linux's abstract socket namespace: a control socket with no file, hence no path length.
+ABSTRACT_SOCKETS = sys.platform.startswith("linux")
 
 
 def find_micropython():
@@ -589,7 +596,14 @@ class VirtualTable:
         self.restart_delay_s = restart_delay_s
         self.hang_s = hang_s
         self.workdir = tempfile.mkdtemp(prefix="fairytable-vtable-")
-        self.control_path = os.path.join(self.workdir, "control.sock")
+        # The control socket's address as the tiles are given it (firmware/boards/sim.py,
+        # ``sock_connect``): "@NAME" is NAME in Linux's abstract namespace.
+        self.socket_dir = None
+        if ABSTRACT_SOCKETS:
+            self.control_path = "@%s-%d" % (os.path.basename(self.workdir), os.getpid())
+        else:
+            self.socket_dir = tempfile.mkdtemp(prefix="fairytable-", dir="/tmp")
+            self.control_path = os.path.join(self.socket_dir, "control.sock")
         if interpreter == "auto":
             self.micropython = find_micropython()
         elif interpreter == "micropython":
@@ -627,7 +641,10 @@ class VirtualTable:
             print("virtual table: micropython is not installed; running the tile firmware "
                   "under CPython (%s) with the sim backend" % sys.version.split()[0])
         self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.server.bind(self.control_path)
+        if self.control_path.startswith("@"):
+            self.server.bind("\0" + self.control_path[1:])
+        else:
+            self.server.bind(self.control_path)
         self.server.listen(64)
         self._thread(self._accept)
         for tile in self.tiles:
@@ -684,8 +701,24 @@ class VirtualTable:
                 conn, _ = self.server.accept()
             except OSError:
                 return
+            if not self._ours(conn):
+                conn.close()
+                continue
             t = threading.Thread(target=self._serve, args=(conn,), daemon=True)
             t.start()
+
+    def _ours(self, conn):
+        """Whether a process of this user connected: anyone may connect to an abstract
+        socket, which has no folder whose permissions keep other users out."""
+        if not ABSTRACT_SOCKETS:
+            return True
+        try:
+            _pid, uid, _gid = struct.unpack(
+                "3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                      struct.calcsize("3i")))
+        except OSError:
+            return False
+        return uid == os.geteuid()
 
     def _serve(self, conn):
         buf = b""
@@ -733,6 +766,8 @@ class VirtualTable:
                     pass
         self._keep_logs(os.environ.get("FAIRYTABLE_TILE_LOGS"))
         shutil.rmtree(self.workdir, ignore_errors=True)
+        if self.socket_dir is not None:
+            shutil.rmtree(self.socket_dir, ignore_errors=True)
 
     def _keep_logs(self, folder):
         """Copy every tile's log (its stderr: tracebacks of failed tasks, watchdog resets)

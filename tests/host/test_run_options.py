@@ -38,7 +38,26 @@ def setups(tmp_path):
 
 CASES = [
     (["--bots", "-1"], "--bots must be 0 or more"),
-    (["--bots", "5"], "--bots must be 0 to 2"),
+    (["--bots", "5"], "--bots 5 is more bots than players: this game of Storybook Battles has 2 "
+                      "(--players sets how many play)"),
+    # One rule of seats for every game: --bots fills the last seats, at most one a player.
+    (["--game", "royale", "--bots", "4"], "--bots 4 is more bots than players: this game of "
+                                          "Battle Royale has 3"),
+    (["--game", "royale", "--players", "2", "--bots", "3"], "--bots 3 is more bots than "
+                                                            "players: this game of Battle "
+                                                            "Royale has 2"),
+    (["--game", "heroes", "--bots", "3"], "--bots 3 is more bots than players: this game of "
+                                          "Battle Royale with hero teams has 2"),
+    (["--game", "fightclub", "--players", "1", "--bots", "2"], "--bots 2 is more bots than "
+                                                               "players: this game of Fairy "
+                                                               "Tale Fight Club has 1"),
+    (["--game", "royale", "--players", "4", "--headless", "--bots", "3"],
+     "--headless needs a bot in every seat: --bots 4 for the 4 players"),
+    # With --headless and no --players, --bots says the count; the rules may refuse it.
+    (["--headless", "--bots", "3"], "--headless --bots 3 asks for 3 players of Storybook "
+                                    "Battles; the number of players must be 2 or 4"),
+    (["--game", "fightclub", "--headless", "--bots", "5"], "--headless --bots 5 asks for 5 "
+                                                           "players of Fairy Tale Fight Club"),
     (["--players", "99"], "--players 99"),
     (["--players", "-3"], "--players must be"),
     (["--game", "royale", "--players", "99", "--headless", "--bots", "2"], "--players 99"),
@@ -93,6 +112,67 @@ def test_a_bad_option_is_refused_with_a_sentence(argv, words, setups, tmp_path, 
     assert words.replace("{setups}", str(setups)) in err, err
     assert "Traceback" not in err
     assert not home.exists()
+
+
+def players_of(argv, game="storybook"):
+    """The player count of the new game `fairytable run ARGV` asks for (host/run.py)."""
+    from host.games import table_game
+    args = run_command.parse_args(argv)
+    options, setup = run_command.new_game_setup(args, table_game(game))
+    return len(table_game(game).seats(options, setup))
+
+
+def test_players_default_to_the_games_usual_count_and_bots_take_the_last_seats():
+    """One rule for every game: --players sets the count (default: the game's usual);
+    --bots N fills the last N seats; with --headless (a bot in every seat) --bots N alone
+    says N players."""
+    usual = {"storybook": 2, "royale": 3, "heroes": 2, "fightclub": 2}
+    for game, count in usual.items():
+        assert players_of(["--game", game], game) == count
+        assert players_of(["--game", game, "--bots", "1"], game) == count
+        assert players_of(["--game", game, "--players", "2", "--bots", "1"], game) == 2
+    assert players_of(["--headless", "--bots", "4"]) == 4     # Storybook's four-player game
+    assert players_of(["--game", "royale", "--headless", "--bots", "2"], "royale") == 2
+    assert players_of(["--game", "royale", "--headless", "--bots", "5"], "royale") == 5
+    assert players_of(["--game", "heroes", "--headless", "--bots", "3"], "heroes") == 3
+    assert players_of(["--game", "fightclub", "--headless", "--bots", "1"], "fightclub") == 1
+    assert players_of(["--game", "royale", "--headless", "--players", "4", "--bots", "4"],
+                      "royale") == 4
+
+
+def test_headless_games_keep_the_options_they_were_dealt_with():
+    """The bots seed their choices from the whole state, options included: a headless
+    command must journal the options it did before the rule was one for every game, or
+    each seed of it would play another game (tests/integration/test_table_*_play.py,
+    tools/kill_games.py, tools/line_faults.py replay them)."""
+    from host.games import table_game
+    for argv, game, options in (
+            (["--headless", "--bots", "2"], "storybook", {"mode": "physical"}),
+            (["--headless", "--bots", "4"], "storybook", {"mode": "physical", "players": 4}),
+            (["--players", "2", "--headless", "--bots", "2"], "storybook",
+             {"mode": "physical", "players": 2}),
+            (["--game", "royale", "--headless", "--bots", "2"], "royale", {"players": 2}),
+            (["--game", "royale", "--headless", "--bots", "3"], "royale", {"players": 3}),
+            (["--game", "royale", "--bots", "2"], "royale", {}),
+            (["--game", "heroes", "--headless", "--bots", "2"], "heroes", {"players": 2}),
+            (["--game", "heroes", "--mode", "ctf", "--headless", "--bots", "2"], "heroes",
+             {"mode": "ctf", "players": 2}),
+            (["--game", "fightclub", "--headless", "--bots", "2"], "fightclub", {"players": 2}),
+            (["--game", "fightclub", "--players", "3", "--headless", "--bots", "3"],
+             "fightclub", {"players": 3})):
+        args = run_command.parse_args(argv)
+        assert run_command.new_game_setup(args, table_game(game)) == (options, None), argv
+
+
+def test_the_help_states_the_rule_of_seats():
+    proc = subprocess.run([FAIRYTABLE, "run", "--help"], capture_output=True, text=True,
+                          cwd=REPO, timeout=120)
+    assert proc.returncode == 0
+    words = " ".join(proc.stdout.split())
+    assert "--players N sets how many play (default: the game's usual count" in words
+    assert "--bots N puts bots in the last N seats, at most one a player" in words
+    assert "With --headless every seat is a bot's, so --bots N alone says N players" in words
+    assert "storybook 2, royale 3, heroes 2, fightclub 2" in words
 
 
 def test_the_command_itself_exits_2_without_a_traceback(tmp_path):

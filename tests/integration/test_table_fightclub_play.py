@@ -85,8 +85,9 @@ def test_kill_9_then_restart_resumes_the_same_fightclub_game(tmp_path):
     journal = tmp_path / "journal.db"
     pull_plug_after(command(tmp_path, journal, 4, ["--new"]), journal, 12, REPO)
     assert 12 <= len(journal_of(journal)) < 33
-    # The same command without --new resumes the journal's game (its seed and setup kept).
-    proc = subprocess.run(command(tmp_path, journal, 999), capture_output=True, cwd=REPO,
+    # The same command without --new resumes the journal's game (its seed and setup kept;
+    # another --seed or --setup would be refused).
+    proc = subprocess.run(command(tmp_path, journal, 4), capture_output=True, cwd=REPO,
                           timeout=600)
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
     summary = json.loads(proc.stdout)

@@ -108,8 +108,9 @@ def test_kill_9_then_restart_resumes_the_same_capture_the_flag_game(tmp_path):
     pull_plug_after(command(journal, 5, ["--new", "--mode", "ctf"]), journal, 15, REPO)
     before = len(journal_of(journal))
     assert 15 <= before < 33
-    # The same command without --new resumes it (the seed given is the journal's to keep).
-    proc = subprocess.run(command(journal, 999), capture_output=True, cwd=REPO, timeout=600)
+    # The same command without --new (and without --mode: the game keeps its own) resumes
+    # it; another --seed would be refused.
+    proc = subprocess.run(command(journal, 5), capture_output=True, cwd=REPO, timeout=600)
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
     expected = engine_only_game(5, {"mode": "ctf", "players": 2})
     check_game(json.loads(proc.stdout), journal_of(journal), expected)

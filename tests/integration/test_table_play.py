@@ -26,9 +26,10 @@ def engine_only_game(seed):
     return match
 
 
-def run_table(journal, seed, extra=()):
-    return subprocess.run([FAIRYTABLE, "run", "--headless", "--bots", "2", "--json",
-                           "--seed", str(seed), "--journal", str(journal)] + list(extra),
+def run_table(journal, seed=None, extra=()):
+    seeded = [] if seed is None else ["--seed", str(seed)]
+    return subprocess.run([FAIRYTABLE, "run", "--headless", "--bots", "2", "--json"] + seeded
+                          + ["--journal", str(journal)] + list(extra),
                           capture_output=True, cwd=REPO, timeout=600)
 
 
@@ -57,7 +58,7 @@ def test_kill_9_then_restart_resumes_the_same_game(tmp_path):
     journal = tmp_path / "journal.db"
     pull_plug_after([FAIRYTABLE, "run", "--headless", "--bots", "2", "--json", "--seed", "17",
                      "--journal", str(journal), "--new"], journal, 12, REPO)
-    proc = run_table(journal, 999)  # the seed is the journal's, not this one
+    proc = run_table(journal)  # the seed is the journal's (another --seed is refused)
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
     summary = json.loads(proc.stdout)
     expected = engine_only_game(17)

@@ -104,7 +104,8 @@ def test_kill_9_then_restart_resumes_the_same_full_map_royale_game(tmp_path):
     pull_plug_after(command(journal, 39, tmp_path, ["--new"]), journal, 40, REPO)
     before = journal_actions(journal)
     assert any(a["type"] == "attack_card" for a in before)  # cards were won: the map changed
-    proc = subprocess.run(command(journal, 999, tmp_path), capture_output=True, cwd=REPO,
+    # The same command without --new resumes it (another --seed would be refused).
+    proc = subprocess.run(command(journal, 39, tmp_path), capture_output=True, cwd=REPO,
                           timeout=600)
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
     summary = json.loads(proc.stdout)
