@@ -742,6 +742,7 @@ class HeroesTable(DiceTrayInterpreter):
 
     def _read(self, now):
         t = self.throw
+        read = []
         for pocket in sorted(p for p in self.pockets if self.pockets[p]):
             if pocket in self.used:
                 continue
@@ -750,15 +751,18 @@ class HeroesTable(DiceTrayInterpreter):
             free = [i for i in range(len(t.wanted)) if t.values[i] is None and
                     t.wanted[i][0] == colour]
             if not free:
-                self.note("the %s die in pocket %d is not wanted now (%s)" % (
-                    colour, pocket + 1, ", ".join(t.missing()) or "nothing"))
+                self.note("The %s die in pocket %d is not wanted now: %s." % (
+                    colour, pocket + 1, "throw the %s" % " and ".join(t.missing())
+                    if t.missing() else "take it out"))
                 continue
             t.values[free[0]] = int(self.pockets[pocket].split(":")[2])
+            read.append("%s %d" % (colour, t.values[free[0]]))
             self.progress_at = now
         if t.missing():
-            if t.started():
-                self.note("dice read: %s; still to roll: %s" % (
-                    [v for v in t.values if v is not None], ", ".join(t.missing())))
+            if read:
+                # Said once for each die read, not at every look at the tray.
+                self.note("The tray reads %s; still to throw: the %s." % (
+                    " and ".join(read), " and ".join(t.missing())))
             return None
         return with_dice(t.action, t.wanted, t.values)
 
@@ -781,7 +785,7 @@ class HeroesTable(DiceTrayInterpreter):
             return self._card_target(s, play, cell, cid, now)
         if s.battle is not None or s.bonus_rolls:
             return self.refuse([cell], "Finish the battle first: %s." % (
-                "the defender plays a card or no_defence" if s.battle is not None
+                "the defender plays a card or chooses No defence" if s.battle is not None
                 else "roll the green die for the Bonus Card"))
         if self.throw is not None and not self.auto:
             return self.refuse([cell], "Roll the dice first: %s." % ", ".join(
@@ -876,7 +880,7 @@ class HeroesTable(DiceTrayInterpreter):
             return None
         if name == "no_defence":
             if s.battle is None or seat != current_seat(s):
-                return self.refuse([], "no_defence answers an attack on one of your "
+                return self.refuse([], "No defence answers an attack on one of your "
                                    "characters.")
             return {"type": "no_defence"}
         if name == "end_turn":
