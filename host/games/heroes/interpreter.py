@@ -333,9 +333,8 @@ class HeroesTable(DiceTrayInterpreter):
                 card["name"] if card else "A card", " by %s" % name_of(s, who) if who else
                 ": tap the character who plays it"), "cells": []}
         if self.throw is not None and self.throw.missing():
-            colours = self.throw.missing()
-            return {"text": "Throw the %s %s into the tray." % (
-                " and ".join(colours), "die" if len(colours) == 1 else "dice"), "cells": []}
+            return {"text": "Throw %s into the tray." % dice_words(self.throw.missing()),
+                    "cells": []}
         return None
 
     def busy(self):
@@ -752,7 +751,7 @@ class HeroesTable(DiceTrayInterpreter):
                     t.wanted[i][0] == colour]
             if not free:
                 self.note("The %s die in pocket %d is not wanted now: %s." % (
-                    colour, pocket + 1, "throw the %s" % " and ".join(t.missing())
+                    colour, pocket + 1, "throw %s" % dice_words(t.missing())
                     if t.missing() else "take it out"))
                 continue
             t.values[free[0]] = int(self.pockets[pocket].split(":")[2])
@@ -761,8 +760,8 @@ class HeroesTable(DiceTrayInterpreter):
         if t.missing():
             if read:
                 # Said once for each die read, not at every look at the tray.
-                self.note("The tray reads %s; still to throw: the %s." % (
-                    " and ".join(read), " and ".join(t.missing())))
+                self.note("The tray reads %s; still to throw: %s." % (
+                    " and ".join(read), dice_words(t.missing())))
             return None
         return with_dice(t.action, t.wanted, t.values)
 
@@ -889,6 +888,18 @@ class HeroesTable(DiceTrayInterpreter):
                 return self.refuse([], "%s cannot end a turn now." % seat)
             return {"type": "end_turn"}
         return None
+
+
+def dice_words(colours):
+    """Dice by colour in words: "the red die and 2 white dice"."""
+    parts = []
+    for colour in DIE_COLOURS:
+        n = list(colours).count(colour)
+        if n == 1:
+            parts.append("the %s die" % colour)
+        elif n > 1:
+            parts.append("%d %s dice" % (n, colour))
+    return " and ".join(parts)
 
 
 def die_colour(item):

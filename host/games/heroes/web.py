@@ -522,8 +522,14 @@ class HeroesFace(WebFace):
                         for c in s.cat["character_order"] if c not in s.heroes]
                 note = "Your pick: choose a character, then one of the lit start cells."
         elif s.phase == "play":
+            held = self._cards_held(s, seat)
+            if acting and s.battle is not None:
+                # A defence: only the cards that may answer this attack.
+                defending = set(a["card"] for a in heroes.legal_actions(s)
+                                if a["type"] == "defend")
+                held = [(c, label) for c, label in held if c in defending]
             hand = [{"id": c, "label": label, "kind": "card", "targets": [], "reader": True}
-                    for c, label in self._cards_held(s, seat)]
+                    for c, label in held]
         figures, flags = self._lifted(s, table, seat)
         for cid in figures:
             home = cell_of(s.heroes[cid]["cell"])
@@ -587,6 +593,19 @@ class HeroesFace(WebFace):
             return "Throw the dice: the higher green die draws a Bonus Card."
         if not acting or s.phase != "play":
             return None
+        play = table.card_play
+        if play is not None:
+            card = self.card_name(s, play["card"])
+            kind = (card_of(s, play["card"]) or {}).get("kind")
+            if play["character"] is None:
+                return "%s: tap the character of yours who plays it." % card
+            if kind == "move":
+                return "%s: move %s with the Move tool to a lit cell." % (
+                    card, name_of(s, play["character"]))
+            if table.throw is not None and table.throw.missing():
+                return "%s: throw the dice." % card
+            return "%s: tap its target (the character's own cell to heal itself)." % card \
+                if kind == "heal" else "%s: tap its target." % card
         if s.battle is not None:
             return ("%s is attacked: to defend, pick a card without \"Attack\" in its name and "
                     "click your card reader; or choose No defence." % self.character(
@@ -641,10 +660,10 @@ class HeroesFace(WebFace):
                           "then click your card reader." % self.card_name(s, card), [place])
         if table.seat_observed.get(place[1]):
             raise Refused(409, "A card already lies on your card reader: lift it off first "
-                          "(click the reader).")
+                          "(click the reader).", [place])
         why = self.card_problem(s, seat, card)
         if why is not None:
-            raise Refused(409, why)
+            raise Refused(409, why, [place])
         return [("place", place, CARD + card)]
 
     def _free(self, table, place, what):
@@ -697,7 +716,7 @@ class HeroesFace(WebFace):
         if place[0] == SEAT:
             seen = table.seat_observed.get(place[1], [])
             if not seen:
-                raise Refused(409, "Nothing lies on your card reader.")
+                raise Refused(409, "Nothing lies on your card reader.", [place])
             return seen[0]
         seen = list(table.observed.get(place, []))
         if not seen:
