@@ -22,12 +22,13 @@ ACTIONS = {"roll_off": "roll the green die for who goes first", "pick": "pick a 
            "attack": "attack", "play_card": "play a card", "defend": "defend with a card",
            "no_defence": "take the attack without a card",
            "roll_bonus": "roll the green die for a Bonus Card", "end_turn": "end the turn"}
-# What fits on a figure in a cell of 44 to 76 px; the figure's title has the whole name.
-SHORT = {"hop_o_my_thumb": "Thumb", "the_giant": "Giant", "robin_hood": "Robin",
+# What fits on a figure in a cell of 44 to 76 px (a word of 5 letters or so on a phone;
+# a soft hyphen where a longer one may break); the figure's title has the whole name.
+SHORT = {"hop_o_my_thumb": "Hop", "the_giant": "Giant", "robin_hood": "Robin",
          "fairy_godmother": "Fairy", "little_red_riding_hood": "Riding Hood",
          "big_bad_wolf": "Wolf", "the_snow_queen": "Snow Queen", "baba_yaga": "Baba Yaga",
          "tin_woodman": "Tin Man", "cowardly_lion": "Lion", "gretel": "Gretel",
-         "rumpelstiltskin": "Rumpel"}
+         "rumpelstiltskin": "Rum\u00adpel"}
 STATE_WORDS = {"down": "defeated: lies on its side until its Respawn Phase",
                "resting": "in its Respawn Phase: stands up at the end of its player's turn"}
 FLAG_SHAPE = "⚑"
@@ -149,8 +150,8 @@ class HeroesFace(WebFace):
         if s.status == "ongoing" and s.phase == "play":
             out.append("turn %d" % s.turn_number)
             out.append("%d action%s left" % (s.actions_left, "" if s.actions_left == 1 else "s"))
-            out.append("movement: %s" % ("%d (the green die)" % s.roll if s.roll is not None
-                                         else "green die not rolled yet"))
+            out.append("movement die: %d" % s.roll if s.roll is not None
+                       else "movement die not rolled yet")
         elif s.status != "ongoing":
             out.append("%d turn%s played" % (s.turn_number, "" if s.turn_number == 1 else "s"))
         for q in sorted(s.flags, key=s.seats.index):

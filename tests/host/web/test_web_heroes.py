@@ -115,7 +115,7 @@ def test_the_web_view_of_a_heroes_game_draws_walls_bases_figures_health_and_flag
     assert v["title"] == "Battle Royale with hero teams" and v["actors"] == ["red"]
     assert v["banner"].startswith("Red's turn: roll the green die for movement")
     assert v["facts"][0] == "Capture the Flag on Twin Keeps"
-    assert "movement: green die not rolled yet" in v["facts"]
+    assert "movement die not rolled yet" in v["facts"]
     assert items_on(v, (1, 3)) == [{"kind": "wall", "label": "", "title": "a wall"}]
     base = items_on(v, (3, 1))[0]
     assert base["kind"] == "wall" and base["title"].startswith("Red's base")
@@ -291,6 +291,61 @@ def test_the_move_tool_lights_where_a_figure_may_go_and_refuses_the_rest(tmp_pat
                               ("place", tuple(reach[0]), "heroes:robin_hood")]
     assert session.match.actions[-1] == {"type": "move", "character": "robin_hood",
                                          "to": reach[0]}
+
+
+def test_a_flag_is_carried_from_the_web_lift_it_move_the_figure_put_it_down_beside(tmp_path):
+    """Capture the Flag: "the character with the flag moves and then places the flag in an
+    adjacent space"."""
+    setup = {"characters": [{"id": "tin_woodman", "seat": "red", "cell": [0, 2]},
+                            {"id": "robin_hood", "seat": "red", "cell": [1, 5]},
+                            {"id": "big_bad_wolf", "seat": "blue", "cell": [0, 4]},
+                            {"id": "gretel", "seat": "blue", "cell": [6, 4]}],
+             "turn": "red", "roll": 2,
+             "flags": [{"team": "red", "cell": [4, 0], "carrier": None},
+                       {"team": "blue", "cell": [2, 6], "carrier": "robin_hood"}]}
+    session = heroes_session(tmp_path, setup=setup)
+    hands = Hands(session)
+    web = WebTable(session, hands=hands)
+    assert "lift the flag" in web.view("red")["you"]["note"]
+    e = refused(web, "blue", {"op": "lift", "cell": [2, 6]})
+    assert e.status == 403 and "holds a flag" in e.message
+    asyncio.run(web.control("red", {"op": "lift", "cell": [2, 6]}))
+    flag = [c for c in web.view("red")["you"]["hand"] if c["kind"] == "flag"]
+    assert [c["label"] for c in flag] == ["Blue's flag (lifted)"]
+    asyncio.run(web.control("red", {"op": "move", "cell": [1, 5], "to": [1, 4]}))
+    assert session.match.actions == []          # the flag is still in hand
+    flag = [c for c in web.view("red")["you"]["hand"] if c["kind"] == "flag"][0]
+    assert [0, 5] in flag["targets"] and [2, 6] in flag["targets"]
+    asyncio.run(web.control("red", {"op": "place", "cell": [0, 5], "card": "flag:blue"}))
+    assert session.match.actions == [{"type": "move", "character": "robin_hood",
+                                      "to": [1, 4], "flag_to": [0, 5]}]
+    assert session.last_words == ("Robin Hood moves from [1, 5] to [1, 4]. Robin Hood "
+                                  "carries Blue's flag to [0, 5].")
+
+
+def test_a_defeated_figure_is_moved_from_the_web_to_where_it_lies_down(tmp_path):
+    """Capture the Flag: a defeated character is laid down behind its base; its player's
+    Move tool offers that cell, and only that cell."""
+    setup = dict(SETUP, characters=[dict(c) for c in SETUP["characters"]], hands={})
+    setup["characters"][2]["health"] = 1        # the Big Bad Wolf, next to the Tin Woodman
+    session = heroes_session(tmp_path, setup=setup)
+    session.apply({"type": "attack", "attacker": "tin_woodman", "target": "big_bad_wolf",
+                   "dice": {"red": 6, "white": 1}})
+    session.apply({"type": "no_defence"})       # he could answer with Sheep's Clothing
+    wolf = session.match.state.heroes["big_bad_wolf"]
+    assert wolf["state"] == "down"
+    lies = list(heroes.cell_xy(wolf["cell"]))
+    assert "lies down on %s" % ("[%d, %d]" % tuple(lies)) in session.last_words
+    hands = Hands(session)
+    web = WebTable(session, hands=hands)
+    v = web.view("blue")
+    assert v["you"]["moves"]["1,1"] == [lies]
+    down = [it for it in items_on(v, lies) if it["kind"] == "figure"][0]
+    assert down["down"] and down["unplaced"] and "defeated" in down["title"]
+    e = refused(web, "blue", {"op": "move", "cell": [1, 1], "to": [3, 4]})
+    assert e.message == "The Big Bad Wolf belongs on [%d, %d]." % tuple(lies)
+    asyncio.run(web.control("blue", {"op": "move", "cell": [1, 1], "to": lies}))
+    assert session.table.mismatches == []
 
 
 def test_throwing_the_dice_rolls_what_the_tray_waits_for(tmp_path):
