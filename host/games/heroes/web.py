@@ -288,8 +288,8 @@ class HeroesFace(WebFace):
             return ["%s plays %s%s." % (ch(), name, after)]
         if kind == "battle":
             red, attack = ev["red"], ev["attack"]
-            dice = "red die %d" % red if attack == red else "red die %d + %d = %d" % (
-                red, attack - red, attack)
+            dice = "red die %d" % red if attack == red else "attack %d (red die %d + %d)" % (
+                attack, red, attack - red)
             return ["%s attacks %s: %s." % (ch("attacker"), and_list(
                 self.character(s, t) for t in ev["targets"]), dice)]
         if kind == "defence_awaited":
@@ -652,7 +652,7 @@ class HeroesFace(WebFace):
             problem = heroes.validate(s, {"type": "pick", "character": card,
                                           "cell": list(place)})
             if problem is not None:
-                raise Refused(409, problem.message, [place])
+                raise Refused(409, self._pick_problem(s, seat, problem), [place])
             return [("place", place, FIGURE + card)]
         if card not in [c for c, _ in self._cards_held(s, seat)]:
             raise Refused(403, "%s does not hold that card." % name)
@@ -666,6 +666,15 @@ class HeroesFace(WebFace):
         if why is not None:
             raise Refused(409, why, [place])
         return [("place", place, CARD + card)]
+
+    def _pick_problem(self, s, seat, problem):
+        """The engine's reason a pick is refused, with the seat and cells in words."""
+        if problem.code == "not_a_start_cell":
+            cells = sorted(set(tuple(a["cell"]) for a in heroes.legal_actions(s)
+                               if a["type"] == "pick"))
+            return "%s's characters start on %s: the lit cells." % (
+                self.seat_name(s, seat), or_list(cell_words(c) for c in cells))
+        return problem.message
 
     def _free(self, table, place, what):
         if place[0] == SEAT:

@@ -260,7 +260,10 @@ def test_a_pick_on_a_cell_outside_the_start_zone_is_refused_before_anything_is_p
     hands = Hands(session)
     web = WebTable(session, hands=hands)
     e = refused(web, "red", {"op": "place", "cell": [3, 3], "card": "robin_hood"})
-    assert e.status == 409 and e.cells == [[3, 3]] and "start on" in e.message
+    starts = sorted(set(tuple(a["cell"]) for a in heroes.legal_actions(session.match.state)))
+    assert (e.status, e.cells) == (409, [[3, 3]])
+    assert e.message == "Red's characters start on %s or [%d, %d]: the lit cells." % (
+        ", ".join("[%d, %d]" % c for c in starts[:-1]), starts[-1][0], starts[-1][1])
     e = refused(web, "blue", {"op": "place", "cell": [3, 6], "card": "robin_hood"})
     assert e.message == "It is Red's pick."
     assert hands.done == []
