@@ -460,7 +460,9 @@ class HeroesFace(WebFace):
                 continue
             for card in s.cat["characters"][cid]["cards"]:
                 if card not in h["face_down"]:
-                    out.append((card, "%s (%s)" % (self.card_name(s, card), name_of(s, cid))))
+                    # The figure's short name, as the board shows it: a hand fits a phone.
+                    out.append((card, "%s (%s)" % (self.card_name(s, card),
+                                                   short_name(s, cid))))
         out += [(c, "%s (Bonus Card)" % self.card_name(s, c)) for c in s.hands[seat]]
         return out
 

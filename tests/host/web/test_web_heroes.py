@@ -168,7 +168,7 @@ def test_a_seat_sees_its_own_cards_to_lay_down_and_not_the_others_bonus_cards(tm
     assert set(hand) == {"axe_attack", "oil_can", "longbow_attack", "greenwood_cover",
                          "golden_shield"}
     assert hand["golden_shield"]["label"] == "Golden Shield (Bonus Card)"
-    assert hand["axe_attack"]["label"] == "Axe Attack (The Tin Woodman)"
+    assert hand["axe_attack"]["label"] == "Axe Attack (Tin Man)"     # as on its figure
     assert all(c["reader"] and c["kind"] == "card" for c in hand.values())
     assert [(c["label"], c["enabled"]) for c in red["you"]["choices"]] == [("End turn", True)]
     assert "flying_carpet" not in json.dumps(red) and "Flying Carpet" not in json.dumps(red)
