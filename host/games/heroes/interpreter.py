@@ -326,13 +326,20 @@ class HeroesTable(DiceTrayInterpreter):
         if self.attacker is not None:
             return {"text": "%s attacks: tap its target." % name_of(s, self.attacker),
                     "cells": []}
-        if self.card_play is not None:
+        rolling = self.throw is not None and self.throw.missing()
+        if self.card_play is not None and not (rolling and not self.auto):
             card = card_of(s, self.card_play["card"])
             who = self.card_play["character"]
-            return {"text": "%s is being played%s: finish its move on the board." % (
-                card["name"] if card else "A card", " by %s" % name_of(s, who) if who else
-                ": tap the character who plays it"), "cells": []}
-        if self.throw is not None and self.throw.missing():
+            if who is None:
+                step = "tap the character who plays it"
+            elif card is not None and card["kind"] == "move":
+                step = "move %s's figure" % the(name_of(s, who))
+            else:
+                step = "tap its target"
+            return {"text": "%s is being played%s: %s." % (
+                card["name"] if card else "A card", " by %s" % name_of(s, who) if who else "",
+                step), "cells": []}
+        if rolling:
             return {"text": "Throw %s into the tray." % dice_words(self.throw.missing()),
                     "cells": []}
         return None

@@ -605,7 +605,7 @@ class HeroesFace(WebFace):
             if kind == "move":
                 return "%s: move %s with the Move tool to a lit cell." % (
                     card, name_of(s, play["character"]))
-            if table.throw is not None and table.throw.missing():
+            if table.throw is not None and not table.auto and table.throw.missing():
                 return "%s: throw the dice." % card
             return "%s: tap its target (the character's own cell to heal itself)." % card \
                 if kind == "heal" else "%s: tap its target." % card

@@ -10,6 +10,7 @@ import json
 import re
 
 from host.clock import ManualClock
+from host.games.heroes.interpreter import POCKET_OF
 from host.session import TableSession
 from host.table import layout as layouts
 from host.table import tags
@@ -74,9 +75,7 @@ class Hands:
             table.observe_seat_items(place[1], items)
         else:
             table.observe_items(place, items)
-        action = table.reconcile(0)
-        if action is not None:
-            self.session.apply_from_table(action)
+        self._apply(table.reconcile(0))
 
     def _on(self, place):
         table = self.session.table
@@ -93,9 +92,20 @@ class Hands:
 
     async def gesture(self, place, kind):
         self.done.append((kind, place))
+        self._apply(self.session.table.gesture(place, kind, 0))
 
     async def throw_dice(self, table, wanted, values):
+        """Each die in its colour's pocket, one at a time, read as the tray reads it."""
         self.done.append(("throw", [c for c, _ in wanted], list(values)))
+        for (colour, _who), v in zip(wanted, values, strict=True):
+            pocket = POCKET_OF[colour]
+            if table.pockets.get(pocket):
+                table.dice(pocket, None, None, 0)
+            self._apply(table.dice(pocket, "die:%s:%d" % (colour, v), None, 0))
+
+    def _apply(self, action):
+        if action is not None:
+            self.session.apply_from_table(action)
 
 
 def refused(web, seat, msg):
@@ -355,13 +365,34 @@ def test_throwing_the_dice_rolls_what_the_tray_waits_for(tmp_path):
     session = heroes_session(tmp_path)
     hands = Hands(session)
     web = WebTable(session, hands=hands)
+    assert web.view("red")["progress"]["text"] == "Throw the green die into the tray."
     said = asyncio.run(web.control("red", {"op": "throw"}))
     assert hands.done[0][:2] == ("throw", ["green"]) and 1 <= hands.done[0][2][0] <= 6
     assert said == "Red threw %d" % hands.done[0][2][0]
-    assert web.view("red")["progress"]["text"] == "Throw the green die into the tray."
-    session.apply({"type": "roll_move", "die": 3})
+    assert session.match.actions == [{"type": "roll_move", "die": hands.done[0][2][0]}]
     e = refused(web, "red", {"op": "throw"})
     assert e.status == 409 and e.message.startswith("The tray waits for no dice now")
+
+
+def test_an_attack_card_is_played_from_the_web_reader_then_a_tap_then_the_dice(tmp_path):
+    session = heroes_session(tmp_path)
+    hands = Hands(session)
+    web = WebTable(session, hands=hands)
+    asyncio.run(web.control("red", {"op": "place", "reader": 1, "card": "axe_attack"}))
+    assert web.view("red")["you"]["note"] == "Axe Attack: tap its target."
+    asyncio.run(web.control("red", {"op": "tap", "cell": [1, 1]}))     # the Big Bad Wolf
+    red = web.view("red")
+    assert red["you"]["note"] == "Axe Attack: throw the dice."
+    assert red["progress"]["text"] == "Throw the red die and the white die into the tray."
+    asyncio.run(web.control("red", {"op": "throw"}))
+    action = session.match.actions[-1]
+    assert (action["type"], action["card"], action["target"]) == (
+        "play_card", "axe_attack", "big_bad_wolf")
+    red_die = action["dice"]["red"]
+    assert session.last_words.startswith(
+        "The Tin Woodman plays Axe Attack (now face down). The Tin Woodman attacks The Big "
+        "Bad Wolf: attack %d (red die %d + 2)." % (red_die + 2, red_die))
+    assert "axe_attack" not in [c["id"] for c in web.view("red")["you"]["hand"]]
 
 
 def test_the_buttons_reach_the_game_and_others_are_refused(tmp_path):
