@@ -7,8 +7,15 @@ piece spills out of its cell. Screenshots land in tests/artifacts/ (git-ignored)
 import re
 import time
 
-from test_web_browser import live, shot, wait_view
+from test_web_browser import shot, wait_view
 from web_helpers import Host
+
+
+def live(page):
+    """Connected to the table (polled on a timer: a busy page's animation frames may be
+    too far apart for a wait on each frame)."""
+    page.wait_for_function("() => window.fairytable && window.fairytable.connected",
+                           polling=250, timeout=90000)
 
 
 def view(page):
@@ -26,7 +33,7 @@ def spills(page):
 def test_a_heroes_seat_rolls_and_picks_by_clicks_on_a_phone_and_a_spectator_reads_words(
         tmp_path, browser):
     host = Host(tmp_path, "--game", "heroes", "--mode", "ctf", "--bots", "1", "--seed", "3",
-                "--new", "--pace", "0").start()
+                "--new", "--pace", "300").start()
     try:
         page = browser.new_page(viewport={"width": 390, "height": 844})
         page.goto(host.links["red"])
