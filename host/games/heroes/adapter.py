@@ -13,6 +13,7 @@ The mode is an option: `fairytable run --game heroes --mode ctf` plays Capture t
 from host import lights
 from host.table.contract import TableGame
 from host.games.heroes.hands import HeroesHands
+from host.games.heroes.web import HeroesFace
 from host.games.heroes.interpreter import (CARD, FLAG, POCKET_OF, SEAT, HeroesTable, card_of,
                                            cell_of, current_seat, name_of)
 from shared_rules import catalog, heroes
@@ -117,6 +118,7 @@ class HeroesGame(TableGame):
     buttons = (("roll", "Throw the dice"), ("end_turn", "End turn"),
                ("no_defence", "No defence"))
     interpreter = HeroesTable
+    face_class = HeroesFace
 
     def board_cells(self):
         return frozenset((x, y) for x in range(heroes.SIZE) for y in range(heroes.SIZE))

@@ -326,16 +326,22 @@ class HeroesTable(DiceTrayInterpreter):
         if self.attacker is not None:
             return {"text": "%s attacks: tap its target." % name_of(s, self.attacker),
                     "cells": []}
-        if self.card_play is not None:
+        rolling = self.throw is not None and self.throw.missing()
+        if self.card_play is not None and not (rolling and not self.auto):
             card = card_of(s, self.card_play["card"])
             who = self.card_play["character"]
-            return {"text": "%s is being played%s: finish its move on the board." % (
-                card["name"] if card else "A card", " by %s" % name_of(s, who) if who else
-                ": tap the character who plays it"), "cells": []}
-        if self.throw is not None and self.throw.missing():
-            colours = self.throw.missing()
-            return {"text": "Throw the %s %s into the tray." % (
-                " and ".join(colours), "die" if len(colours) == 1 else "dice"), "cells": []}
+            if who is None:
+                step = "tap the character who plays it"
+            elif card is not None and card["kind"] == "move":
+                step = "move %s's figure" % the(name_of(s, who))
+            else:
+                step = "tap its target"
+            return {"text": "%s is being played%s: %s." % (
+                card["name"] if card else "A card", " by %s" % name_of(s, who) if who else "",
+                step), "cells": []}
+        if rolling:
+            return {"text": "Throw %s into the tray." % dice_words(self.throw.missing()),
+                    "cells": []}
         return None
 
     def busy(self):
@@ -742,6 +748,7 @@ class HeroesTable(DiceTrayInterpreter):
 
     def _read(self, now):
         t = self.throw
+        read = []
         for pocket in sorted(p for p in self.pockets if self.pockets[p]):
             if pocket in self.used:
                 continue
@@ -750,15 +757,18 @@ class HeroesTable(DiceTrayInterpreter):
             free = [i for i in range(len(t.wanted)) if t.values[i] is None and
                     t.wanted[i][0] == colour]
             if not free:
-                self.note("the %s die in pocket %d is not wanted now (%s)" % (
-                    colour, pocket + 1, ", ".join(t.missing()) or "nothing"))
+                self.note("The %s die in pocket %d is not wanted now: %s." % (
+                    colour, pocket + 1, "throw %s" % dice_words(t.missing())
+                    if t.missing() else "take it out"))
                 continue
             t.values[free[0]] = int(self.pockets[pocket].split(":")[2])
+            read.append("%s %d" % (colour, t.values[free[0]]))
             self.progress_at = now
         if t.missing():
-            if t.started():
-                self.note("dice read: %s; still to roll: %s" % (
-                    [v for v in t.values if v is not None], ", ".join(t.missing())))
+            if read:
+                # Said once for each die read, not at every look at the tray.
+                self.note("The tray reads %s; still to throw: %s." % (
+                    " and ".join(read), dice_words(t.missing())))
             return None
         return with_dice(t.action, t.wanted, t.values)
 
@@ -781,7 +791,7 @@ class HeroesTable(DiceTrayInterpreter):
             return self._card_target(s, play, cell, cid, now)
         if s.battle is not None or s.bonus_rolls:
             return self.refuse([cell], "Finish the battle first: %s." % (
-                "the defender plays a card or no_defence" if s.battle is not None
+                "the defender plays a card or chooses No defence" if s.battle is not None
                 else "roll the green die for the Bonus Card"))
         if self.throw is not None and not self.auto:
             return self.refuse([cell], "Roll the dice first: %s." % ", ".join(
@@ -876,7 +886,7 @@ class HeroesTable(DiceTrayInterpreter):
             return None
         if name == "no_defence":
             if s.battle is None or seat != current_seat(s):
-                return self.refuse([], "no_defence answers an attack on one of your "
+                return self.refuse([], "No defence answers an attack on one of your "
                                    "characters.")
             return {"type": "no_defence"}
         if name == "end_turn":
@@ -885,6 +895,18 @@ class HeroesTable(DiceTrayInterpreter):
                 return self.refuse([], "%s cannot end a turn now." % seat)
             return {"type": "end_turn"}
         return None
+
+
+def dice_words(colours):
+    """Dice by colour in words: "the red die and 2 white dice"."""
+    parts = []
+    for colour in DIE_COLOURS:
+        n = list(colours).count(colour)
+        if n == 1:
+            parts.append("the %s die" % colour)
+        elif n > 1:
+            parts.append("%d %s dice" % (n, colour))
+    return " and ".join(parts)
 
 
 def die_colour(item):
