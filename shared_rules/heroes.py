@@ -1177,8 +1177,8 @@ def _apply(s, action):
         _fail("pick_first", "Pick characters first.")
     if s.battle is not None:
         if kind not in ("defend", "no_defence"):
-            _fail("battle_phase", "The battle phase waits for %s: play a card to defend %s, or "
-                  "no_defence." % (actor(s, action), _def(s, s.battle["targets"][
+            _fail("battle_phase", "The battle waits for %s: a card to defend %s, or no "
+                  "defence." % (str(actor(s, action)).capitalize(), _def(s, s.battle["targets"][
                       s.battle["next"]])["name"]))
         events = []
         if kind == "defend":

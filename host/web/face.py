@@ -150,11 +150,11 @@ class WebFace:
         """One line for the log, in the book's words, that anyone at the table may read
         (never a hidden card). `state` is the state after the action."""
         who = self.engine.actor(state, action)
-        line = "%s: %s" % (self.seat_name(state, who) if who else "The table",
-                           self.action_words(action["type"]))
+        line = "%s: %s." % (self.seat_name(state, who) if who else "The table",
+                            self.request_words(state, action))
         for ev in events:
             if ev.get("type") == "game_over":
-                line += ". " + self.ending(state)
+                line += " " + self.ending(state) + "."
         return line
 
     def legend(self, match, layout):

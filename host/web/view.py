@@ -331,6 +331,9 @@ class WebTable:
         if not self.virtual:
             raise Refused(409, "this is a real table: play with the cards on it.")
         if op == "throw":
+            if seat not in s.game.actors(s.match.state):
+                raise Refused(409, "The tray does not wait for %s's dice now." %
+                              self.face.seat_name(s.match.state, seat))
             async with self.control_lock:
                 try:
                     values = await self.face.throw(self.hands, s.table, self.rng)
@@ -373,7 +376,8 @@ class WebTable:
             if place[0] == "seat":
                 raise Refused(400, "a card reader takes a card, not a %s." % op)
             await self.hands.gesture(place, op)
-            return "%s on %s" % (op, cell_key(place))
+            return "%s on [%d, %d]." % ({"tap": "Tapped", "double": "Double-tapped",
+                                         "hold": "Held"}[op], place[0], place[1])
         if op == "place":
             steps = self.face.place_steps(match, s.table, seat, msg.get("card"), place,
                                           bool(msg.get("face_down")))
@@ -383,11 +387,11 @@ class WebTable:
                     await self._seen(where, what)
                 else:
                     await self.hands.gesture(where, what)
-            return "put down"
+            return "Put down on %s." % self._place_words(place)
         if op == "lift":
             item = self.face.liftable(match, s.table, seat, place, msg.get("card"))
             await self.hands.lift(place, item)
-            return "lifted"
+            return "Lifted off %s." % self._place_words(place)
         # move: lift and put down elsewhere, one motion of the hand.
         to = self._cell(msg.get("to"))
         item = self.face.liftable(match, s.table, seat, place, msg.get("card"))
@@ -397,7 +401,12 @@ class WebTable:
         # the table never reads one piece on two cells.
         await self._seen_gone(place, item)
         await self.hands.place(to, item)
-        return "moved"
+        return "Moved to %s." % self._place_words(to)
+
+    def _place_words(self, place):
+        if place[0] == "seat":
+            return "your card reader"
+        return "[%d, %d]" % (place[0], place[1])
 
     def _web_action(self, seat, action):
         """An action of the seat's own cards made on the web table (what no table move
@@ -416,7 +425,7 @@ class WebTable:
         if problem is not None:
             raise Refused(409, problem.message)
         s.apply_from_table(action)
-        return "done"
+        return "Done."
 
     def _names_on(self, place):
         t = self.session.table

@@ -104,6 +104,13 @@ def heroes_scenes(state, mismatches=(), pockets=(), chased=(), moves=(), playing
     return scenes
 
 
+class _Here:
+    """A state as the face reads it (the face asks a match for its state only)."""
+
+    def __init__(self, state):
+        self.state = state
+
+
 class HeroesGame(TableGame):
     """What the session needs to play Battle Royale with hero teams on the table."""
 
@@ -166,13 +173,10 @@ class HeroesGame(TableGame):
                            .rjust(4))
             lines.append("%d %s" % (y, "".join(row)))
         lines.append("  " + "".join("%4d" % x for x in range(heroes.SIZE)))
-        result = heroes.result(s)
-        lines.append("%s, %s: %s%s" % (s.options["mode"], s.phase, result["status"],
-                                       " (winner %s)" % result["winner"]
-                                       if result["winner"] else ""))
-        if s.status == "ongoing" and s.phase == "play":
-            lines.append("turn %d: %s, %d actions left, die %s" % (
-                s.turn_number, heroes.current(s), s.actions_left, s.roll))
+        # The same words as the web table's header: whose turn and what they may do.
+        here = _Here(state)
+        lines.append(self.face.banner(here, table, None))
+        lines.append(" · ".join(self.face.facts(here)))
         for cid in s.roster:
             h = s.heroes[cid]
             lines.append("  %-6s %-24s %2d/%-2d %s" % (h["seat"], name_of(s, cid), h["health"],

@@ -71,7 +71,8 @@
     const r = $("#refusal");
     r.textContent = text;
     r.hidden = false;
-    const e = cells.length ? cellEls[key(cells[0])] : null;
+    const e = !cells.length ? null : cells[0][0] === "seat" ? readerEls[cells[0][1]] :
+      cellEls[key(cells[0])];
     if (e) {
       const b = e.el.getBoundingClientRect(), w = $("#boardwrap").getBoundingClientRect();
       r.style.top = Math.max(0, b.bottom - w.top + 4) + "px";

@@ -229,7 +229,7 @@ def test_a_seat_lays_its_card_on_its_own_reader_from_the_web_and_only_there(tmp_
     hands = Hands(session)
     web = WebTable(session, hands=hands)
     said = asyncio.run(web.control("red", {"op": "place", "reader": 1, "card": "axe_attack"}))
-    assert said == "put down"
+    assert said == "Put down on your card reader."
     assert hands.done == [("place", ("seat", 1), "heroes-card:axe_attack")]
     assert session.table.seat_observed == {1: ["heroes-card:axe_attack"]}
     for msg, status in [({"op": "place", "reader": 2, "card": "axe_attack"}, 403),
