@@ -20,6 +20,12 @@ def card_name(state, cid):
     return state.cat.cards[cid][1]
 
 
+def short_name(state, cid):
+    """A card's name on a cell of the board: without "The " (the title has it whole)."""
+    name = card_name(state, cid)
+    return name[4:] if name.startswith("The ") else name
+
+
 class StorybookFace(WebFace):
     """Storybook's cards: a face-up card shows its name and facing, a face-down one only its
     side; a seat's hand is the cards it holds; play face up or hide face down by a choice."""
@@ -146,7 +152,7 @@ class StorybookFace(WebFace):
             arrow = ARROWS.get(entry["facing"], "")
             if cid is not None:
                 out.setdefault(cell, []).append(item(
-                    "card", card_name(s, cid), "%s (%s's%s)" % (
+                    "card", short_name(s, cid), "%s (%s's%s)" % (
                         card_name(s, cid), self.seat_name(s, owner),
                         "" if entry["face_up"] else ", face down"),
                     colour=colour, shape=self.seat_shape(s, owner), facing=arrow,

@@ -114,7 +114,11 @@
     const most = tv ? 130 : mode === "kiosk" ? 66 : 76;
     let avail = wrap.clientWidth || window.innerWidth;
     let S = Math.floor((avail - G * cols) / cols);
-    if (mode === "kiosk") S = Math.min(S, Math.floor((560 - 8 - G * rows) / rows));
+    if (mode === "kiosk") {
+      // The board, and below it the dice tray and the card readers, within 600 px.
+      const below = (v.tray ? 70 : 0) + ((v.readers || []).length ? 90 : 0);
+      S = Math.min(S, Math.floor((556 - 8 - below - G * rows) / rows));
+    }
     return Math.max(40, Math.min(most, S));
   }
 

@@ -64,6 +64,9 @@ def test_every_page_names_its_game_speaks_in_words_and_fits_each_screen(tmp_path
                 assert page.evaluate("document.documentElement.scrollWidth") <= w + 1
                 if size == "kiosk":
                     assert board["y"] + board["height"] <= h
+                    for part in page.locator("#tray .pocket, #readers .reader").all():
+                        box = part.bounding_box()
+                        assert box["y"] + box["height"] <= h, ("below the kiosk", box)
                 shot(page, "%s-%s-%s" % (game, size, who), full=size == "phone")
                 page.close()
     finally:
