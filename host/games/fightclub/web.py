@@ -401,7 +401,7 @@ class FightclubFace(WebFace):
     # ------------------------------------------------------------ the board
 
     def items(self, match, table, seat, reveal=False):
-        """Each owned wagon as a card in its seat's colour (its creatures the badge), the
+        """Each owned wagon as a card in its seat's colour (its name and creatures), the
         contracts in play with the creatures they want, the Market's creatures; what lies on
         the table but not in the game (a load going down, a card to lift off) dashed.
         Everything on the table is face up, so `reveal` shows nothing more."""
@@ -421,10 +421,10 @@ class FightclubFace(WebFace):
                     self.seat_name(s, x), wagon_name(s, w),
                     nums(cards) if cards else "empty", cap,
                     "; %s lifted off the table" % nums(lifted) if lifted else "")
-                out[cell] = [item("card", WAGON_SHORT[w], title,
-                                  colour=css(self.seat_colour(s, x)),
-                                  shape=self.seat_shape(s, x), owner=x,
-                                  badge=" ".join(str(v) for v in values(cards)) or None)]
+                label = WAGON_SHORT[w] + (": " + " ".join(str(v) for v in values(cards))
+                                          if cards else "")
+                out[cell] = [item("card", label, title, colour=css(self.seat_colour(s, x)),
+                                  shape=self.seat_shape(s, x), owner=x)]
         reserved = dict((s.players[x].reserved, x) for x in s.seats
                         if s.players[x].reserved is not None)
         for cid, cell in sorted(table.contract_cells().items(), key=lambda kv: kv[1]):
@@ -438,13 +438,17 @@ class FightclubFace(WebFace):
                 "" if any(cid in seen for seen in table.observed.values())
                 else " (not on the table)")
             out.setdefault(cell, []).append(item(
-                "contract", " ".join(str(v) for v in c["creatures"]), title, id=cid,
-                badge="%d gold" % gold if gold else None,
+                "contract", " ".join(str(v) for v in c["creatures"]) + (
+                    " (%d gold)" % gold if gold else ""), title, id=cid,
                 colour=css(self.seat_colour(s, by)) if by else None,
                 shape=self.seat_shape(s, by) if by else None, owner=by))
         for cell in MARKET_CELLS:
+            # The Market's cards where the table shows them (one taken out for a trade is
+            # not drawn: it is in a hand).
+            seen = [fightclub.value(c) for c in table.observed.get(cell, ()) if is_creature(c)]
             for cid in expected.get(cell, ()):
-                if is_creature(cid):
+                if is_creature(cid) and fightclub.value(cid) in seen:
+                    seen.remove(fightclub.value(cid))
                     out.setdefault(cell, []).append(item(
                         "card", str(fightclub.value(cid)), "%s in the Market" % nums([cid]),
                         id=cid))
