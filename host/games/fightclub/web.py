@@ -710,6 +710,11 @@ class FightclubFace(WebFace):
                         "enabled": "end_actions" in kinds})
         if going is None and trading is None and table.busy():
             note = "Cards are going down: tap the wagon when they are all there, or wait."
+        if table.mismatches:
+            # The seat buttons wait for the table to show the game (the interpreter's).
+            for c in choices:
+                if c["control"]["op"] == "button":
+                    c["enabled"] = False
         return choices, note
 
     def _reserves(self, s, seat, legal):
