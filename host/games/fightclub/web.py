@@ -24,9 +24,6 @@ from host.games.fightclub.interpreter import (MARKET_CELLS, WAGON_CELL, ZONES, i
 
 NAMES = {"p1": "Red", "p2": "Blue", "p3": "Green", "p4": "Yellow"}
 EDGES = {"p1": "south", "p2": "west", "p3": "north", "p4": "east"}
-# What fits on a wagon's cell (44 to 76 px); its title has the whole name.
-WAGON_SHORT = {"wheelbarrow": "Barrow", "hand_cart": "Cart", "horse_wagon": "Horses",
-               "war_wagon": "War"}
 ACTIONS = {"buy_wagon": "buy a wagon", "load": "load a wagon", "move": "move creatures",
            "discard": "discard", "swap_draw": "swap a card", "exchange": "trade with the Market",
            "complete": "deliver a contract", "buy_action": "buy an action",
@@ -110,7 +107,7 @@ class FightclubFace(WebFace):
             return self.ending(s)
         actor = who[0]
         mine = actor == seat
-        name = "You" if mine else self.seat_name(s, actor)
+        name = "you" if mine else self.seat_name(s, actor)
         head = "Your turn" if mine else "%s's turn" % self.seat_name(s, actor)
         if s.phase == "play":
             left = s.actions_left
@@ -147,7 +144,8 @@ class FightclubFace(WebFace):
         if s.solo:
             seat = s.seats[0]
             band = fightclub.solo_band(scores[seat])
-            return "Game over%s: %s. %s" % (why, plural(scores[seat], "point"), band)
+            return "Game over%s: %s scores %s. %s" % (why, self.seat_name(s, seat),
+                                                      plural(scores[seat], "point"), band)
         ranked = sorted(s.seats, key=lambda q: (-scores[q], s.seats.index(q)))
         if s.winner is None:
             return "Game over%s: no winner, %s tie on %s, gold and contracts" % (
@@ -194,9 +192,9 @@ class FightclubFace(WebFace):
                                                                   EDGES[q])}
                for q in s.seats]
         out.append({"colour": css((200, 200, 200)), "shape": "▭", "words": (
-            "Wagons in a row in front of each player: Barrow (Wheelbarrow, holds 3), Cart "
-            "(Hand Cart, 3), Horses (Horse Wagon, 4), War (War Wagon, 5); faintly lit until "
-            "bought; the numbers are the creatures loaded")})
+            "each player's wagons, in a row in front of it from its left: Wheelbarrow "
+            "(holds 3 creatures), Hand Cart (3), Horse Wagon (4), War Wagon (5); faintly "
+            "lit until bought; the numbers are the creatures loaded")})
         out.append({"colour": css(colours.GOLD), "shape": "▁", "words": (
             "gold lights on a wagon's lower edge: its player's gold; on a contract: the gold "
             "it pays")})
@@ -395,13 +393,14 @@ class FightclubFace(WebFace):
         if kind == "pass_chosen":
             return ["%s chooses the cards to pass, in secret." % name(ev["seat"])]
         if kind == "game_over":
-            return [self.ending(s) + "."]
+            words = self.ending(s)
+            return [words if words.endswith(".") else words + "."]
         return []
 
     # ------------------------------------------------------------ the board
 
     def items(self, match, table, seat, reveal=False):
-        """Each owned wagon as a card in its seat's colour (its name and creatures), the
+        """Each owned wagon as a card in its seat's colour (the creatures it holds), the
         contracts in play with the creatures they want, the Market's creatures; what lies on
         the table but not in the game (a load going down, a card to lift off) dashed.
         Everything on the table is face up, so `reveal` shows nothing more."""
@@ -421,8 +420,9 @@ class FightclubFace(WebFace):
                     self.seat_name(s, x), wagon_name(s, w),
                     nums(cards) if cards else "empty", cap,
                     "; %s lifted off the table" % nums(lifted) if lifted else "")
-                label = WAGON_SHORT[w] + (": " + " ".join(str(v) for v in values(cards))
-                                          if cards else "")
+                # The creatures it holds (the wagon's name is its title: a phone's cell
+                # has room for a few numbers, not for "Wheelbarrow").
+                label = " ".join(str(v) for v in values(cards)) or "empty"
                 out[cell] = [item("card", label, title, colour=css(self.seat_colour(s, x)),
                                   shape=self.seat_shape(s, x), owner=x)]
         reserved = dict((s.players[x].reserved, x) for x in s.seats
@@ -571,7 +571,7 @@ class FightclubFace(WebFace):
             hand.append({"id": cid, "label": str(fightclub.value(cid)), "kind": "card",
                          "targets": targets.get(cid, [])})
         if s.status != "ongoing":
-            return {"hand": hand, "choices": [], "note": None}
+            return {"hand": [], "choices": [], "note": None}     # nothing left to play
         if not acting:
             return {"hand": hand, "choices": self._idle_choices(s),
                     "note": self._waiting_note(s, seat)}

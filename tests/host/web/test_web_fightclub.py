@@ -157,7 +157,7 @@ def test_a_spectator_sees_everybodys_gold_and_points_in_words_and_no_hand(tmp_pa
     kinds = set(i["kind"] for c in spectator["cells"] for i in c["items"])
     assert kinds == {"card", "contract"}     # the wagons, the Market's creatures, contracts
     pieces = dict((tuple(c["cell"]), c["items"]) for c in spectator["cells"])
-    assert pieces[RED_BARROW][0]["label"] == "Barrow" and \
+    assert pieces[RED_BARROW][0]["label"] == "empty" and \
         pieces[RED_BARROW][0]["title"] == "Red's Wheelbarrow: empty (holds 3)"
     market = sorted(int(i["label"]) for cell in ft.MARKET_CELLS for i in pieces.get(cell, []))
     assert market == sorted(fightclub.value(c) for c in state.market)
@@ -302,7 +302,7 @@ def test_a_choice_loads_several_cards_as_one_move_read_at_once(tmp_path):
     view = web.view(None)
     barrow = [c["items"] for c in view["cells"] if tuple(c["cell"]) == RED_BARROW][0]
     assert [(i["label"], i["title"]) for i in barrow] == [
-        ("Barrow: 1 1 5", "Red's Wheelbarrow: 1, 1 and 5 (holds 3)")]
+        ("1 1 5", "Red's Wheelbarrow: 1, 1 and 5 (holds 3)")]
 
 
 def test_a_delivery_is_the_contract_lifted_then_the_wagons_cards_however_slowly(tmp_path):
@@ -394,7 +394,7 @@ def test_the_draw_and_market_steps_a_fight_and_a_pass_are_choices_in_words(tmp_p
         "Red buys the Hand Cart for 1 gold. Event: Swap Meet. All players pass one creature "
         "card to the right. Fight Club: the lowest creature wins.")
     view = web.view("p1")
-    assert view["banner"] == "Fight Club (Swap Meet): the lowest creature wins; You choose a " \
+    assert view["banner"] == "Fight Club (Swap Meet): the lowest creature wins; you choose a " \
         "fight card in secret"
     fight = choice(view, "Fight with your 1")
     assert [c["label"] for c in view["you"]["choices"]] == [
@@ -409,7 +409,7 @@ def test_the_draw_and_market_steps_a_fight_and_a_pass_are_choices_in_words(tmp_p
     assert "Fight for the lowest creature (Red 1, Blue 8): Red wins. Red draws a card as " \
         "the prize." in session.last_words
     view = web.view("p1")
-    assert view["banner"] == "Swap Meet: You choose 1 card to pass to the right"
+    assert view["banner"] == "Swap Meet: you choose 1 card to pass to the right"
     control(web, "p1", choice(view, "Pass your 9 to Blue")["control"])
     control(web, "p2", choice(web.view("p2"), "Pass your 8 to Red")["control"])
     assert "Cards are passed to the right (Red 1, Blue 1)." in session.last_words
