@@ -2,7 +2,8 @@
 firmware under MicroPython, the host's web table, a person's clicks on a phone.
 
 The last round of a solo game is played to its end by clicks on a 390 x 844 screen: a card
-put where the rules forbid is refused beside the cell and stays in the hand, a choice loads
+put where the rules forbid is refused beside the cell and stays in the hand, a Market of 25
+creatures fits its cells, a choice loads
 three cards as one move, a swap, the end of the actions, the draw and the Market step, and
 the game over says why. A two-player table with a bot: a card of the hand put on a lit wagon
 by hand is read as a load, and the bot's turn reads in words for spectators on every screen.
@@ -19,9 +20,10 @@ RED_BARROW = "1,0"
 
 
 def solo_last_round(tmp_path):
-    """Round 16 of 16 of a solo game: Red holds 1, 1, 5, 7 and 9 and a gold coin."""
-    setup = {"round": 16, "turn": "p1", "first": "p1",
-             "market": ["c02-01", "c03-01", "c04-01", "c06-01"],
+    """Round 16 of 16 of a solo game: Red holds 1, 1, 5, 7 and 9 and a gold coin; the Market
+    has grown to 25 creatures (two or three a cell)."""
+    market = ["c%02d-%02d" % (v, n) for v in (2, 3, 4, 6, 8) for n in range(1, 6)]
+    setup = {"round": 16, "turn": "p1", "first": "p1", "market": market,
              "contracts": [{"id": c} for c in ("L1-01", "L1-02", "L1-03", "L1-04")],
              "contract_deck": ["L1-05", "L1-06", "L1-07"],
              "players": {"p1": {"hand": ["c01-01", "c01-02", "c05-01", "c07-01", "c09-01"],
@@ -48,6 +50,10 @@ def test_the_last_round_of_a_solo_game_is_played_to_its_end_by_clicks_on_a_phone
         assert page.inner_text("#turn") == "Your turn: 2 actions left (load wagons, trade, " \
             "deliver contracts)"
         assert "round 16 of 16" in page.inner_text("#facts")
+        market = page.evaluate("window.fairytable.view.cells.filter(c => c.cell[1] === 1 || "
+                               "c.cell[1] === 2).map(c => c.items.length)")
+        assert sum(market) == 25 and max(market) == 3, market
+        assert page.evaluate(OVERFLOW) == [], page.evaluate(OVERFLOW)
         # A creature put on a contract is refused beside that cell; it stays in the hand.
         page.locator("#you .hand button[data-card='c09-01']").click()
         page.locator("[data-cell='2,4']").click()
