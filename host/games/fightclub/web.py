@@ -559,8 +559,10 @@ class FightclubFace(WebFace):
 
     def you(self, match, table, seat, held=None):
         s = match.state
+        if s.status != "ongoing":
+            return {"hand": [], "choices": [], "note": None}     # nothing left to play
         p = s.players[seat]
-        acting = s.status == "ongoing" and seat in self.game.actors(s)
+        acting = seat in self.game.actors(s)
         legal = fightclub.legal_actions(s) if acting else []
         lying = self._on_table(table)
         hand = []
@@ -570,8 +572,6 @@ class FightclubFace(WebFace):
                 continue        # put down already, not yet read: it shows on the board
             hand.append({"id": cid, "label": str(fightclub.value(cid)), "kind": "card",
                          "targets": targets.get(cid, [])})
-        if s.status != "ongoing":
-            return {"hand": [], "choices": [], "note": None}     # nothing left to play
         if not acting:
             return {"hand": hand, "choices": self._idle_choices(s),
                     "note": self._waiting_note(s, seat)}
