@@ -218,7 +218,8 @@ def test_a_card_swapped_and_the_one_drawn_stay_with_the_drawer(tmp_path):
     swap = choice(web.view("p1"), "Swap your 9 for a new card")
     assert swap["control"] == {"op": "action", "action": {"type": "swap_draw",
                                                           "card": "c09-01"}}
-    assert control(web, "p1", swap["control"]) == "done"
+    assert control(web, "p1", swap["control"])       # an answer in words (the view's)
+    assert session.match.actions == [{"type": "swap_draw", "card": "c09-01"}]
     drawn = [e for e in session.recent_events if e["type"] == "creatures_drawn"][0]["cards"]
     assert session.last_words == "Red swaps a 9 for a new card."
     assert drawn[0] in [c["id"] for c in web.view("p1")["you"]["hand"]]
@@ -246,9 +247,8 @@ def test_a_hand_action_is_made_on_the_web_and_a_table_move_is_not(tmp_path):
     assert refused(seat, {"type": "swap_draw", "card": "c99-99"}).status == 409
     assert refused(seat, "discard").status == 400
     assert session.match.actions == []
-    said = control(web, seat, {"op": "action", "action": {
+    assert control(web, seat, {"op": "action", "action": {
         "type": "discard", "from": "hand", "cards": hand[:1]}})
-    assert said == "done"
     assert session.match.actions == [{"type": "discard", "from": "hand", "cards": hand[:1]}]
     assert session.last_words == "%s discards %s from the hand." % (
         web.face.seat_name(state, seat), ("an %d" if hand[0].startswith("c08") else "a %d")
