@@ -979,11 +979,12 @@ class FightclubFace(WebFace):
                               where[:1])
         zone = ZONES.get(place)
         if zone is None:
-            raise Refused(409, "Nothing goes on %s in Fight Club: creatures go on your wagons "
-                          "or into the Market." % cell_words(place), [place])
+            # Said beside the cell: "that cell" is the one the person clicked.
+            raise Refused(409, "Nothing goes on that cell in Fight Club: creatures go on your "
+                          "wagons or into the Market.", [place])
         if zone[0] == "contract":
-            raise Refused(409, "%s is the contract area: creatures go on your wagons or into "
-                          "the Market." % cell_words(place), [place])
+            raise Refused(409, "That is the contract area: creatures go on your wagons or "
+                          "into the Market.", [place])
         if zone[0] == "wagon":
             if zone[1] != seat:
                 raise Refused(403, "That is %s's %s: put your creatures on your own wagons."

@@ -369,7 +369,8 @@ def test_a_card_put_where_the_rules_forbid_is_refused_at_the_cell_and_nothing_mo
     e = refused("p1", {"op": "place", "cell": list(contract_cell), "card": "c09-01"})
     assert "is the contract area" in e.message and e.cells == [list(contract_cell)]
     e = refused("p1", {"op": "place", "cell": [0, 0], "card": "c09-01"})
-    assert e.message.startswith("Nothing goes on [0, 0] in Fight Club")
+    assert e.message.startswith("Nothing goes on that cell in Fight Club") and \
+        e.cells == [[0, 0]]
     e = refused("p1", {"op": "place", "cell": list(RED_BARROW), "card": "c01-01+c05-01"})
     assert e.message == "The Wheelbarrow has room for 1 more creature." and \
         e.cells == [list(RED_BARROW)]

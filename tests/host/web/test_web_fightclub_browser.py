@@ -59,7 +59,7 @@ def test_the_last_round_of_a_solo_game_is_played_to_its_end_by_clicks_on_a_phone
         page.locator("[data-cell='2,4']").click()
         refusal = page.locator("#refusal")
         refusal.wait_for(state="visible", timeout=30000)
-        assert refusal.inner_text() == "[2, 4] is the contract area: creatures go on your " \
+        assert refusal.inner_text() == "That is the contract area: creatures go on your " \
             "wagons or into the Market."
         box, cell = refusal.bounding_box(), page.locator("[data-cell='2,4']").bounding_box()
         assert abs(box["y"] - (cell["y"] + cell["height"])) < 12, (box, cell)
