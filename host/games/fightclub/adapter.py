@@ -10,6 +10,7 @@ from host import lights
 from host.games.fightclub import interpreter as ft
 from host.table.contract import TableGame
 from host.games.fightclub.hands import FightclubHands
+from host.games.fightclub.web import FightclubFace
 from shared_rules import fightclub
 
 SEAT_COLOUR = {"p1": (255, 40, 30), "p2": (40, 110, 255), "p3": (0, 200, 30),
@@ -59,6 +60,7 @@ class FightclubGame(TableGame):
     buttons = (("end_turn", "End turn"), ("draw", "Draw"), ("wagon", "Buy a wagon"),
                ("action", "Actions"))
     interpreter = ft.FightclubTable
+    face_class = FightclubFace
 
     def board_cells(self):
         return frozenset(ft.ZONES)

@@ -154,8 +154,15 @@ class FightclubTable(TableInterpreter):
         self.pending = None       # (action, since_ms): a group read, waiting for stillness
         self.done_tapped = False  # the player tapped a pad: the group is complete
         self.catching_up = False  # the engine changed the table by itself: not yet shown
+        self.moved = False        # something was put down or lifted since the last reading
+        self.moved_now = False    # ... before this reading (`reconcile`)
 
     # ------------------------------------------------------------ inputs
+
+    def observe(self, cell, items, problems=()):
+        if sorted(items) != self.observed.get(cell, []):
+            self.moved = True
+        TableInterpreter.observe(self, cell, items, problems)
 
     def observe_items(self, cell, items, problems=()):
         """Tags resolved to item names ("fightclub:c07-03", "pawn:red"...) on a cell."""
@@ -248,6 +255,7 @@ class FightclubTable(TableInterpreter):
         """Compare the table with the game: the action it shows, or None (mismatches set)."""
         s = self.state
         self.mismatches = []
+        self.moved_now, self.moved = self.moved, False
         if s.status != "ongoing":
             self.pending = None
         for cell in sorted(self.problems):
@@ -454,7 +462,9 @@ class FightclubTable(TableInterpreter):
             if self._same_as_bot(action):
                 self.pending = None
                 return self._checked(s, d, action)
-        if self.pending is None or self.pending[0] != action:
+        # Still means nothing moved: a change that leaves the move half made (a contract
+        # lifted, then its wagon's cards one by one) starts the wait again.
+        if self.pending is None or self.pending[0] != action or self.moved_now:
             self.pending = (action, now)
             self.progress_at = now
             if action is None:
