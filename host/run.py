@@ -455,13 +455,14 @@ async def run(args):
         seed = session_info.get("seed", 0)
         log.say("resuming game %d of %s from %s (%d actions): %s" % (
             game_id, _info(args.game)["title"], journal_path, len(match.actions),
-            who_plays(seat_list, bot_seats)))
+            who_plays(seat_list, bot_seats)), staff=True)
     else:
         seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
         match = Match(args.game, options, seed, setup)
         game_id = journal.start_game(match, {"bots": bot_seats, "seed": seed,
                                              "layout": layout.path})
-        log.say("new game %d of %s, seed %d" % (game_id, args.game, seed))
+        log.say("A new game of %s (game %d, seed %d)." % (_info(args.game)["title"], game_id,
+                                                          seed))
 
     from host.virtual import open_table
     ports, vtable = open_table(args.port, layout, interpreter=args.interpreter,

@@ -55,6 +55,13 @@ def and_list(words):
     return ", ".join(words[:-1]) + " and " + words[-1]
 
 
+class _Position:
+    """A state standing for a match where a face reads only its state."""
+
+    def __init__(self, state):
+        self.state = state
+
+
 class WebFace:
     """The web face every game gets by default; a game's `web.py` overrides what its board
     and words need. `game` is the game's TableGame adapter."""
@@ -157,6 +164,11 @@ class WebFace:
                 line += " " + self.ending(state) + "."
         return line
 
+    def header_lines(self, state, table=None):
+        """The banner and the facts, for a view that holds a state only (the terminal)."""
+        here = _Position(state)
+        return [self.banner(here, table, None), " · ".join(self.facts(here))]
+
     def legend(self, match, layout):
         """What the board's colours, zones and pieces mean: [{"colour", "shape", "words"}]."""
         state = match.state
@@ -214,8 +226,9 @@ class WebFace:
 
     def place_steps(self, match, table, seat, card, place, face_down=False):
         """What the hands do to put a piece of `seat`'s hand on `place` (a cell or ("seat",
-        n)): [("place", place, item) or ("gesture", place, kind)], in order (a card hidden
-        face down is put down, then double-tapped). Refused, with the rule in words and
+        n)): [("place", place, item), ("lift", place, item) or ("gesture", place, kind)],
+        in order (a card hidden face down is put down, then double-tapped; a delivery lifts
+        a contract and its cards). Refused, with the rule in words and
         the cell, when it may not go there: nothing is put down."""
         raise Refused(400, "this game puts nothing down from a hand.")
 

@@ -358,6 +358,9 @@ class WebTable:
         if name not in valid:
             raise Refused(400, "unknown button %r: one of %s." % (name, ", ".join(valid)))
         action = s.button(seat, name)
+        if action is None and s.table.mismatches:
+            raise Refused(409, "Not yet: first put the table as the game has it (%s)" %
+                          s.table.mismatches[0].message.rstrip("."), s.table.mismatches[0].cells)
         if action is not None:
             problem = s.match.validate(action)
             if problem is not None:
@@ -385,6 +388,9 @@ class WebTable:
                 if kind == "place":
                     await self.hands.place(where, what)
                     await self._seen(where, what)
+                elif kind == "lift":
+                    await self.hands.lift(where, what)
+                    await self._seen_gone(where, what)
                 else:
                     await self.hands.gesture(where, what)
             return "Put down on %s." % self._place_words(place)

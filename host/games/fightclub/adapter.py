@@ -149,8 +149,7 @@ class FightclubGame(TableGame):
     def render(self, state, scene_map, mismatches, colour=True, table=None):
         """The table as text: each seat's wagons, gold and contracts, the area, the Market."""
         s = state
-        lines = ["Fairy Tale Fight Club, round %d, %s to play (%s, %d actions left)" % (
-            s.round, s.turn, s.phase, s.actions_left)]
+        lines = list(self.face.header_lines(state, table))
         for x in s.seats:
             p = s.players[x]
             wagons = []
@@ -159,9 +158,11 @@ class FightclubGame(TableGame):
                     wagons.append("%s %s" % (ft.WAGON_WORDS[w],
                                              ft.values(p.wagons[w]) or "[]"))
             lines.append("%s: %d gold, %d cards in hand, %s; contracts %s" % (
-                x, p.gold, len(p.hand), ", ".join(wagons), ", ".join(p.contracts) or "none"))
+                self.face.seat_name(s, x), p.gold, len(p.hand), ", ".join(wagons),
+                ", ".join(s.cat.contracts[c]["name"] for c in p.contracts) or "none"))
         lines.append("contracts: " + ", ".join("%s %s %dg" % (
-            cid, s.cat.contracts[cid]["creatures"], s.area_gold[cid]) for cid in s.area))
+            s.cat.contracts[cid]["name"], s.cat.contracts[cid]["creatures"], s.area_gold[cid])
+            for cid in s.area))
         lines.append("Market: %s" % ft.values(s.market))
         lines.extend("! " + m.message for m in mismatches)
         return "\n".join(lines)

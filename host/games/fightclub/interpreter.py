@@ -46,7 +46,8 @@ from host.table.contract import TableInterpreter
 from host.table.mismatch import Mismatch
 from shared_rules import fightclub
 
-SEAT_WORDS = {"p1": "p1 (south)", "p2": "p2 (west)", "p3": "p3 (north)", "p4": "p4 (east)"}
+SEAT_WORDS = {"p1": "Red (south)", "p2": "Blue (west)", "p3": "Green (north)",
+              "p4": "Yellow (east)"}
 WAGON_WORDS = {"wheelbarrow": "Wheelbarrow", "hand_cart": "Hand Cart",
                "horse_wagon": "Horse Wagon", "war_wagon": "War Wagon"}
 
@@ -141,7 +142,7 @@ def contract_words(s, cid):
     c = s.cat.contracts.get(cid)
     if c is None:
         return cid
-    return '%s "%s" (%s)' % (cid, c["name"], ", ".join(str(v) for v in c["creatures"]))
+    return 'the contract "%s" (%s)' % (c["name"], ", ".join(str(v) for v in c["creatures"]))
 
 
 class FightclubTable(TableInterpreter):
@@ -352,7 +353,7 @@ class FightclubTable(TableInterpreter):
             for cid in d["contract_missing"]:
                 cell = where.get(cid)
                 add(Mismatch("contract_missing", [cell] if cell else list(CONTRACT_CELLS),
-                             "Put contract %s on %s (the contract area)." % (
+                             "Put %s on %s (the contract area)." % (
                                  contract_words(s, cid), at(cell) if cell else
                                  "a free cell")))
         if d["market_extra"]:

@@ -104,13 +104,6 @@ def heroes_scenes(state, mismatches=(), pockets=(), chased=(), moves=(), playing
     return scenes
 
 
-class _Here:
-    """A state as the face reads it (the face asks a match for its state only)."""
-
-    def __init__(self, state):
-        self.state = state
-
-
 class HeroesGame(TableGame):
     """What the session needs to play Battle Royale with hero teams on the table."""
 
@@ -174,9 +167,7 @@ class HeroesGame(TableGame):
             lines.append("%d %s" % (y, "".join(row)))
         lines.append("  " + "".join("%4d" % x for x in range(heroes.SIZE)))
         # The same words as the web table's header: whose turn and what they may do.
-        here = _Here(state)
-        lines.append(self.face.banner(here, table, None))
-        lines.append(" · ".join(self.face.facts(here)))
+        lines.extend(self.face.header_lines(state, table))
         for cid in s.roster:
             h = s.heroes[cid]
             lines.append("  %-6s %-24s %2d/%-2d %s" % (h["seat"], name_of(s, cid), h["health"],

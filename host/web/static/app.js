@@ -342,8 +342,9 @@
     const hand = you.hand || [];
     if (picked && !hand.find(c => c.id === picked)) picked = null;
     if (hand.length) {
-      h += '<div class="lbl">Your hand: pick one, then a lit cell' +
-        (you.reader ? " or your card reader" : "") + "</div>";
+      h += '<div class="lbl">' + (hand.some(c => (c.targets || []).length || c.reader) ?
+        "Your hand: pick one, then a lit cell" + (you.reader ? " or your card reader" : "") :
+        "Your hand") + "</div>";
       h += '<div class="row hand">' + hand.map(c => '<button data-card="' + esc(c.id) + '"' +
         (picked === c.id ? ' class="on"' : "") + ' title="' + esc(c.label) + '">' +
         esc(c.label) + "</button>").join("") + "</div>";

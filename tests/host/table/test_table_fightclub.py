@@ -110,7 +110,7 @@ def test_a_card_on_another_seats_wagon_is_a_mismatch_naming_the_cell():
     table.observe(P2_BARROW, ["c01-01"])
     assert table.reconcile(0) is None
     assert [m.code for m in table.mismatches] == ["wagon_extra"]
-    assert "p2 (west)'s Wheelbarrow [0, 5]" in table.mismatches[0].message
+    assert "Blue (west)'s Wheelbarrow [0, 5]" in table.mismatches[0].message
 
 
 def test_a_card_on_a_cell_of_no_zone_is_a_mismatch():
@@ -135,7 +135,7 @@ def test_lifting_the_wagon_and_the_contract_completes_it_and_the_new_contract_is
     # The engine drew L2-01 (the top of the deck): the table must show it now, where the
     # completed one lay.
     assert [m.code for m in table.mismatches] == ["contract_missing"]
-    assert 'Put contract L2-01 "Gnome Chimera" (3, 4, 8, 10) on %s' % ft.at(l101) in \
+    assert 'Put the contract "Gnome Chimera" (3, 4, 8, 10) on %s' % ft.at(l101) in \
         table.mismatches[0].message
     assert table.mismatches[0].cells == [l101]
     table.observe(l101, ["L2-01"])
@@ -160,7 +160,7 @@ def test_a_contract_lifted_without_a_wagon_to_complete_it_is_put_back():
     table.observe(l102, [])
     assert table.reconcile(0) is None
     assert table.mismatches[0].code == "contract_missing"
-    assert "Put contract L1-02" in table.mismatches[0].message
+    assert "Put the contract \"Griffin Cyborg\"" in table.mismatches[0].message
 
 
 def test_cards_moved_between_own_wagons_are_a_move():
@@ -296,7 +296,7 @@ def test_the_lights_show_each_seats_gold_its_wagons_and_a_reservation():
     scenes = game.scenes(match.state, table, list(ft.ZONES))
     assert scenes[(0, 0)] == lights.all_edges(lights.blink(lights.MISMATCH, 500))
     text = game.render(match.state, scenes, table.mismatches, colour=False)
-    assert "p1: 2 gold" in text and "Market: [2, 3, 4, 6]" in text
+    assert "Red: 2 gold" in text and "Market: [2, 3, 4, 6]" in text
     assert "Nothing goes on [0, 0]" in text
 
 
