@@ -11,23 +11,6 @@ Fight Club game of bots, 44 KB), the heroes catalog, and a saved heroes state; e
 
 import sys
 
-try:
-    from time import ticks_diff, ticks_us
-
-    def now_us():
-        return ticks_us()
-
-    def elapsed_us(t0):
-        return ticks_diff(ticks_us(), t0)
-except ImportError:
-    from time import perf_counter
-
-    def now_us():
-        return int(perf_counter() * 1000000)
-
-    def elapsed_us(t0):
-        return now_us() - t0
-
 if "" not in sys.path:
     sys.path.insert(0, "")
 if sys.implementation.name != "micropython":
@@ -35,6 +18,7 @@ if sys.implementation.name != "micropython":
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from shared_rules import canon, catalog, heroes  # noqa: E402
+from tools.bench_rules import elapsed_us, now_us  # noqa: E402  (the clock on both interpreters)
 
 ROUNDS = 20
 
