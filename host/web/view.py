@@ -581,9 +581,22 @@ class WebTable:
             valid = BUTTONS.get(s.match.game, ())
             if name not in valid:
                 raise Refused(400, "unknown button %r: one of %s." % (name, ", ".join(valid)))
+            # A press the rules refuse (out of turn, not allowed now) is an error with the
+            # rule's sentence, not an "ok": nothing was played.
+            refused, played = len(s.rejected), len(s.match.actions)
             action = s.button(seat, name)
             if action is not None:
                 s.apply_from_table(action)
+            if len(s.rejected) > refused:
+                raise Refused(409, s.rejected[-1][1])
+            if action is not None and len(s.match.actions) == played:
+                raise Refused(409, "the game is paused by staff: nothing is played until it "
+                              "resumes." if s.paused else "the table did not take it: look "
+                              "at the table's messages.")
+            if action is None and s.match.engine.status(s.match.state) != "ongoing":
+                raise Refused(409, "the game is over.")
+            if action is None and s.game.current_seat(s.match.state) != seat:
+                raise Refused(409, "it is not %s's turn." % seat)
             return "%s pressed %s" % (seat, name)
         if op == "action":
             return self._web_action(seat, msg.get("action"))
