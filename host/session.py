@@ -260,7 +260,7 @@ class TableSession:
 
     def apply(self, action):
         """Apply an action the table showed; returns its events, or None if refused."""
-        if self.paused:
+        if self.paused and not self.bots.finishing(action):
             self.log.say("paused: %s not applied" % action["type"])
             return None
         if self.tile_mismatches:
