@@ -42,7 +42,11 @@
       const msg = JSON.parse(ev.data);
       window.fairytable.messages++;
       if (msg.type === "table") { setConn(true, "live"); render(msg); }
-      else if (msg.type === "error" && msg.status === 410) notice(msg.message);
+      else if (msg.type === "error" && msg.status === 410) {
+        notice(msg.message);
+        me.seat = null; me.token = null;     // it watches from now on, and says so
+        if (view) render(view);
+      }
       else if (msg.type === "error") toast(msg.message, true);
       else if (msg.type === "ack") toast(msg.message, false);
     };
