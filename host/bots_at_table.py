@@ -33,6 +33,7 @@ class BotsAtTable:
         self.people = False
         self.watched = lambda: False
         self._ready_since = None  # when the bot that moves next could have moved
+        self._paused_since = None  # when staff paused the game (the bots wait meanwhile)
 
     # What the virtual hands may use while they carry out a move (host/virtual/hands.py).
 
@@ -69,6 +70,14 @@ class BotsAtTable:
         self.request_at = -self.patience_ms  # tidy up and ask again
         return False
 
+    def finishing(self, action):
+        """Is `action` the bot's move the virtual hands are carrying out? Asked before a
+        pause (none is asked during one), it is finished and applied even while paused: a
+        hand does not stop half-way, and a move left on the table unapplied would be a
+        card the game does not know."""
+        return self.hands is not None and self.request is not None and \
+            self.session.game.carries_out(action, self.request)
+
     def applied(self, action):
         """An action was applied: the bot's move is done if it was that."""
         if self.request is not None and self.session.game.carries_out(action, self.request):
@@ -100,6 +109,16 @@ class BotsAtTable:
         now = self.clock()
         if session.attract or session.paused:
             return
+        if session.paused:
+            # Paused by staff: no bot asks, the hands neither move nor tidy, and a move
+            # asked before the pause does not run out of patience meanwhile.
+            if self._paused_since is None:
+                self._paused_since = now
+            self._ready_since = None
+            return
+        if self._paused_since is not None:
+            self.request_at += now - self._paused_since   # the pause does not count
+            self._paused_since = None
         # A change the table moves along (a duel read round by round) keeps the bot waiting.
         last_seen = max(self.request_at, session.table.progress_at)
         # On a noisy line the tiles' events come late: wait for them as much longer.

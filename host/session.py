@@ -298,7 +298,7 @@ class TableSession:
 
     def apply(self, action):
         """Apply an action the table showed; returns its events, or None if refused."""
-        if self.paused:
+        if self.paused and not self.bots.finishing(action):
             self.log.say("The game is paused by staff: %s was not applied." %
                          self.game.face.request_words(self.match.state, action))
             return None

@@ -99,7 +99,7 @@ class Sniffer:
 
     def finish(self, stamp=None):
         """The bytes left without a delimiter, stamped like feed()'s lines; the summary."""
-        tail = len(self.decoder._buf) + self.decoder._overflow
+        tail = self.decoder.pending
         if tail:
             self.problems += 1
             self.out("%s garbage: %d bytes at the end without a delimiter"

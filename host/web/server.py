@@ -19,6 +19,11 @@ client. A watcher task notices changes (a cheap signature, polled and woken
 by the session's on_change), builds one view per kind of viewer and hands it
 to each client's sender, which keeps only the latest one (drop-to-latest: a
 client that cannot keep up skips states, never queues them).
+
+Every refusal is JSON with a sentence that echoes nothing of the request, aiohttp's
+own included: an address or a body too long, a request that is not HTTP, a page that
+does not exist (`_refusals` for what reaches the application, `TableRequestHandler`
+for what aiohttp cannot parse).
 """
 
 import asyncio
@@ -26,6 +31,7 @@ import hashlib
 import hmac
 import ipaddress
 import json
+import math
 import os
 import secrets
 import socket
@@ -39,9 +45,15 @@ from host.web.view import Refused
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 WATCH_S = 0.05           # how often the watcher looks for a change nobody announced
 SEND_TIMEOUT_S = 10.0    # a client that takes longer to take one message is dropped
-MAX_REPLIES = 16         # acks and errors waiting for a slow client, beyond: dropped
-PIN_TRIES = 5            # wrong PINs before the staff API rests
-PIN_REST_S = 30.0
+MAX_BODY = 64 * 1024     # a request body, at most
+MAX_URL = 2048           # an address (path and query), at most
+MAX_LINE = 64 * 1024     # a line aiohttp reads at all (longer: refused before routing)
+MAX_MESSAGE = 16 * 1024  # a WebSocket message the table reads; longer: refused in words
+MAX_FRAME = 1024 * 1024  # a WebSocket frame at all: longer, aiohttp closes (1009)
+MESSAGE_BURST = 60       # WebSocket messages a client may send at once...
+MESSAGE_RATE = 20        # ...and each second after that; beyond: refused, the socket closed
+MAX_QUEUED = 512         # answers waiting for a client that does not read them: closed
+STAFF_SESSIONS = 64      # staff pages open at once (their session keys), the oldest let go
 
 
 def is_loopback(host):
@@ -98,15 +110,130 @@ def make_token():
     return secrets.token_urlsafe(24)
 
 
+class PinGuard:
+    """Wrong staff PINs counted per client (its remote address), each with its own rest.
+
+    A client that gives `tries` wrong PINs within `window_s` rests: its PINs are not even
+    checked for `rest_s` seconds, doubled for each rest since its last right PIN (up to
+    `max_rest_s`). Other clients are never slowed by it, so a spectator guessing PINs never
+    keeps staff out; a right PIN clears the client's record.
+    """
+
+    tries = 5
+    window_s = 60.0
+    rest_s = 30.0
+    max_rest_s = 900.0
+    max_clients = 4096       # clients remembered at once (the quietest forgotten first)
+
+    def __init__(self, clock=time.monotonic):
+        self.clock = clock
+        self.clients = {}    # address -> {"wrong": [times], "rests": n, "until": t, "last": t}
+
+    def resting(self, address):
+        """Whole seconds the client still rests (0: its PIN may be checked)."""
+        record = self.clients.get(address)
+        if record is None:
+            return 0
+        left = record["until"] - self.clock()
+        return math.ceil(left) if left > 0 else 0
+
+    def failed(self, address):
+        """A wrong PIN from the client; returns the seconds it now rests (0: none)."""
+        now = self.clock()
+        record = self.clients.get(address)
+        if record is None:
+            if len(self.clients) >= self.max_clients:
+                quietest = min(self.clients, key=lambda a: self.clients[a]["last"])
+                del self.clients[quietest]
+            record = self.clients[address] = {"wrong": [], "rests": 0, "until": 0.0,
+                                              "last": now}
+        if now - record["last"] > self.max_rest_s:
+            record["rests"] = 0          # quiet for long: its back-off starts again
+        record["last"] = now
+        record["wrong"] = [t for t in record["wrong"] if now - t < self.window_s] + [now]
+        if len(record["wrong"]) < self.tries:
+            return 0
+        rest = min(self.rest_s * (2 ** record["rests"]), self.max_rest_s)
+        record["rests"] += 1
+        record["wrong"] = []
+        record["until"] = now + rest
+        return int(rest)
+
+    def succeeded(self, address):
+        self.clients.pop(address, None)
+
+
+class MessageRate:
+    """A client's WebSocket messages: `burst` at once, then `rate` a second (a token bucket)."""
+
+    def __init__(self, burst=MESSAGE_BURST, rate=MESSAGE_RATE, clock=time.monotonic):
+        self.burst = burst
+        self.rate = rate
+        self.clock = clock
+        self.tokens = float(burst)
+        self.at = clock()
+
+    def allow(self):
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+# Sentences for refusals aiohttp itself makes (routing, body size, requests it cannot parse):
+# none repeats anything of the request.
+REFUSALS = {
+    400: "the table could not read this request: it is not HTTP, or a line of it is longer "
+         "than %d KB." % (MAX_LINE // 1024),
+    403: "this is not yours to open.",
+    404: "there is no such page or file at this table.",
+    405: "this address does not take that kind of request.",
+    413: "the request is too large: a body is at most %d KB." % (MAX_BODY // 1024),
+    414: "the address is too long: at most %d characters." % MAX_URL,
+    431: "the request's headers are too large.",
+    500: "the table could not answer this (a fault of the table's software: the host's "
+         "terminal shows it).",
+    504: "the table took too long to answer this request.",
+}
+
+
+def refusal(status):
+    """The JSON answer for a refusal `status` (a sentence, nothing of the request in it)."""
+    text = REFUSALS.get(status) or "the table refused this request (HTTP %d)." % status
+    return web.json_response({"error": text}, status=status)
+
+
+class TableRequestHandler(web.RequestHandler):
+    """aiohttp's handler of one connection, answering what aiohttp cannot parse (a line
+    too long, a request that is not HTTP) in the table's way: JSON with a sentence, not
+    aiohttp's plain text that quotes the request back. Bad requests are not the table's
+    fault: they are not logged; a fault of the table (500) is, for the operator."""
+
+    def handle_error(self, request, status=500, exc=None, message=None):
+        if status >= 500 and exc is not None:
+            self.log_exception("web table: a request failed", exc_info=exc)
+        if request.writer.output_size > 0:
+            raise ConnectionError("an answer was already under way: the connection is closed")
+        response = refusal(status)
+        response.force_close()
+        return response
+
+
 class Client:
     """One WebSocket: its viewer and what waits to be sent (the latest view, a few replies)."""
 
     def __init__(self, ws, seat=None):
         self.ws = ws
         self.seat = seat
+        self.game = None          # the game its seat's link was for
         self.ready = False        # it may receive views (hello done, or none needed)
         self.latest = None        # the newest view not sent yet (older ones are dropped)
-        self.replies = []
+        self.replies = []         # answers, every one sent, in order
+        self.closing = None       # (code, reason): close once the answers are sent
+        self.rate = MessageRate()
         self.wake = asyncio.Event()
         self.sent = 0
         self.dropped = 0
@@ -118,8 +245,22 @@ class Client:
         self.wake.set()
 
     def reply(self, obj):
-        if len(self.replies) < MAX_REPLIES:
-            self.replies.append(json.dumps(obj))
+        if self.closing is not None:
+            return
+        self.replies.append(json.dumps(obj))
+        if len(self.replies) > MAX_QUEUED:
+            # A page that sends and never reads: told why, then let go (it reconnects).
+            self.replies.append(json.dumps({
+                "type": "error", "status": 429, "message": "this page does not read the "
+                "table's answers: the connection is closed; reload the page."}))
+            self.closing = (1008, "answers not read")
+        self.wake.set()
+
+    def close(self, code, reason, message=None, status=None):
+        """Send `message` (an error sentence) after the answers owed, then close."""
+        if message is not None:
+            self.reply({"type": "error", "status": status, "message": message})
+        self.closing = (code, reason)
         self.wake.set()
 
 
@@ -139,14 +280,35 @@ class WebServer:
         self.say = say
         self.clients = set()
         self.runner = None
+        self._listener = None
         self._changed = asyncio.Event()
         self._watch_task = None
         self._signature = None
-        self._pin_failures = []
+        self._game_seen = None
+        self.pins = PinGuard()
+        self._staff_sessions = {}    # key -> True, oldest first
         self.views_built = 0
         self.app = self._make_app()
 
     # ------------------------------------------------------------ life
+
+    @web.middleware
+    async def _refusals(self, request, handler):
+        """What aiohttp would refuse in plain text quoting the request (a route or file not
+        found, a body too large), and what is too long to read, refused in JSON with a
+        sentence. Nothing of the request is repeated in an answer."""
+        if len(request.raw_path) > MAX_URL:
+            return refusal(414)
+        if request.content_length is not None and request.content_length > MAX_BODY:
+            response = refusal(413)
+            response.force_close()    # the body is not read: the connection cannot go on
+            return response
+        try:
+            return await handler(request)
+        except web.HTTPException as e:
+            if e.status < 400:
+                raise
+            return refusal(e.status)
 
     @web.middleware
     async def _host_check(self, request, handler):
@@ -163,14 +325,15 @@ class WebServer:
         return await handler(request)
 
     def _make_app(self):
-        app = web.Application(client_max_size=64 * 1024, middlewares=[self._host_check])
+        app = web.Application(client_max_size=MAX_BODY,
+                              middlewares=[self._refusals, self._host_check])
         r = app.router
         r.add_get("/", self._page)
         r.add_get("/tv", self._page)
         r.add_get("/kiosk", self._page)
         r.add_get("/staff", self._staff_page)
         r.add_get("/favicon.ico", self._no_icon)
-        r.add_static("/static", STATIC)
+        r.add_get("/static/{path:.+}", self._static)
         r.add_get("/api/table", self._api_table)
         r.add_post("/api/control", self._api_control)
         r.add_get("/ws", self._ws)
@@ -183,15 +346,22 @@ class WebServer:
     async def start(self):
         self.runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
         await self.runner.setup()
-        site = web.TCPSite(self.runner, self.host, self.port, reuse_address=True)
+        loop = asyncio.get_running_loop()
+        manager = self.runner.server
+
+        def connection():
+            # Each connection gets the table's handler (its refusals are JSON sentences).
+            return TableRequestHandler(manager, loop=loop, access_log=None,
+                                       max_line_size=MAX_LINE, max_field_size=MAX_LINE)
         try:
-            await site.start()
+            self._listener = await loop.create_server(connection, self.host, self.port,
+                                                      reuse_address=True)
         except OSError as e:
             await self.runner.cleanup()
             raise ValueError("the web table cannot listen on %s:%d (%s): choose another with "
                              "--web HOST:PORT, or --no-web" % (self.host, self.port, e.strerror))
-        if self.port == 0:
-            self.port = site._server.sockets[0].getsockname()[1]
+        self.port = self._listener.sockets[0].getsockname()[1]
+        self._game_seen = self.game_number()
         self._watch_task = asyncio.ensure_future(self._watch())
         # Someone watching the web table: the bots play at a human pace.
         self.table.session.bots.watched = lambda: any(c.ready for c in self.clients)
@@ -213,10 +383,15 @@ class WebServer:
             await asyncio.sleep(0.02)
         if self._watch_task is not None:
             self._watch_task.cancel()
+        self._listener.close()
         for c in list(self.clients):
             await c.ws.close(code=1001, message=b"the table is shutting down")
         await self.runner.cleanup()
         self.runner = None
+        try:
+            await asyncio.wait_for(self._listener.wait_closed(), 5.0)
+        except asyncio.TimeoutError:
+            pass
 
     async def after_game(self, args, summary):
         """A game ended with people at the table: the web table stays open (the final
@@ -229,7 +404,7 @@ class WebServer:
             summary["status"], "winner " + str(summary["winner"]), summary["scores"],
             summary["actions"]))
         self.say("the web table stays open at %s: Ctrl-C stops it; staff can start a new "
-                 "game from %sstaff" % (self.url, self.url))
+                 "game from %s" % (self.url, self.staff_url()))
         while True:
             if session.attract or session.match.engine.status(session.match.state) == \
                     "ongoing":
@@ -255,9 +430,23 @@ class WebServer:
     def page_url(self):
         return self.url + ("#" + self._fragment() if self.web_token else "")
 
+    def staff_url(self):
+        """The staff page's link: off loopback it carries the web token, as the page's does."""
+        return self.url + "staff" + ("#" + self._fragment() if self.web_token else "")
+
+    def game_number(self):
+        """The game the seat links are for: its number in the journal (0 without one)."""
+        game_id = self.table.session.game_id
+        return game_id if isinstance(game_id, int) and not isinstance(game_id, bool) else 0
+
     def seat_token(self, seat):
-        mac = hmac.new(self.seat_secret.encode(), ("seat:" + seat).encode(), hashlib.sha256)
-        return mac.hexdigest()[:24]
+        """The seat's token in the game now played: a new one for every game (derived from
+        the seat key, the game's number and its seed, so a resumed game keeps its links),
+        prefixed by the game's number so an old game's link can be told apart."""
+        game = self.game_number()
+        text = "seat:%d:%d:%s" % (game, self.table.session.match.seed, seat)
+        mac = hmac.new(self.seat_secret.encode(), text.encode(), hashlib.sha256)
+        return "%d_%s" % (game, mac.hexdigest()[:24])
 
     def seat_link(self, seat):
         return self.url + "#" + self._fragment(seat=seat, token=self.seat_token(seat))
@@ -277,6 +466,7 @@ class WebServer:
                 pass
             self._changed.clear()
             try:
+                self._follow_game()
                 sig = self.table.signature()
                 if sig != self._signature:
                     self._signature = sig
@@ -284,6 +474,32 @@ class WebServer:
             except Exception as e:  # a view that fails must not stop the watcher
                 self.say("web table: cannot build the view (%s: %s)" % (type(e).__name__, e))
                 await asyncio.sleep(1.0)
+
+    def _follow_game(self):
+        """A new game: new seat links, printed for the person who runs the table; pages
+        still holding an old game's link are told so and watch as spectators."""
+        game = self.game_number()
+        if game == self._game_seen:
+            return
+        self._game_seen = game
+        self.say("game %d: new seat links (the last game's no longer open a seat)" % game)
+        for link in self.seat_links():
+            self.say("  seat %s%s: %s" % (link["seat"], " (bot)" if link["bot"] else "",
+                                          link["url"]))
+        for c in list(self.clients):
+            if c.seat is not None and c.game != game:
+                c.reply({"type": "error", "status": 410, "message": self._old_link(c)})
+
+    def _old_link(self, client):
+        """Turn a page holding an earlier game's seat link into a spectator; the sentence."""
+        message = self._old_link_sentence(client.seat, client.game)
+        client.seat = None
+        client.game = None
+        return message
+
+    def _old_link_sentence(self, seat, game):
+        return ("this link was for seat %s in an earlier game (game %d); the table now plays "
+                "game %d: ask staff for this game's link." % (seat, game, self.game_number()))
 
     def view_text(self, seat):
         self.views_built += 1
@@ -318,9 +534,13 @@ class WebServer:
             while not ws.closed:
                 await client.wake.wait()
                 client.wake.clear()
-                replies, client.replies = client.replies, []
-                for text in replies:
+                while client.replies:
+                    text = client.replies.pop(0)
                     await asyncio.wait_for(ws.send_str(text), SEND_TIMEOUT_S)
+                if client.closing is not None:
+                    code, reason = client.closing
+                    await ws.close(code=code, message=reason.encode())
+                    return
                 text, client.latest = client.latest, None
                 if text is not None:
                     await asyncio.wait_for(ws.send_str(text), SEND_TIMEOUT_S)
@@ -339,30 +559,51 @@ class WebServer:
                           "printed (it carries the token).")
 
     def _check_seat(self, seat, token):
-        """The seat a token opens; None for a spectator. Refused for a wrong token."""
+        """The seat a token opens; None for a spectator. Refused for a wrong token (403)
+        and for a link of an earlier game (410)."""
         if seat is None or seat == "":
             return None
         if not isinstance(seat, str) or seat not in self.table.seats():
-            raise Refused(404, "there is no seat %r at this table." % (seat,))
+            raise Refused(404, "there is no seat by that name at this table (seats: %s)."
+                          % ", ".join(self.table.seats()))
+        if isinstance(token, str):
+            game, _, _mac = token.partition("_")
+            if game.isdigit() and len(game) <= 9 and int(game) != self.game_number():
+                raise Refused(410, self._old_link_sentence(seat, int(game)))
         if not isinstance(token, str) or not hmac.compare_digest(token, self.seat_token(seat)):
             raise Refused(403, "this link does not open seat %s: use the seat link the host "
                           "printed." % seat)
         return seat
 
     def _check_pin(self, request):
-        now = time.monotonic()
-        self._pin_failures = [t for t in self._pin_failures if now - t < PIN_REST_S]
-        if len(self._pin_failures) >= PIN_TRIES:
-            raise Refused(429, "too many wrong PINs: the staff page rests for %d seconds."
-                          % PIN_REST_S)
-        given = request.headers.get("X-Staff-Pin")
+        """Staff only: a staff page's session key, or the PIN. Wrong PINs are counted per
+        client (PinGuard): a client guessing rests, every other client is answered as
+        before. Returns a new session key after a right PIN, else None."""
         if self.staff_pin is None:
             raise Refused(403, "this table has no staff PIN: staff controls are off.")
+        key = request.headers.get("X-Staff-Session")
+        if key is not None and any(hmac.compare_digest(key.encode(), k.encode())
+                                   for k in self._staff_sessions):
+            return None
+        address = request.remote or "unknown"
+        left = self.pins.resting(address)
+        if left:
+            raise Refused(429, "too many wrong PINs from this device: it may try again in %d "
+                          "seconds." % left)
+        given = request.headers.get("X-Staff-Pin")
         if given is None:
             raise Refused(401, "the staff API needs the staff PIN (X-Staff-Pin).")
         if not hmac.compare_digest(given.encode(), self.staff_pin.encode()):
-            self._pin_failures.append(now)
-            raise Refused(403, "wrong staff PIN.")
+            rest = self.pins.failed(address)
+            raise Refused(403, "wrong staff PIN." + (
+                " Too many wrong PINs from this device: it may try again in %d seconds."
+                % rest if rest else ""))
+        self.pins.succeeded(address)
+        key = secrets.token_urlsafe(32)
+        self._staff_sessions[key] = True
+        while len(self._staff_sessions) > STAFF_SESSIONS:
+            del self._staff_sessions[next(iter(self._staff_sessions))]
+        return key
 
     def _check_origin(self, request):
         origin = request.headers.get("Origin")
@@ -370,7 +611,7 @@ class WebServer:
             return  # not a browser: Origin protects browsers from other sites' pages
         host = request.headers.get("Host", "")
         if origin not in ("http://" + host, "https://" + host):
-            raise Refused(403, "this page (%s) may not open the table's WebSocket." % origin)
+            raise Refused(403, "a page from another site may not open the table's WebSocket.")
 
     # ------------------------------------------------------------ pages and API
 
@@ -379,6 +620,13 @@ class WebServer:
 
     async def _page(self, request):
         return web.FileResponse(os.path.join(STATIC, "index.html"))
+
+    async def _static(self, request):
+        """A file of the page from static/ (nothing outside it); missing: a sentence."""
+        path = os.path.realpath(os.path.join(STATIC, request.match_info["path"]))
+        if not path.startswith(os.path.realpath(STATIC) + os.sep) or not os.path.isfile(path):
+            return refusal(404)
+        return web.FileResponse(path)
 
     async def _staff_page(self, request):
         return web.FileResponse(os.path.join(STATIC, "staff.html"))
@@ -425,7 +673,9 @@ class WebServer:
             self._check_origin(request)
         except Refused as e:
             return self._error(e)
-        ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=16 * 1024)
+        # aiohttp itself closes (1009) on a frame over MAX_FRAME; a message over MAX_MESSAGE
+        # is read and refused in words, and the socket stays open.
+        ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_FRAME)
         await ws.prepare(request)
         client = Client(ws)
         self.clients.add(client)
@@ -435,13 +685,27 @@ class WebServer:
             client.offer(self.view_text(None))
         try:
             async for msg in ws:
-                if msg.type != WSMsgType.TEXT:
+                if not client.rate.allow():
+                    client.close(1008, "too many messages", "too many messages: a page may "
+                                 "send %d at once and %d a second after that. This connection "
+                                 "is closed; the page reconnects." % (MESSAGE_BURST,
+                                                                      MESSAGE_RATE), 429)
+                elif msg.type != WSMsgType.TEXT:
                     client.reply({"type": "error", "status": 400,
                                   "message": "send JSON text messages."})
-                    continue
-                await self._ws_message(client, msg.data)
+                elif len(msg.data.encode("utf-8", "surrogatepass")) > MAX_MESSAGE:
+                    client.reply({"type": "error", "status": 413, "message": (
+                        "a message is at most %d KB; this one was not read."
+                        % (MAX_MESSAGE // 1024))})
+                else:
+                    await self._ws_message(client, msg.data)
+                if client.closing is not None:
+                    break
         finally:
             self.clients.discard(client)
+            if client.closing is not None and not sender.done():
+                # The answers owed and the reason go out before the socket closes.
+                await asyncio.wait({sender}, timeout=SEND_TIMEOUT_S + 1)
             sender.cancel()
         return ws
 
@@ -458,7 +722,15 @@ class WebServer:
             kind = msg.get("type")
             if kind == "hello":
                 self._check_web_token(msg.get("web_token"))
-                client.seat = self._check_seat(msg.get("seat"), msg.get("token"))
+                try:
+                    client.seat = self._check_seat(msg.get("seat"), msg.get("token"))
+                except Refused as e:
+                    if e.status == 410:      # an old game's link: it watches, and is told why
+                        client.seat = None
+                        client.ready = True
+                        client.offer(self.view_text(None))
+                    raise
+                client.game = self.game_number() if client.seat is not None else None
                 client.ready = True
                 client.reply({"type": "welcome", "id": ref, "seat": client.seat,
                               "seats": self.seat_links_public()})
@@ -466,13 +738,15 @@ class WebServer:
             elif kind == "control":
                 if not client.ready:
                     raise Refused(401, "say hello first (with the web token).")
+                if client.seat is not None and client.game != self.game_number():
+                    raise Refused(410, self._old_link(client))
                 message = await self.table.control(client.seat, msg)
                 self._changed.set()
                 client.reply({"type": "ack", "id": ref, "message": message})
             elif kind == "ping":
                 client.reply({"type": "pong", "id": ref})
             else:
-                raise Refused(400, "unknown message type %r (hello, control, ping)." % (kind,))
+                raise Refused(400, "a message is a hello, a control or a ping.")
         except Refused as e:
             client.reply({"type": "error", "id": ref, "status": e.status, "message": e.message,
                           "cells": e.cells})
@@ -486,15 +760,18 @@ class WebServer:
     async def _staff_state(self, request):
         try:
             self._check_web_token(request.headers.get("X-Web-Token"))
-            self._check_pin(request)
+            session_key = self._check_pin(request)
             table = self.table
-            return web.json_response({
+            state = {
                 "game": table.game_name(), "game_id": table.session.game_id,
                 "attract": table.session.attract, "paused": table.session.paused,
                 "tiles": table.tiles(), "seats": self.seat_links(), "page": self.page_url(),
                 "games": table.journal_games(), "form": table.new_game_form(),
                 "palette": table.face.palette,
-                "clients": len(self.clients)})
+                "clients": len(self.clients)}
+            if session_key is not None:
+                state["session"] = session_key   # the page's key from now on (X-Staff-Session)
+            return web.json_response(state)
         except Refused as e:
             return self._error(e)
 
@@ -504,7 +781,8 @@ class WebServer:
             self._check_pin(request)
             seat = request.query.get("seat")
             if seat not in self.table.seats():
-                raise Refused(404, "there is no seat %r at this table." % (seat,))
+                raise Refused(404, "there is no seat by that name at this table (seats: %s)."
+                              % ", ".join(self.table.seats()))
             import segno
             svg = segno.make(self.seat_link(seat), error="m").svg_inline(scale=4, border=2)
             return web.Response(text=svg, content_type="image/svg+xml")
@@ -616,7 +894,7 @@ async def start_for_run(args, session, hands, journal, say=None):
     say("web table: %s" % server.page_url())
     for link in server.seat_links():
         say("  seat %s%s: %s" % (link["seat"], " (bot)" if link["bot"] else "", link["url"]))
-    say("  staff: %sstaff" % server.url)
+    say("  staff: %s" % server.staff_url())
     return server
 
 

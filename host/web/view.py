@@ -357,6 +357,8 @@ class WebTable:
         valid = [b for b, _ in s.game.buttons]
         if name not in valid:
             raise Refused(400, "unknown button %r: one of %s." % (name, ", ".join(valid)))
+        if s.match.engine.status(s.match.state) != "ongoing":
+            raise Refused(409, "The game is over.")
         action = s.button(seat, name)
         if action is None and s.table.mismatches:
             raise Refused(409, "Not yet: first put the table as the game has it (%s)" %

@@ -44,6 +44,11 @@
       const msg = JSON.parse(ev.data);
       window.fairytable.messages++;
       if (msg.type === "table") { setConn(true, "live"); render(msg); }
+      else if (msg.type === "error" && msg.status === 410) {
+        notice(msg.message);
+        me.seat = null; me.token = null;     // it watches from now on, and says so
+        if (view) render(view);
+      }
       else if (msg.type === "error") refuse(msg.message, msg.cells || []);
       else if (msg.type === "ack") toast(msg.message, false);
     };
@@ -53,6 +58,13 @@
       setTimeout(connect, backoff + Math.random() * 250);
       backoff = Math.min(backoff * 2, 8000);
     };
+  }
+
+  // What stays said (an earlier game's seat link): until the page is left.
+  function notice(text) {
+    const n = $("#notice");
+    n.textContent = text.charAt(0).toUpperCase() + text.slice(1);
+    n.hidden = false;
   }
 
   let toastTimer = null;

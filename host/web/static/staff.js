@@ -4,13 +4,21 @@
 (function () {
   const $ = s => document.querySelector(s);
   let pin = sessionStorage.getItem("fairytable-pin") || "";
+  // The key the server gives this page for the right PIN: an open staff page is never kept
+  // out by someone else's wrong PINs.
+  let staffKey = sessionStorage.getItem("fairytable-staff-session") || "";
   const web = new URLSearchParams(location.hash.slice(1)).get("web");
-  let replay = null, timer = null, tilesShape = "", gamesHtml = "";
+  let replay = null, timer = null, tilesShape = "", gamesShape = "", seatsShape = "";
 
   function headers() {
     const h = {"X-Staff-Pin": pin, "Content-Type": "application/json"};
+    if (staffKey) h["X-Staff-Session"] = staffKey;
     if (web) h["X-Web-Token"] = web;
     return h;
+  }
+  function keep(st) {
+    if (st.session) { staffKey = st.session; sessionStorage.setItem("fairytable-staff-session", staffKey); }
+    return st;
   }
   async function api(method, path, body) {
     const r = await fetch(path, {method: method, headers: headers(),
@@ -25,64 +33,112 @@
 
   async function open() {
     try {
-      const st = await api("GET", "/api/staff/state");
+      const st = keep(await api("GET", "/api/staff/state"));
       sessionStorage.setItem("fairytable-pin", pin);
       $("#login").hidden = true; $("#panel").hidden = false;
       $("#conn").className = "conn up"; $("#conn").textContent = "staff";
-      show(st);
-      await seats(st);
+      await show(st);
       clearInterval(timer);
       timer = setInterval(refresh, 2000);
     } catch (e) { $("#loginerr").textContent = e.message; }
   }
+  let refreshing = false;
   async function refresh() {
-    try { show(await api("GET", "/api/staff/state")); }
+    if (refreshing) return;        // a slow answer (the QR codes) is not asked for twice
+    refreshing = true;
+    try { await show(keep(await api("GET", "/api/staff/state"))); }
     catch (e) { $("#said").textContent = e.message; }
+    finally { refreshing = false; }
   }
 
-  function show(st) {
+  // A tile's numbers in words a person reads at a glance (what `fairytable doctor` reports).
+  const LINK = [["crc_errors", "CRC error"], ["resends", "resend"], ["reboots", "reboot"],
+                ["reconnects", "reconnect"], ["protocol_errors", "protocol error"],
+                ["flood_drops", "flood drop"]];
+  const known = v => v !== null && v !== undefined;
+  function upFor(ms) {
+    if (!known(ms)) return "?";
+    const s = Math.floor(ms / 1000);
+    if (s < 120) return s + " s";
+    if (s < 7200) return Math.floor(s / 60) + " min";
+    return Math.floor(s / 3600) + " h " + Math.floor(s % 3600 / 60) + " min";
+  }
+  function tileCells(t) {
+    const bad = t.readers.map((r, i) => r.ok ? null : i).filter(i => i !== null);
+    const errors = t.readers.reduce((n, r) => n + (r.errors || 0), 0);
+    const link = LINK.filter(([k]) => t[k]).map(([k, w]) => t[k] + " " + w + (t[k] === 1 ? "" : "s")).join(", ");
+    return [known(t.index) ? String(t.index) : "?", t.uid, t.online ? "online" : "OFFLINE",
+            known(t.firmware) ? String(t.firmware) : "?", upFor(t.uptime_ms),
+            known(t.heap_free) ? (t.heap_free / 1024).toFixed(1) + " KB" : "?",
+            known(t.loop_max_ms) ? t.loop_max_ms + " ms" : "?", link || "none",
+            (bad.length ? "not ok: " + bad.join(", ") : "all " + t.readers.length + " ok") +
+            (errors ? " (" + errors + " errors)" : "")];
+  }
+  const TILE_HEADS = ["#", "tile", "state", "firmware", "up for", "heap free", "slowest loop",
+                      "link problems", "readers", ""];
+
+  // The journal's games: what each is now, in words.
+  const gameState = g => g.finished ? (g.current ? "finished (on the table)" : "finished")
+    : g.current ? "playing" : "unfinished";
+
+  async function show(st) {
     $("#game").textContent = st.game + " · game " + st.game_id + (st.attract ? " · attract mode" : "") +
       (st.paused ? " · PAUSED" : "") + " · " + st.clients + " page(s) watching";
     newGameForm(st.form);
     $("#palette").value = st.palette;
-    const cols = ["index", "uid", "online", "firmware", "uptime_ms", "heap_free", "loop_max_ms",
-                  "crc_errors", "resends", "reboots", "reconnects", "protocol_errors", "flood_drops"];
-    let h = "<tr>" + cols.map(c => "<th>" + c + "</th>").join("") + "<th>readers</th><th></th></tr>";
-    for (const t of st.tiles) {
-      h += '<tr data-tile="' + esc(t.uid) + '">' + cols.map(c => "<td" +
-        (c === "online" && !t.online ? ' class="bad"' : "") + ">" + esc(t[c] === null ||
-        t[c] === undefined ? "?" : t[c]) + "</td>").join("") + '<td class="readers">' + t.readers.map((r, i) =>
-        '<span class="' + (r.ok ? "" : "bad") + '">' + i + ":" + (r.ok ? "ok" : "NOT OK") +
-        " " + r.errors + "e</span>").join(" ") + '</td><td><div class="acts">' +
-        '<button data-led="' + esc(t.uid) + '">LED test</button> ' +
-        '<button data-off="' + esc(t.uid) + '">off</button><button data-on="' + esc(t.uid) +
-        '">on</button></div></td></tr>';
-    }
     // Rebuilt only when the tiles change; the numbers are updated in place (a button being
     // pressed is never swapped out under the finger).
-    const shape = st.tiles.map(t => t.uid + (t.online ? "+" : "-") + t.readers.map(r => r.ok)).join();
-    if (shape === tilesShape) {
-      for (const t of st.tiles) {
-        const row = document.querySelector('#tiles tr[data-tile="' + t.uid + '"]');
-        if (!row) continue;
-        cols.forEach((c, i) => { row.children[i].textContent = t[c] === null ||
-          t[c] === undefined ? "?" : t[c]; });
-      }
-    } else {
+    const shape = st.tiles.map(t => t.uid + (t.online ? "+" : "-") + t.readers.length).join();
+    if (shape !== tilesShape) {
       tilesShape = shape;
-      $("#tiles").innerHTML = h;
+      $("#tiles").innerHTML = "<tr>" + TILE_HEADS.map(c => "<th>" + c + "</th>").join("") + "</tr>" +
+        st.tiles.map(t => '<tr data-tile="' + esc(t.uid) + '">' + tileCells(t).map((c, i) =>
+          '<td class="' + ["index", "uid", "online", "fw", "up", "heap", "loop", "link",
+                           "readers"][i] + '"></td>').join("") +
+          '<td><div class="acts"><button data-led="' + esc(t.uid) + '">LED test</button>' +
+          '<button data-off="' + esc(t.uid) + '" title="switch the virtual tile off">off</button>' +
+          '<button data-on="' + esc(t.uid) + '" title="switch the virtual tile on">on</button>' +
+          "</div></td></tr>").join("");
+      for (const b of document.querySelectorAll("[data-led]")) b.onclick = () => op("led_test", {tile: b.dataset.led});
+      for (const b of document.querySelectorAll("[data-off]")) b.onclick = () => op("tile_off", {tile: b.dataset.off});
+      for (const b of document.querySelectorAll("[data-on]")) b.onclick = () => op("tile_on", {tile: b.dataset.on});
     }
-    for (const b of document.querySelectorAll("[data-led]")) b.onclick = () => op("led_test", {tile: b.dataset.led});
-    for (const b of document.querySelectorAll("[data-off]")) b.onclick = () => op("tile_off", {tile: b.dataset.off});
-    for (const b of document.querySelectorAll("[data-on]")) b.onclick = () => op("tile_on", {tile: b.dataset.on});
-    const games = "<tr><th>game</th><th>kind</th><th>actions</th><th></th><th></th></tr>" +
-      st.games.map(g => "<tr><td>" + g.id + "</td><td>" + esc(g.game) + "</td><td>" + g.actions +
-        "</td><td>" + (g.current ? "playing" : g.finished ? "finished" : "unfinished") +
-        '</td><td><button data-replay="' + g.id + '" data-steps="' + g.actions +
-        '">step through</button></td></tr>').join("");
-    if (games !== gamesHtml) { gamesHtml = games; $("#games").innerHTML = games; }
-    for (const b of document.querySelectorAll("[data-replay]")) b.onclick = () =>
-      step(parseInt(b.dataset.replay), 0);
+    for (const t of st.tiles) {
+      const row = document.querySelector('#tiles tr[data-tile="' + CSS.escape(t.uid) + '"]');
+      if (!row) continue;
+      tileCells(t).forEach((text, i) => { if (row.children[i].textContent !== text) row.children[i].textContent = text; });
+      row.children[2].className = "online" + (t.online ? "" : " bad");
+      const readersBad = t.readers.some(r => !r.ok);
+      row.children[8].className = "readers" + (readersBad ? " bad" : "");
+    }
+    // The journal: rows rebuilt only when the list of games changes; the counts and states
+    // are updated in place, so a step-through button is never replaced under the pointer.
+    const gshape = st.games.map(g => g.id).join();
+    if (gshape !== gamesShape) {
+      gamesShape = gshape;
+      $("#games").innerHTML = "<tr><th>game</th><th>kind</th><th>actions</th><th></th><th></th></tr>" +
+        st.games.map(g => '<tr data-game="' + g.id + '"><td>' + g.id + "</td><td>" + esc(g.game) +
+          '</td><td class="actions"></td><td class="state"></td><td><button data-replay="' + g.id +
+          '">step through</button></td></tr>').join("");
+      for (const b of document.querySelectorAll("[data-replay]")) b.onclick = () =>
+        step(parseInt(b.dataset.replay), 0);
+    }
+    for (const g of st.games) {
+      const row = document.querySelector('#games tr[data-game="' + g.id + '"]');
+      if (!row) continue;
+      const cells = [[".actions", String(g.actions)], [".state", gameState(g)]];
+      for (const [sel, text] of cells) {
+        const td = row.querySelector(sel);
+        if (td.textContent !== text) td.textContent = text;
+      }
+      row.querySelector("[data-replay]").dataset.steps = g.actions;
+    }
+    // The seat links change with every game: their QR codes follow.
+    const sshape = st.seats.map(x => x.seat + (x.bot ? "*" : "") + x.url).join(" ");
+    if (sshape !== seatsShape) {
+      seatsShape = sshape;
+      await seats(st);
+    }
   }
 
   async function seats(st) {
