@@ -315,13 +315,6 @@ class Decoder:
         self.garbage_bytes = 0
         self.decoder_errors = 0
 
-    @property
-    def pending(self):
-        """Bytes received since the last delimiter and not yet a frame (those held for the
-        frame under way, and those of an oversize run already let go): what a capture that
-        ends now leaves undecoded."""
-        return len(self._buf) + self._overflow
-
     def reset(self):
         """Forget a partial frame (e.g. after a reconnect)."""
         self._buf = bytearray()

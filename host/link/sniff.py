@@ -99,7 +99,10 @@ class Sniffer:
 
     def finish(self, stamp=None):
         """The bytes left without a delimiter, stamped like feed()'s lines; the summary."""
-        tail = self.decoder.pending
+        # Bytes since the last delimiter: what a capture that ends now leaves undecoded (the
+        # sniffer counts them itself; the decoder, deployed to the tiles, keeps no more
+        # code than a tile needs).
+        tail = self.offset - self.pending_at
         if tail:
             self.problems += 1
             self.out("%s garbage: %d bytes at the end without a delimiter"
