@@ -80,7 +80,8 @@ def villains_play_turn(host):
             status, body = control(host, {"op": "place", "cell": you["targets"][card][0],
                                           "card": card})
         assert status == 200, body
-        wait_for(host, lambda x: x["actions"] > v["actions"], what="the villain's move")
+        done = v["actions"]
+        wait_for(host, lambda x, done=done: x["actions"] > done, what="the villain's move")
 
 
 def shot(page, name):
