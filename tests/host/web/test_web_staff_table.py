@@ -159,9 +159,10 @@ def test_the_step_through_buttons_stay_under_the_pointer_while_the_game_changes(
     status, body = control(host, {"op": "button", "name": "end_turn"})
     assert status == 200, body
     for n in (1, 2):
-        page.wait_for_function("n => parseInt(document.querySelector("
-                               "'#games tr[data-game] .actions').textContent) >= n",
-                               arg=v["actions"] + n, timeout=120000)
+        # The row of the game on the table (its step-through button's) shows the new count.
+        page.wait_for_function("n => parseInt(document.querySelector('button[data-replay]')"
+                               ".closest('tr').children[2].textContent) >= n",
+                               arg=v["actions"] + n, polling=250, timeout=120000)
         assert page.evaluate("document.querySelector('button[data-replay]').kept === true")
     page.wait_for_timeout(4500)            # two more refreshes of the tiles' numbers
     assert page.evaluate("Array.from(document.querySelectorAll('[data-led]'))"
@@ -191,18 +192,21 @@ def test_a_finished_game_is_listed_as_finished_and_a_new_game_has_new_seat_links
                                                                                  browser):
     page = open_staff(browser, host)
     old_links = dict(host.links)
+    page.wait_for_function("() => document.querySelectorAll('#seats .seat a').length === 2",
+                           polling=250, timeout=30000)
     first_seats = page.eval_on_selector_all("#seats .seat a", "as => as.map(a => a.href)")
     assert sorted(first_seats) == sorted(old_links.values())
     status, body = staff(host, "end")
     assert status == 200, body
-    row = "#games tr[data-game='%d'] .state" % view(host)["game_id"]
-    page.wait_for_function("sel => document.querySelector(sel).textContent.startsWith("
-                           "'finished')", arg=row, timeout=30000)
+    game_id = view(host)["game_id"]
+    row = "button[data-replay='%d']" % game_id
+    page.wait_for_function("sel => document.querySelector(sel).closest('tr').textContent"
+                           ".includes('finished')", arg=row, polling=250, timeout=30000)
     assert "playing" not in page.inner_text("#games")
     # A new game from the staff page: new links, printed and on the staff page's QR codes.
     page.fill("#newgame input[name=bots]", "1")
     page.click("#newgame button[type=submit]")
-    v = wait_for(host, lambda x: not x["attract"] and x["game_id"] != int(row.split("'")[1]),
+    v = wait_for(host, lambda x: not x["attract"] and x["game_id"] != game_id,
                  what="the new game")
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
