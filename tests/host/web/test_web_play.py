@@ -142,7 +142,11 @@ def test_a_person_plays_a_whole_game_by_clicks_against_bots(tmp_path, browser, g
         seat, move = "red", play_royale_move
     host.start()
     try:
-        page = browser.new_page(viewport={"width": 1280, "height": 860})
+        # Storybook on a phone (390 x 844): the whole game by a thumb; Battle Royale on a
+        # desktop.
+        size = {"width": 390, "height": 844} if game == "storybook" else \
+            {"width": 1280, "height": 860}
+        page = browser.new_page(viewport=size)
         page.goto(host.links[seat])
         live(page)
         final, made = play_whole_game(page, seat, move, game)
