@@ -66,7 +66,8 @@ def parse_args(argv):
     p.add_argument("--mode", default=None, choices=sorted(set(
         m for g in games.names() for m in _modes(g))), help="the game's mode, for games "
         "that have modes: %s" % "; ".join("%s: %s (default %s)" % (
-            g, ", ".join(_modes(g)), _modes(g)[0]) for g in games.names() if _modes(g)))
+            g, ", ".join("%s %s" % (m, _mode_title(g, m)) for m in _modes(g)), _modes(g)[0])
+            for g in games.names() if _modes(g)))
     p.add_argument("--seed", type=int, default=None,
                    help="seed of a new game, 0 to %d (default: random)" % MAX_SEED)
     p.add_argument("--bots", type=int, default=0,
@@ -183,6 +184,11 @@ def _modes(game):
     return list(_info(game).get("modes", {}).get("mode", []))
 
 
+def _mode_title(game, mode):
+    """The book's name of a game's mode ("Capture the Flag"), or "the mode ctf"."""
+    return _info(game).get("mode_titles", {}).get(mode) or "the mode %s" % mode
+
+
 def _player_counts(game):
     info = _info(game)
     counts = info.get("player_counts")
@@ -285,7 +291,8 @@ def resume_refusal(args, setup, resumed, seat_list, journal_path):
                                                                      args.players)
         fix = "leave out --players"
     elif args.mode is not None and not _starts_alike(record, {"mode": args.mode}):
-        problem = "it is not a game of the mode %s (--mode %s)" % (args.mode, args.mode)
+        problem = "it is not a game of %s (--mode %s)" % (_mode_title(args.game, args.mode),
+                                                           args.mode)
         fix = "leave out --mode"
     elif args.seed is not None and args.seed != record.get("seed", 0):
         problem = "it was dealt with seed %d, not --seed %d" % (record.get("seed", 0),

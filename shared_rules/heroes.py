@@ -193,7 +193,8 @@ from shared_rules.games import copy, seats, status, winner  # noqa: F401 (the co
 
 NAME = "heroes"
 INFO = {"title": "Battle Royale with hero teams", "min_players": 2, "max_players": 4,
-        "default_players": 2, "modes": {"mode": ["royale", "ctf"]}, "chance": True,
+        "default_players": 2, "modes": {"mode": ["royale", "ctf"]},
+        "mode_titles": {"royale": "Battle Royale", "ctf": "Capture the Flag"}, "chance": True,
         "hidden": True}
 SIZE = 7
 COLOURS = ("red", "blue", "green", "yellow")
@@ -607,6 +608,11 @@ def current(s):
     if s.phase == "pick":
         return s.seats[s.pick_turn]
     return None
+
+
+def _capital(word):
+    """The word with a capital first letter (MicroPython's str has no capitalize)."""
+    return word[:1].upper() + word[1:]
 
 
 def _def(s, cid):
@@ -1178,7 +1184,7 @@ def _apply(s, action):
     if s.battle is not None:
         if kind not in ("defend", "no_defence"):
             _fail("battle_phase", "The battle waits for %s: a card to defend %s, or no "
-                  "defence." % (str(actor(s, action)).capitalize(), _def(s, s.battle["targets"][
+                  "defence." % (_capital(str(actor(s, action))), _def(s, s.battle["targets"][
                       s.battle["next"]])["name"]))
         events = []
         if kind == "defend":

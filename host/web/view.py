@@ -363,6 +363,8 @@ class WebTable:
         if action is None and s.table.mismatches:
             raise Refused(409, "Not yet: first put the table as the game has it (%s)" %
                           s.table.mismatches[0].message.rstrip("."), s.table.mismatches[0].cells)
+        if action is None and seat not in s.game.actors(s.match.state):
+            raise Refused(409, "it is not %s's turn." % self.face.seat_name(s.match.state, seat))
         if action is not None:
             problem = s.match.validate(action)
             if problem is not None:
@@ -528,7 +530,8 @@ class WebTable:
         return {"game": s.match.game, "title": s.game.title, "players": counts,
                 "default_players": len(s.match.state.seats),
                 "modes": info.get("modes", {}).get("mode", []),
-                "mode": s.match.options.get("mode"), "bots": len(s.bots.seats)}
+                "mode_titles": info.get("mode_titles", {}), "mode": s.match.options.get("mode"),
+                "bots": len(s.bots.seats)}
 
     def _start(self, params):
         s = self.session

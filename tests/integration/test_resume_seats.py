@@ -159,8 +159,8 @@ def test_a_person_takes_over_a_bots_seat_when_a_game_resumes(tmp_path):
                 "seat 1, a bot seat 2" % (journal, summary["actions"])) in log, log[-3000:]
         assert seat_lines(host) == {"villain": False, "hero": True}
         view = host.table()
-        assert view["seats"] == [{"seat": "villain", "bot": False},
-                                 {"seat": "hero", "bot": True}]
+        assert [(q["seat"], q["bot"]) for q in view["seats"]] == [("villain", False),
+                                                                  ("hero", True)]
     finally:
         host.stop()
     db = sqlite3.connect(str(journal))

@@ -16,7 +16,6 @@ from shared_rules import heroes
 from host.games.heroes.interpreter import (CARD, FIGURE, FLAG, SEAT, card_of, cell_of,
                                            name_of, owner_of)
 
-MODE_NAMES = {"ctf": "Capture the Flag"}     # any other mode is the book's Battle Royale
 ACTIONS = {"roll_off": "roll the green die for who goes first", "pick": "pick a character",
            "roll_move": "roll the green die for movement", "move": "move a character",
            "attack": "attack", "play_card": "play a card", "defend": "defend with a card",
@@ -134,7 +133,7 @@ class HeroesFace(WebFace):
     def facts(self, match):
         s = match.state
         mode = s.options["mode"]
-        out = ["%s on %s" % (MODE_NAMES.get(mode, "Battle Royale"), s.map["name"])]
+        out = ["%s on %s" % (heroes.INFO["mode_titles"][mode], s.map["name"])]
         team = s.options["team_size"]
         for q in s.seats:
             mine = [c for c in s.roster if s.heroes[c]["seat"] == q]

@@ -14,7 +14,7 @@
 
   const $ = sel => document.querySelector(sel);
   const board = $("#board"), tray = $("#tray"), readersBox = $("#readers");
-  let view = null, ws = null, backoff = 500, nextId = 1, shapeKey = "", cellPx = 0;
+  let view = null, ws = null, backoff = 500, nextId = 1, shapeKey = "", cellPx = 0, headPx = 0;
   let tool = "tap", picked = null, faceDown = false, moveFrom = null, refusalKey = "";
   let gesturesOpen = false, youHtml = "";
   const cellEls = {}, pocketEls = {}, readerEls = {};
@@ -127,9 +127,11 @@
     let avail = wrap.clientWidth || window.innerWidth;
     let S = Math.floor((avail - G * cols) / cols);
     if (mode === "kiosk") {
-      // The board, and below it the dice tray and the card readers, within 600 px.
+      // The board, and below it the dice tray and the card readers, on the screen under
+      // the top bar (one line or two, as its words need).
+      headPx = $("header").offsetHeight;
       const below = (v.tray ? 70 : 0) + ((v.readers || []).length ? 90 : 0);
-      S = Math.min(S, Math.floor((556 - 8 - below - G * rows) / rows));
+      S = Math.min(S, Math.floor((window.innerHeight - headPx - 16 - below - G * rows) / rows));
     }
     return Math.max(40, Math.min(most, S));
   }
@@ -288,6 +290,8 @@
       shown.push({actions: v.actions, game_id: v.game_id, at: Date.now()});
       if (shown.length > 5000) shown.shift();
     }
+    // The top bar's words took another line (or one less): fit the board again.
+    if (mode === "kiosk" && $("header").offsetHeight !== headPx) { shapeKey = ""; render(v); }
   }
 
   function seatOf(v, seat) { return v.seats.find(s => s.seat === seat); }

@@ -170,7 +170,7 @@
       (n === form.default_players ? " selected" : "") + ">" + n + "</option>").join("");
     $("#ng-modebox").hidden = !form.modes.length;
     $("#ng-mode").innerHTML = form.modes.map(m => '<option value="' + m + '"' +
-      (m === form.mode ? " selected" : "") + ">" + m + "</option>").join("");
+      (m === form.mode ? " selected" : "") + ">" + (form.mode_titles[m] || m) + "</option>").join("");
     $("#ng-bots").max = Math.max(...form.players);
     $("#ng-bots").value = form.bots;
   }

@@ -53,6 +53,7 @@ def test_every_page_names_its_game_speaks_in_words_and_fits_each_screen(tmp_path
                 live(page)
                 wait_view(page, started, 120000)
                 page.wait_for_timeout(400)
+                shot(page, "%s-%s-%s" % (game, size, who), full=size == "phone")
                 assert page.inner_text("#title") == TITLES[game]
                 body = page.inner_text("body")
                 if who == "spectator":
@@ -67,7 +68,6 @@ def test_every_page_names_its_game_speaks_in_words_and_fits_each_screen(tmp_path
                     for part in page.locator("#tray .pocket, #readers .reader").all():
                         box = part.bounding_box()
                         assert box["y"] + box["height"] <= h, ("below the kiosk", box)
-                shot(page, "%s-%s-%s" % (game, size, who), full=size == "phone")
                 page.close()
     finally:
         host.stop()

@@ -180,7 +180,7 @@ def test_end_turn_out_of_turn_is_an_error_with_the_rule(tmp_path):
                                             "name": "end_turn"},
                                  headers={"X-Seat-Token": srv.seat_token("villain")}) as r:
                 assert r.status == 409
-                assert (await r.json())["error"] == "it is not villain's turn."
+                assert (await r.json())["error"] == "it is not Villain's turn."
             async with http.ws_connect("http://127.0.0.1:%d/ws" % srv.port) as ws:
                 await ws.send_json({"type": "hello", "seat": "villain", "id": 1,
                                     "token": srv.seat_token("villain")})
