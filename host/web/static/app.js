@@ -115,17 +115,18 @@
   const esc = s => String(s).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;",
                                                        '"': "&quot;"}[c]));
 
-  function fitCell(v) {
+  // The board's extent: its first and last column and row.
+  function extent(v) {
+    const cs = v.cells.map(c => c.cell[0]), rs = v.cells.map(c => c.cell[1]);
+    return {minC: Math.min(...cs), maxC: Math.max(...cs), minR: Math.min(...rs),
+            maxR: Math.max(...rs)};
+  }
+
+  function fitCell(v, x) {
     // As big as the screen allows: every column visible on a phone, big on a TV.
-    const cs = v.cells.map(c => c.cell[0]);
-    const cols = Math.max(...cs) - Math.min(...cs) + 1;
-    const rs = v.cells.map(c => c.cell[1]);
-    const rows = Math.max(...rs) - Math.min(...rs) + 1;
-    const G = 4;
-    const wrap = $("#boardwrap");
+    const cols = x.maxC - x.minC + 1, rows = x.maxR - x.minR + 1, G = 4;
     const most = tv ? 130 : mode === "kiosk" ? 66 : 76;
-    let avail = wrap.clientWidth || window.innerWidth;
-    let S = Math.floor((avail - G * cols) / cols);
+    let S = Math.floor(($("#boardwrap").clientWidth || window.innerWidth) / cols) - G;
     if (mode === "kiosk") {
       // The board, and below it the dice tray and the card readers, on the screen under
       // the top bar (one line or two, as its words need).
@@ -139,27 +140,18 @@
   function buildBoard(v) {
     board.innerHTML = "";
     for (const k in cellEls) delete cellEls[k];
-    const S = cellPx = fitCell(v), G = 4;
+    const x = extent(v), S = cellPx = fitCell(v, x), G = 4;
     document.body.style.setProperty("--cell", S + "px");
-    const cs = v.cells.map(c => c.cell[0]), rs = v.cells.map(c => c.cell[1]);
-    const minC = Math.min(...cs), maxC = Math.max(...cs), minR = Math.min(...rs),
-          maxR = Math.max(...rs);
-    board.style.width = ((maxC - minC + 1) * (S + G)) + "px";
-    board.style.height = ((maxR - minR + 1) * (S + G)) + "px";
+    board.style.width = ((x.maxC - x.minC + 1) * (S + G)) + "px";
+    board.style.height = ((x.maxR - x.minR + 1) * (S + G)) + "px";
     for (const c of v.cells) {
-      const el = document.createElement("div");
-      el.className = "cell";
+      const canvas = make("canvas", "leds", S, S), items = make("div", "items");
+      const el = make("div", "cell", 0, 0, items, canvas);
       el.dataset.cell = key(c.cell);
-      el.style.left = ((c.cell[0] - minC) * (S + G)) + "px";
-      el.style.top = ((maxR - c.cell[1]) * (S + G)) + "px";
+      el.style.left = ((c.cell[0] - x.minC) * (S + G)) + "px";
+      el.style.top = ((x.maxR - c.cell[1]) * (S + G)) + "px";
       el.setAttribute("role", "button");
       el.setAttribute("aria-label", "cell " + key(c.cell));
-      const canvas = document.createElement("canvas");
-      canvas.className = "leds";
-      canvas.width = S; canvas.height = S;
-      const items = document.createElement("div");
-      items.className = "items";
-      el.append(items, canvas);
       el.addEventListener("click", () => clickCell(c.cell));
       board.append(el);
       cellEls[key(c.cell)] = {el: el, canvas: canvas, items: items, scene: null, drawn: ""};
@@ -167,14 +159,10 @@
     tray.innerHTML = "";
     for (const k in pocketEls) delete pocketEls[k];
     for (const p of v.tray || []) {
-      const el = document.createElement("div");
-      el.className = "pocket";
+      const canvas = make("canvas", "", 64, 64), face = make("span", "");
+      const el = make("div", "pocket", 0, 0, canvas, face);
       el.dataset.pocket = p.pocket;
       el.title = "dice pocket " + (p.pocket + 1);
-      const canvas = document.createElement("canvas");
-      canvas.width = 64; canvas.height = 64;
-      const face = document.createElement("span");
-      el.append(canvas, face);
       tray.append(el);
       pocketEls[p.pocket] = {el: el, canvas: canvas, face: face, scene: null, drawn: ""};
     }
@@ -183,21 +171,24 @@
     readersBox.innerHTML = "";
     for (const k in readerEls) delete readerEls[k];
     for (const r of v.readers || []) {
-      const el = document.createElement("div");
-      el.className = "reader";
-      el.dataset.reader = r.reader;
-      const canvas = document.createElement("canvas");
-      canvas.width = 96; canvas.height = 72;
-      const who = document.createElement("span");
-      who.className = "who";
+      const canvas = make("canvas", "", 96, 72), who = make("span", "who");
+      const cards = make("div", "items");
       who.textContent = r.name + "'s cards";
-      const cards = document.createElement("div");
-      cards.className = "items";
-      el.append(canvas, who, cards);
+      const el = make("div", "reader", 0, 0, canvas, who, cards);
+      el.dataset.reader = r.reader;
       el.addEventListener("click", () => clickReader(r.reader));
       readersBox.append(el);
       readerEls[r.reader] = {el: el, canvas: canvas, cards: cards, scene: null, drawn: ""};
     }
+  }
+
+  // An element of a class holding the given children (a canvas: its width and height).
+  function make(tag, cls, w, h, ...children) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (w) { e.width = w; e.height = h; }
+    e.append(...children);
+    return e;
   }
 
   function itemHtml(it) {
