@@ -52,6 +52,20 @@ def all_edges(segment):
     return (segment, segment, segment, segment)
 
 
+def overlay(scenes, pockets=(), bot_cells=(), mismatches=()):
+    """What every game lights the same way, over its own scenes: the dice pockets the table
+    waits for (a slow pulse), the cells a bot asks hands to move (a white chase) and the cells
+    the table has wrong (a red blink). Returns `scenes`."""
+    for pocket in pockets:
+        scenes[("pocket", pocket)] = all_edges(pulse(TRAY, 800, 40))
+    for cell in bot_cells:
+        scenes[tuple(cell)] = all_edges(chase(BOT_MOVE, 800))
+    for m in mismatches:
+        for cell in m.cells:
+            scenes[tuple(cell)] = all_edges(blink(MISMATCH, 500))
+    return scenes
+
+
 def attract_scenes(cells):
     """The attract mode: every cell runs a rainbow, offset so the table swirls."""
     return {cell: all_edges(("rainbow", (0, 0, 0), 150, 0)) for cell in cells}

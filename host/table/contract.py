@@ -85,6 +85,17 @@ class TableInterpreter:
         """
         self.observe(cell, items, problems)
 
+    def observe_cards(self, cell, items, problems, prefix, title):
+        """For a game played with cards alone: its cards ("<prefix><card id>") observed by
+        their ids, any other item a problem ("<item> is not a <title> card: take it off.")."""
+        cards, problems = [], list(problems)
+        for item in items:
+            if item.startswith(prefix):
+                cards.append(item[len(prefix):])
+            else:
+                problems.append("%s is not a %s card: take it off." % (item, title))
+        self.observe(cell, cards, problems)
+
     def observe_seat(self, seat, items, problems=()):
         """What now lies on the card reader of seat number `seat` (1 = the game's first
         seat, host/table/layout.py) and tag problems there. Default: remembered in

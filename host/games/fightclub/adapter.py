@@ -138,13 +138,8 @@ class FightclubGame(TableGame):
                 segs = list(scenes[cell])
                 segs[2] = lights.value(GOLD, gold)
                 scenes[cell] = tuple(segs)
-        if bot_request is not None:
-            for cell in bot_cells(s, table, bot_request):
-                scenes[cell] = lights.all_edges(lights.chase(lights.BOT_MOVE, 800))
-        for m in table.mismatches:
-            for cell in m.cells:
-                scenes[tuple(cell)] = lights.all_edges(lights.blink(lights.MISMATCH, 500))
-        return scenes
+        chased = bot_cells(s, table, bot_request) if bot_request is not None else ()
+        return lights.overlay(scenes, (), chased, table.mismatches)
 
     def render(self, state, scene_map, mismatches, colour=True, table=None):
         """The table as text: each seat's wagons, gold and contracts, the area, the Market."""

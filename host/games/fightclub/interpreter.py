@@ -167,13 +167,7 @@ class FightclubTable(TableInterpreter):
 
     def observe_items(self, cell, items, problems=()):
         """Tags resolved to item names ("fightclub:c07-03", "pawn:red"...) on a cell."""
-        cards, problems = [], list(problems)
-        for item in items:
-            if item.startswith("fightclub:"):
-                cards.append(item.split(":", 1)[1])
-            else:
-                problems.append("%s is not a Fight Club card: take it off." % item)
-        self.observe(cell, cards, problems)
+        self.observe_cards(cell, items, problems, "fightclub:", "Fight Club")
 
     def after(self, events):
         """The engine applied an action: what it changed on the table by itself (a contract

@@ -94,14 +94,7 @@ def heroes_scenes(state, mismatches=(), pockets=(), chased=(), moves=(), playing
             scenes[key] = lights.all_edges(lights.pulse(team_colour(seat), 1500, 60))
         else:
             scenes[key] = lights.all_edges(lights.solid(team_colour(seat, True)))
-    for pocket in pockets:
-        scenes[("pocket", pocket)] = lights.all_edges(lights.pulse(lights.TRAY, 800, 40))
-    for cell in chased:
-        scenes[cell] = lights.all_edges(lights.chase(lights.BOT_MOVE, 800))
-    for m in mismatches:
-        for cell in m.cells:
-            scenes[cell] = lights.all_edges(lights.blink(lights.MISMATCH, 500))
-    return scenes
+    return lights.overlay(scenes, pockets, chased, mismatches)
 
 
 class HeroesGame(TableGame):

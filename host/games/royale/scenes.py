@@ -48,13 +48,7 @@ def diamond_scenes(state, mismatches=(), pockets=(), bot_cells=(), move_cells=()
             segs[edge] = lights.solid(rgb) if state.players[pid].alive else \
                 lights.blink(rgb, 1600, 60)
         scenes[cell] = tuple(segs)
-    for pocket in pockets:
-        scenes[("pocket", pocket)] = lights.all_edges(lights.pulse(lights.TRAY, 800, 40))
-    for cell in bot_cells:
-        scenes[cell] = lights.all_edges(lights.chase(lights.BOT_MOVE, 800))
-    for m in mismatches:
-        for cell in m.cells:
-            scenes[cell] = lights.all_edges(lights.blink(lights.MISMATCH, 500))
+    lights.overlay(scenes, pockets, bot_cells, mismatches)
     for pid, cell in sorted(falls):
         n = state.seats.index(pid)
         scenes[cell] = lights.all_edges(lights.chase(palette[colours[n]] if colours

@@ -73,13 +73,7 @@ class StorybookTable(TableInterpreter):
 
     def observe_items(self, cell, items, problems=()):
         """Tags resolved to item names ("storybook:the_dodo", "pawn:red"...) on a cell."""
-        cards, problems = [], list(problems)
-        for item in items:
-            if item.startswith("storybook:"):
-                cards.append(item.split(":", 1)[1])
-            else:
-                problems.append("%s is not a Storybook card: take it off." % item)
-        self.observe(cell, cards, problems)
+        self.observe_cards(cell, items, problems, "storybook:", "Storybook")
 
     def busy(self):
         """True while a change is under way: a placed card waiting for a possible double tap,
