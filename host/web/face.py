@@ -113,11 +113,18 @@ class WebFace:
         return kind.replace("_", " ")
 
     def banner(self, match, table, seat):
-        """Whose turn it is and what they may do, in one sentence."""
+        """Whose turn it is and what they may do, in one sentence; the ending once over."""
         state = match.state
+        if self.engine.status(state) != "ongoing":
+            return self.ending(state)
         who = self.game.actors(state)
         if not who:
-            return self.ending(state)
+            return "Waiting for the table"
+        return self.turn_banner(match, table, seat, who)
+
+    def turn_banner(self, match, table, seat, who):
+        """The banner while the game waits on the seats `who` (the game's actors)."""
+        state = match.state
         names = and_list(self.seat_name(state, q) for q in who)
         kinds = []
         for a in self.engine.legal_actions(state):

@@ -98,13 +98,8 @@ class FightclubFace(WebFace):
     def action_words(self, kind):
         return ACTIONS.get(kind, kind.replace("_", " "))
 
-    def banner(self, match, table, seat):
+    def turn_banner(self, match, table, seat, who):
         s = match.state
-        if s.status != "ongoing":
-            return self.ending(s)
-        who = self.game.actors(s)
-        if not who:
-            return self.ending(s)
         actor = who[0]
         mine = actor == seat
         name = "you" if mine else self.seat_name(s, actor)
@@ -134,7 +129,7 @@ class FightclubFace(WebFace):
             return "%s: %s %s %s to pass to the %s" % (
                 ev["name"], name, "choose" if mine else "chooses",
                 plural(ev["amount"], "card"), ev["direction"])
-        return WebFace.banner(self, match, table, seat)
+        return WebFace.turn_banner(self, match, table, seat, who)
 
     def ending(self, state):
         s = state

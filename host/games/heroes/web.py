@@ -76,13 +76,8 @@ class HeroesFace(WebFace):
         card = card_of(state, card_id) if isinstance(card_id, str) else None
         return card["name"] if card is not None else "a card"
 
-    def banner(self, match, table, seat):
+    def turn_banner(self, match, table, seat, who):
         s = match.state
-        if s.status != "ongoing":
-            return self.ending(s)
-        who = self.game.actors(s)
-        if not who:
-            return "Waiting for the table"
         q = who[0]
         mine = seat == q
         name = self.seat_name(s, q)
