@@ -250,6 +250,9 @@ def check_effects(v, where, mode):
             e["unblockable"] = _bool(step, "unblockable", w)
         elif verb == "draw":
             e["deck"] = _one_of(step, "deck", w, DECKS_DRAWN)
+            if e["deck"] == "battle" and mode == "quest":
+                raise ScenarioError(w + ".deck", "battle cards are drawn in battle, and this "
+                                    "card is played in Quest Mode")
         elif verb == "summon":
             e["npc"] = _text(step, "npc", w)
         elif verb == "ambush":
@@ -263,6 +266,8 @@ def check_effects(v, where, mode):
         elif verb == "hook":
             e["hook"] = _one_of(step, "hook", w, tuple(sorted(HOOKS)))
         out.append(e)
+    if len([e for e in out if e["do"] == "damage"]) > 1:
+        raise ScenarioError(where, "deals damage twice: one attack per card")
     return out
 
 
