@@ -674,8 +674,6 @@ def world_sacrifice(s, action, events):
     faction character in your party"."""
     seat = action["seat"]
     p = world.my_turn(s, action)
-    if s.turn["phase"] in ("move", "action"):
-        s.turn["phase"] = "strategy2"
     n = core.team_bonus(s, seat, "dark_ones")
     c = action.get("character")
     if not n:
@@ -714,7 +712,38 @@ def world_distraction(s, action, events):
     core.log(events, "tactic_enabled", seat=seat, tactic=t)
 
 
+# The type of each action field (the rules check the values): ids are text.
+_TEXT = ("card", "character", "item", "quest", "replace", "npc", "trait", "deck", "tactic",
+         "knock_back", "break", "target")
+_WHOLE = ("battle", "move", "bid")
+
+
+def _check_fields(kind, action):
+    for key in sorted(action):
+        v = action[key]
+        if key in _TEXT or (key == "to" and kind != "step"):
+            if not isinstance(v, str):
+                fail("bad_field", "%s must be an id (text), not %s." % (key, shown(v)))
+        elif key in _WHOLE:
+            if not core.is_int(v):
+                fail("bad_field", "%s must be a whole number, not %s." % (key, shown(v)))
+        elif key in ("with", "split"):
+            if not isinstance(v, list) or len(v) > 10 or [x for x in v
+                                                          if not isinstance(x, str)]:
+                fail("bad_field", "%s must be a list of ids, not %s." % (key, shown(v)))
+        elif key in ("cell", "swap", "to"):
+            if not isinstance(v, list):
+                fail("bad_field", "%s must be a list, not %s." % (key, shown(v)))
+        elif key in ("traits", "pay", "lose"):
+            core.check_traits(v, key)
+        elif key == "absorb":
+            if not isinstance(v, dict):
+                fail("bad_absorb", "absorb must be an object of item: damage absorbed.")
+
+
 def _supply(action):
+    if "dice" not in action and "cards" not in action:
+        return {"dice": [], "cards": []}
     dice = action.get("dice", [])
     if not isinstance(dice, list) or len(dice) > 20:
         fail("bad_dice", "dice must be a list of the dice the table read (1 to 6).")
@@ -735,28 +764,32 @@ def _apply(s, action):
     if s.status != "ongoing":
         fail("game_over", "The game is over.")
     seat = action.get("seat")
-    if seat not in s.players:
+    if not isinstance(seat, str) or seat not in s.players:
         fail("bad_seat", "seat must be a seat of the game (p1 to p%d), not %s." % (
             len(s.seats), shown(seat)))
     if s.players[seat]["out"]:
         fail("out", "Player %s is out of the Battle Royale." % seat[1:])
     if kind != "choose" and s.phase == "choose":
         fail("choose_first", "Everybody chooses a character first.")
+    _check_fields(kind, action)
     s.supply = _supply(action)
     rng = s.rng
     events = []
-    _handler(kind)(s, action, events)
-    left = s.supply
-    s.supply = None
+    try:
+        _handler(kind)(s, action, events)
+    finally:
+        left = s.supply
+        s.supply = None
     if left["dice"] or left["cards"]:
         fail("unused_chance", "The action supplied %s the rules did not use." % (
             "dice" if left["dice"] else "cards"))
-    world.check_end(s, events)
+    world.phase_after(s, seat, kind)
+    if _ENDING.intersection([e["type"] for e in events]):
+        world.check_end(s, events)
     for _ in range(500):
         # Nobody can act (everyone left is waiting to enter, say): the day passes.
-        if s.status != "ongoing" or s.phase != "play" or actors(s):
-            break
-        if s.clock == "flip":
+        if s.status != "ongoing" or s.phase != "play" or s.cur is not None or \
+                s.clock is not None or s.battles or s.pending or actors(s):
             break
         world.begin_day(s, events)
     if s.rng != rng or action.get("dice") or action.get("cards") or _revealing(events):
@@ -764,6 +797,9 @@ def _apply(s, action):
     return events
 
 
+# What may end the game: deaths, kills, players entering or leaving.
+_ENDING = set(["killed", "enemy_killed", "eliminated", "wave_enters", "continues_as",
+               "moved", "left_battle", "battle_ends", "alliance_formed", "alliance_left"])
 _REVEALS = ("day_begins", "discovered", "bonus_drawn", "character_drawn", "battle_begins",
             "flipped", "npc_appears", "quest_taken", "epic_item", "victory_card",
             "joins_battle", "chosen", "rummaged", "peeked", "stolen", "continues_as",
@@ -784,20 +820,22 @@ def validate(state, action):
         _apply(state.copy(), action)
     except IllegalAction as e:
         return e
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
-        return IllegalAction("bad_action", "That action cannot be read (%s)." % type(e).__name__)
     return None
 
 
 def apply(state, action):
-    """Apply an action; IllegalAction leaves the state unchanged (it is played on a copy)."""
-    trial = state.copy()
-    try:
-        events = _apply(trial, action)
-    except (KeyError, TypeError, IndexError, AttributeError) as e:
-        raise IllegalAction("bad_action", "That action cannot be read (%s)." % type(e).__name__)
-    for key in core.DYNAMIC:
-        setattr(state, key, getattr(trial, key))
+    """Apply an action; IllegalAction leaves the state unchanged.
+
+    Every handler checks everything before it changes anything, so an action is applied in
+    place. The one refusal that can come halfway is a supplied die or card that the rules do
+    not take (a card read that is not in the deck drawn from, dice left over): an action with
+    "dice" or "cards" is played on a copy, which the state then takes over."""
+    supplied = isinstance(action, dict) and (action.get("dice") or action.get("cards"))
+    trial = state.copy() if supplied else state
+    events = _apply(trial, action)
+    if supplied:
+        for key in core.DYNAMIC:
+            setattr(state, key, getattr(trial, key))
     return events
 
 

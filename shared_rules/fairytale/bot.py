@@ -7,6 +7,7 @@ from shared_rules.fairytale import battle
 from shared_rules.fairytale import core
 
 EVAL_WIN = 100000
+TOP_DEALT = 6
 HIDDEN_DECKS = ("alliance", "battle", "betrayal", "boss", "bonus", "easy", "epic", "events",
                 "locations", "medium")
 
@@ -76,6 +77,11 @@ def imagine(state, seat, rng):
     s = state
     s.rng = rng or 1
     for d in HIDDEN_DECKS:
-        if len(s.decks[d]) > 1:
-            s.rng = prng.shuffle(s.rng, s.decks[d])
+        deck = s.decks[d]
+        n = len(deck)
+        # A one-move lookahead draws a few cards at most: the top TOP_DEALT cards are dealt
+        # at random from the whole deck (a partial Fisher-Yates shuffle).
+        for i in range(min(TOP_DEALT, n - 1)):
+            s.rng, j = prng.below(s.rng, n - i)
+            deck[i], deck[i + j] = deck[i + j], deck[i]
     return s

@@ -91,7 +91,12 @@ class FairytaleState:
                     "epilogue", "final_deaths", "wave", "log_day"):
             setattr(s, key, getattr(self, key))
         s.order = list(self.order)
-        s.turn = clone(self.turn)
+        t = self.turn
+        if t is not None:
+            t = dict(t)
+            for key in ("used", "offered", "unequipped", "interacted"):
+                t[key] = list(t[key])
+        s.turn = t
         s.players = {}
         for q in self.players:
             s.players[q] = copy_player(self.players[q])
@@ -103,12 +108,32 @@ class FairytaleState:
             s.decks[d] = list(self.decks[d])
         s.npcs = [dict(n) for n in self.npcs]
         s.hunters = [dict(h) for h in self.hunters]
-        s.battles = clone(self.battles)
-        s.allies = clone(self.allies)
-        s.pending = clone(self.pending)
+        s.battles = [copy_battle(b) for b in self.battles]
+        s.allies = dict([(a, {"members": list(self.allies[a]["members"]),
+                              "cell": self.allies[a]["cell"]}) for a in self.allies])
+        s.pending = [clone(d) if "seats" in d else dict(d) for d in self.pending]
         s.winners = list(self.winners)
         s.supply = None
         return s
+
+
+def copy_battle(b):
+    out = dict(b)
+    fighters = {}
+    for fid in b["fighters"]:
+        f = dict(b["fighters"][fid])
+        if "hand" in f:
+            f["hand"] = list(f["hand"])
+            f["used"] = list(f["used"])
+        fighters[fid] = f
+    out["fighters"] = fighters
+    out["order"] = [dict(e) for e in b["order"]]
+    if b["await"] is not None:
+        out["await"] = clone(b["await"])
+    if b["stakes"] is not None:
+        out["stakes"] = clone(b["stakes"])
+    out["hostages"] = [dict(h) for h in b["hostages"]]
+    return out
 
 
 # Player fields holding lists or dicts (copied apart).
@@ -451,8 +476,8 @@ def location(s, i):
     return None if lid is None else s.cat.decks["locations"][lid]
 
 
-def log(events, kind, **fields):
-    ev = {"type": kind}
+def log(events, event_type, **fields):
+    ev = {"type": event_type}
     for k in fields:
         ev[k] = fields[k]
     events.append(ev)

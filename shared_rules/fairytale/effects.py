@@ -466,8 +466,6 @@ def use(s, action, events):
         battle._my_attack_turn(s, seat)
     else:
         world.my_turn(s, action)
-        if s.turn["phase"] in ("move", "action"):
-            s.turn["phase"] = "strategy2"
     cid = action.get("card")
     kind, card, effs, cost, mode = usable(s, seat, cid, in_battle)
     ctx = {"mode": "battle" if in_battle else "quest", "source": cid}

@@ -400,13 +400,35 @@ def place_location(s, c, lid, events, seat):
 
 
 def _turn_phase(s, wanted):
-    """Move the acting seat's turn on to phase `wanted` (never back)."""
+    """Check that the acting seat may still act in phase `wanted` (the turn moves on to it
+    when the action succeeds: PHASE_AFTER in the dispatcher; never back)."""
     t = s.turn
     if PHASES.index(wanted) < PHASES.index(t["phase"]):
         fail("phase_over", "Your %s phase is over this turn." % {
             "strategy1": "first strategy", "move": "movement", "action": "action",
             "strategy2": "second strategy"}[wanted])
-    t["phase"] = wanted
+
+
+def phase_after(s, seat, kind):
+    """After a successful Quest Mode action, the turn is in the phase the action belongs to:
+    a step in the Movement Phase, an action-phase action in the Action Phase; a strategy play
+    after movement or actions is in the second Strategy Phase."""
+    t = s.turn
+    if t is None or t["seat"] != seat:
+        return
+    want = PHASE_AFTER.get(kind)
+    if want == "strategy":
+        if t["phase"] in ("move", "action"):
+            t["phase"] = "strategy2"
+    elif want is not None and PHASES.index(t["phase"]) < PHASES.index(want):
+        t["phase"] = want
+
+
+PHASE_AFTER = {"step": "move", "search": "action", "equip": "action", "unequip": "action",
+               "switch": "action", "open_quest": "action", "start_quest": "action",
+               "fulfil": "action", "challenge": "action", "interact": "action",
+               "offer_alliance": "action", "battle": "action", "join": "action",
+               "use": "strategy", "sacrifice": "strategy", "distraction": "strategy"}
 
 
 def my_turn(s, action):
@@ -440,13 +462,16 @@ def step(s, action, events):
         fail("not_adjacent", "You move one step at a time, to a location next to yours.")
     t = s.turn
     _turn_phase(s, "move")
-    if t["allow"] is None:
-        t["allow"] = max(0, _token_movement(s, seat) + t["mvm"])
-    if t["steps"] >= t["allow"]:
-        fail("no_movement_left", "You have moved your %d spaces this turn." % t["allow"])
+    allow = t["allow"]
+    if allow is None:
+        allow = max(0, _token_movement(s, seat) + t["mvm"])
+    if t["steps"] >= allow:
+        fail("no_movement_left", "You have moved your %d spaces this turn." % allow)
     if s.cells[c] is None and not s.decks["locations"]:
         fail("no_locations", "The location deck is empty: you can only move onto explored "
              "locations.")
+    t["allow"] = allow
+    t["phase"] = "move"
     t["steps"] += 1
     _move_token(s, seat, c, events)
     if s.cells[c] is None:
@@ -1310,15 +1335,18 @@ def _ally_seats(s, seat):
 
 def answer_alliance(s, action, events, yes):
     d = _decision(s, action, "alliance")
-    s.pending.remove(d)
     seat, other = d["seat"], d["from"]
     if not yes:
+        s.pending.remove(d)
         log(events, "alliance_declined", seat=seat, to=other)
         return
     if not (in_quest_mode(s, other) and in_quest_mode(s, seat)) or \
             core.cell_of(s, other) != core.cell_of(s, seat) or \
-            len(_ally_seats(s, seat)) + len(_ally_seats(s, other)) > core.MAX_ALLY:
+            len(_ally_seats(s, seat)) + len(_ally_seats(s, other)) > core.MAX_ALLY or \
+            (s.players[seat]["ally"] is not None and
+             s.players[seat]["ally"] == s.players[other]["ally"]):
         fail("offer_lapsed", "The offer has lapsed: you are no longer together.")
+    s.pending.remove(d)
     form_alliance(s, _ally_seats(s, other) + _ally_seats(s, seat), events)
 
 
