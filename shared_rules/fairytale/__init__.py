@@ -497,6 +497,7 @@ def _setup_world(s, setup):
     s.phase = "play"
     ev = setup.get("event")
     s.order = [q for q in world.clockwise(s, s.sundial) if s.players[q]["entered"]]
+    world.adventurers(s, [])
     if ev is None:
         world.begin_day(s, [])
         return
@@ -506,9 +507,10 @@ def _setup_world(s, setup):
     s.event_hold = _int(setup, "event_hold", "setup", 0, 3, 0)
     s.day = max(1, s.day)
     t = setup.get("turn", s.order[0] if s.order else None)
-    if t not in s.order:
+    if not isinstance(t, str) or t not in s.players or world.unit_of(s, t) not in s.order:
         raise ScenarioError("setup.turn", "must be a seat in the turn order, not %s" % shown(t))
-    s.cur = s.order.index(t)
+    s.cur = s.order.index(world.unit_of(s, t))
+    s.member = world.unit_members(s, s.order[s.cur]).index(t)
     world.start_turn(s, [])
     ph = setup.get("phase", "strategy1")
     if ph not in world.PHASES:

@@ -114,14 +114,25 @@ def _new(s, cell, kind, owner, events):
     return b
 
 
-def _enlist(s, b, seat, events):
-    p = s.players[seat]
-    p["battle"] = b["id"]
-    p["assist"] = None
-    s.pending = [d for d in s.pending if not (d["seat"] == seat and d["kind"] == "alliance")]
-    b["fighters"][seat] = _player_fighter(s, seat)
-    _draw_up(s, b, seat)
-    world.leave_order(s, seat, events)
+def _enlist(s, b, seats, events):
+    """The players enter the battle: each draws 5 battle cards and leaves the turn order
+    (all of them are in the battle before anyone's turn moves on)."""
+    for seat in seats:
+        p = s.players[seat]
+        p["battle"] = b["id"]
+        p["assist"] = None
+        s.pending = [d for d in s.pending if not (d["seat"] == seat and
+                                                  d["kind"] == "alliance")]
+        b["fighters"][seat] = _player_fighter(s, seat)
+        _draw_up(s, b, seat)
+
+
+def _depart(s, b, seats, events):
+    """Once the battle is set, its players leave the Sundial's turn order (a turn in progress
+    ends: "ending your Quest Mode turn")."""
+    for seat in seats:
+        if s.players[seat]["battle"] == b["id"]:
+            world.leave_order(s, seat, events)
 
 
 def _add_auto(s, b, spec):
@@ -157,15 +168,15 @@ def start_auto(s, seats, spec, initiated, events, quest=None, flip=None):
     b["flip"] = flip
     e = _add_auto(s, b, spec)
     for q in seats:
-        _enlist(s, b, q, events)
-    for q in seats:
         pair = [{"f": q, "vs": None}, {"f": e, "vs": q}]
         b["order"].extend(pair if initiated else [pair[1], pair[0]])
+    _enlist(s, b, seats, events)
     log(events, "battle_begins", battle=b["id"], seats=list(seats), enemy=spec["enemy"],
         first=seats[0] if initiated else spec["enemy"],
         text="Battle: %s against %s." % (", ".join([seat_words(s, q) for q in seats]),
                                          name_of(s, spec["enemy"])))
     _begin_turn(s, b, events)
+    _depart(s, b, seats, events)
     return b
 
 
@@ -174,16 +185,15 @@ def start_players(s, attacker, defenders, events):
     ambush the entire party")."""
     cell = core.cell_of(s, attacker)
     b = _new(s, cell, "players", attacker, events)
-    _enlist(s, b, attacker, events)
-    for q in defenders:
-        _enlist(s, b, q, events)
     for q in defenders:
         b["order"].extend([{"f": attacker, "vs": None}, {"f": q, "vs": None}])
+    _enlist(s, b, [attacker] + list(defenders), events)
     log(events, "battle_begins", battle=b["id"], seats=[attacker] + list(defenders),
         first=attacker, text="Battle: %s attacks %s." % (
             seat_words(s, attacker), " and ".join([seat_words(s, q) for q in defenders])))
     world.trigger(s, attacker, "ambushed_player", events)
     _begin_turn(s, b, events)
+    _depart(s, b, [attacker] + list(defenders), events)
     return b
 
 
@@ -244,14 +254,15 @@ def join(s, action, events):
         fail("conflict", "A Conflict is for its Ally Party alone.")
     at = b["at"] + 1
     autos = [f for f in fighting(b) if is_auto(b["fighters"][f])]
-    _enlist(s, b, seat, events)
     entries = [{"f": seat, "vs": None}]
     if autos:
         entries.append({"f": autos[0], "vs": seat})
     b["order"][at:at] = entries
+    _enlist(s, b, [seat], events)
     log(events, "joins_battle", seat=seat, battle=b["id"],
         text="%s joins the battle." % seat_words(s, seat))
     world.trigger(s, seat, "joined_battle", events)
+    _depart(s, b, [seat], events)
 
 
 def assist(s, action, events):
@@ -1317,6 +1328,8 @@ def _kill_point(s, seat, player, events):
 
 def _auto_killed(s, b, f, kseat, events):
     kind = f["auto"]
+    if kseat is not None:
+        s.players[kseat]["defeated"] += f["max"]
     if kind == "hunter":
         h = _hunter(s, f["enemy"])
         h["state"] = "dead"

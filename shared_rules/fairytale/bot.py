@@ -5,9 +5,9 @@
 from shared_rules import prng
 from shared_rules.fairytale import battle
 from shared_rules.fairytale import core
+from shared_rules.fairytale import world
 
 EVAL_WIN = 100000
-TOP_DEALT = 6
 HIDDEN_DECKS = ("alliance", "battle", "betrayal", "boss", "bonus", "easy", "epic", "events",
                 "locations", "medium")
 
@@ -44,6 +44,7 @@ def evaluate(state, seat):
     if len(s.seats) == 1:
         for h in s.hunters:
             score += 600 if h["state"] == "dead" else -5 * h["health"]
+    score += 10 * p["defeated"]
     b = battle.of_seat(s, seat)
     if b is not None:
         f = b["fighters"][seat]
@@ -52,23 +53,45 @@ def evaluate(state, seat):
         for fid in battle.fighting(b):
             if fid == seat or not battle.hostile(s, b, seat, fid):
                 continue
-            h = _fighter_health(s, b, fid)
+            h, top, weight = _fighter_health(s, b, fid)
             if a is not None and a["kind"] == "defend" and a["seat"] == fid and \
                     a["from"] == seat:
-                h = max(0, h - max(0, a["atk"] - 2))
-            score -= 8 * h
+                h = max(0, h - max(0, a["atk"] - 1))
+            score += weight * (top - h)
     elif s.status == "ongoing":
         score += 5
+        score -= 3 * _distance_to_prey(s, seat)
     if s.status == "finished" and seat in s.winners:
         score += EVAL_WIN
     return score
 
 
 def _fighter_health(s, b, fid):
+    """(health, the most it can have, the worth of a point of damage dealt to it)."""
     f = b["fighters"][fid]
     if battle.is_auto(f):
-        return f["health"]
-    return core.health(s.players[f["seat"]]["traits"])
+        return f["health"], f["max"], 10
+    p = s.players[f["seat"]]
+    return core.health(p["traits"]), core.max_health(s, p), 20
+
+
+def _distance_to_prey(s, seat):
+    """How far the nearest other player is, for a player strong enough to hunt them (kills
+    are the goal with 2 players or more; adventurers do not fight each other)."""
+    p = s.players[seat]
+    if len(s.seats) < 2 or s.options["mode"] == "adventurer" or \
+            core.health(p["traits"]) < 12 or not world.in_quest_mode(s, seat):
+        return 0
+    here = core.cell_of(s, seat)
+    best = None
+    for q in s.seats:
+        if q == seat or not world.in_quest_mode(s, q):
+            continue
+        c = core.cell_of(s, q)
+        d = abs(c % core.SIZE - here % core.SIZE) + abs(c // core.SIZE - here // core.SIZE)
+        if best is None or d < best:
+            best = d
+    return best or 0
 
 
 def imagine(state, seat, rng):
@@ -79,9 +102,9 @@ def imagine(state, seat, rng):
     for d in HIDDEN_DECKS:
         deck = s.decks[d]
         n = len(deck)
-        # A one-move lookahead draws a few cards at most: the top TOP_DEALT cards are dealt
-        # at random from the whole deck (a partial Fisher-Yates shuffle).
-        for i in range(min(TOP_DEALT, n - 1)):
-            s.rng, j = prng.below(s.rng, n - i)
-            deck[i], deck[i + j] = deck[i + j], deck[i]
+        if n > 1:
+            # A one-move lookahead draws a card or two: cutting the deck at random puts a
+            # random card on top (cheaper than a shuffle, and enough for the next draws).
+            s.rng, k = prng.below(s.rng, n)
+            deck[:] = deck[k:] + deck[:k]
     return s

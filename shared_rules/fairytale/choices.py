@@ -201,7 +201,7 @@ def _actions(s, q, here):
                                                p["ally"] != s.players[o]["ally"]):
                 if len(world._ally_seats(s, q)) + len(world._ally_seats(s, o)) <= core.MAX_ALLY:
                     out.append({"type": "offer_alliance", "seat": q, "to": o})
-    if p["ally"] is not None:
+    if p["ally"] is not None and s.options["mode"] != "adventurer":
         out.append({"type": "dissolve", "seat": q})
     return out
 

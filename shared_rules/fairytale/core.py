@@ -155,7 +155,7 @@ def new_player(seat):
             "poison": 0, "cell": CENTRE, "ally": None, "battle": None, "out": False,
             "entered": True, "bonus_taken": [], "visited": [], "protect": [],
             "former_allies": [], "tokens": {"heal": 0, "cure": 0}, "away": {},
-            "hostages": [], "assist": None, "left_inn": False}
+            "hostages": [], "assist": None, "left_inn": False, "defeated": 0}
 
 
 def copy_player(p):

@@ -18,7 +18,13 @@ def _whom(s, seat, e, ctx):
         return [seat]
     if who == "target":
         t = ctx.get("target")
-        return [t] if t is not None else []
+        if t is None:
+            return []
+        if ctx.get("battle") is None and t in s.players and s.players[t]["ally"] is not None:
+            # "any effect that targets the token will affect the entire party"
+            return [q for q in s.allies[s.players[t]["ally"]]["members"]
+                    if world.in_quest_mode(s, q)]
+        return [t]
     here = core.cell_of(s, seat)
     out = []
     for q in s.seats:

@@ -56,7 +56,14 @@ def start_play(s, events):
     s.order = [q for q in clockwise(s, s.sundial) if s.players[q]["entered"] and
                not s.players[q]["out"]]
     log(events, "play_begins", sundial=s.sundial, order=list(s.order))
+    adventurers(s, events)
     begin_day(s, events)
+
+
+def adventurers(s, events):
+    """Adventurer mode: "You are all considered a Party" (one token, one grouped turn)."""
+    if s.options["mode"] == "adventurer" and len(s.seats) > 1:
+        form_alliance(s, [q for q in s.seats if not s.players[q]["out"]], events)
 
 
 def clockwise(s, first):
@@ -1248,7 +1255,7 @@ def continue_as(s, action, events):
     p["boxes"] = {}
     p["tactics"] = dict([(t, False) for t in core.char(s, c)["tactics"]])
     _new_primary(s, seat, c, traits, events)
-    if p["ally"] is not None:
+    if p["ally"] is not None and s.options["mode"] != "adventurer":
         leave_ally(s, seat, events, "dissolved")
     p["cell"] = core.CENTRE
     rejoin(s, seat, events)
@@ -1352,14 +1359,14 @@ def answer_alliance(s, action, events, yes):
 
 def form_alliance(s, members, events):
     """The players "remove their character token from the board ... Place that character on
-    the Dragon Inn"; their grouped turn "happens after the last active player's turn"."""
-    old = [s.players[q]["ally"] for q in members if s.players[q]["ally"] is not None]
+    the Dragon Inn"; their grouped turn "happens after the last active player's turn". A
+    member whose turn it is ends it (its token has left the board)."""
     units = []
     for q in members:
         u = unit_of(s, q)
         if u not in units:
             units.append(u)
-    for u in old:
+    for u in units:
         if u in s.allies:
             del s.allies[u]
     aid = "ally%d" % s.next_id
@@ -1374,24 +1381,28 @@ def form_alliance(s, members, events):
             if other != q and other not in pq["former_allies"]:
                 pq["former_allies"].append(other)
     cur_unit = s.order[s.cur] if s.cur is not None else None
-    for u in units:
-        if u in s.order and u != cur_unit:
-            i = s.order.index(u)
-            s.order.pop(i)
-            if s.cur is not None and i < s.cur:
-                s.cur -= 1
-    if cur_unit in units:
-        s.order[s.cur] = aid
-    s.order.append(aid) if aid not in s.order else None
+    ended = cur_unit in units
+    before = 0
+    kept = []
+    for i in range(len(s.order)):
+        u = s.order[i]
+        if u in units:
+            continue
+        if s.cur is not None and i < s.cur:
+            before += 1
+        kept.append(u)
+    s.order = kept + [aid]
+    if s.cur is not None:
+        s.cur = before - 1 if ended else before
     log(events, "alliance_formed", ally=aid, members=order,
         text="%s form an Ally Party on the Dragon Inn." % " and ".join(
             ["Player " + q[1:] for q in order]))
     for q in order:
         trigger(s, q, "formed_alliance", events)
-    if cur_unit in units and s.turn is not None:
-        seat = s.turn["seat"]
-        s.member = order.index(seat)
-        s.turn["allow"] = 0
+    if ended and s.status == "ongoing":
+        s.turn = None
+        s.member = 0
+        _next_unit(s, events)
 
 
 def dissolve(s, action, events):
@@ -1401,6 +1412,8 @@ def dissolve(s, action, events):
     p = s.players[seat]
     if p["ally"] is None:
         fail("no_ally", "You are not in an Ally Party.")
+    if s.options["mode"] == "adventurer":
+        fail("adventurers", "Adventurers stay one party to the end.")
     if pending_for(s, seat):
         fail("decide_first", "Decide first: %s." % decision_words(s, pending_for(s, seat)[0]))
     leave_ally(s, seat, events, "dissolved")
@@ -1408,47 +1421,50 @@ def dissolve(s, action, events):
 
 
 def leave_ally(s, seat, events, why):
+    """A member leaves the Ally Party (dissolving, dying, a Conflict): its own token goes down
+    where the party stands and its turn comes after the last active person's; a party left
+    with one member is no party."""
     p = s.players[seat]
     aid = p["ally"]
     a = s.allies[aid]
     cell = a["cell"]
-    was_turn = current_seat(s) == seat
+    acting = current_seat(s) == seat
     a["members"].remove(seat)
     p["ally"] = None
     p["cell"] = cell
     log(events, "alliance_left", seat=seat, ally=aid, why=why)
+    if aid in s.order and s.cur is not None and s.order[s.cur] == aid and not acting and \
+            s.turn is not None and s.turn["seat"] in a["members"]:
+        s.member = a["members"].index(s.turn["seat"])
     if len(a["members"]) <= 1:
+        rest = a["members"][0] if a["members"] else None
         for q in a["members"]:
             s.players[q]["ally"] = None
             s.players[q]["cell"] = cell
-        rest = a["members"][0] if a["members"] else None
         del s.allies[aid]
         if aid in s.order:
             i = s.order.index(aid)
-            if rest is not None:
+            if rest is not None and rest not in s.order:
                 s.order[i] = rest
             else:
                 s.order.pop(i)
                 if s.cur is not None and i < s.cur:
                     s.cur -= 1
-        if s.cur is not None and s.cur < len(s.order) and s.order[s.cur] == rest:
+                elif s.cur is not None and i == s.cur:
+                    s.cur -= 1
+        if s.cur is not None and 0 <= s.cur < len(s.order) and s.order[s.cur] == rest:
             s.member = 0
-    elif aid in s.order and s.cur is not None and s.order[s.cur] == aid and \
-            s.turn is not None and s.turn["seat"] in a["members"]:
-        s.member = a["members"].index(s.turn["seat"])
-    if p["out"] or p["battle"] is not None or p["character"] is None:
-        return
-    if was_turn:
-        # Its turn goes on as a unit of its own.
-        if aid in s.order and s.order[s.cur] == aid:
-            s.order.insert(s.cur + 1, seat)
-            s.cur += 1
-        elif seat not in s.order:
-            s.order.insert(s.cur, seat)
-        s.member = 0
-        return
-    if seat not in s.order:
-        s.order.append(seat)
+    if not (p["out"] or p["battle"] is not None or p["character"] is None):
+        if seat not in s.order:
+            s.order.append(seat)
+    if acting and s.status == "ongoing":
+        # Its turn ends with the party it left; it plays again after the last active player.
+        s.turn = None
+        if s.cur is not None and s.cur < len(s.order) and s.order[s.cur] in s.allies and \
+                s.member < len(s.allies[s.order[s.cur]]["members"]):
+            start_turn(s, events)
+        else:
+            _next_unit(s, events)
 
 
 # ---------------------------------------------------------------- tournament waves
