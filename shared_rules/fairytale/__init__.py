@@ -1,4 +1,341 @@
-"""Fairytale Games: The Battle Royale (engine name "fairytale"). RULES_DOC_PLACEHOLDER"""
+"""Fairytale Games: The Battle Royale (engine name "fairytale"): the rules engine for the
+publisher's rulebook (1-10 players, a card game that plays like a board game). The rules are
+stated here in our words, as implemented; where the book is unclear or contradicts itself a
+short quote says which sentence, and what we chose ("Decision:").
+
+The package: cards.py (the catalog: its format, the effect verbs, the checker), core.py (the
+state, traits and health, chance), world.py (Quest Mode: days, turns, the map, quests, the
+bonus deck, parties, endings), battle.py (Battle Mode), effects.py (what the verbs do, and
+"use"), choices.py (legal_actions), bot.py (evaluate, imagine).
+
+SEATS AND MODES. Seats "p1".."pN". Options: {"players": 1..10 (adventurer mode up to 6,
+tournament play up to 30), "mode": "standard" | "adventurer" | "tournament", "alchemist":
+bool, "quest_thresholds": "rules" | "components", "sundial": a seat (default "p1"),
+"max_days": null | 1..500 (adventurer mode: 90)}. A player count out of range is refused
+with a ScenarioError on "options.players" in the game's words.
+
+THE MAP. The table's 7 x 7 cells are the map: cell [x, y], x the column and y the row, 0..6;
+the Dragon Inn lies at [3, 3] from the start. The map's edge is the table's edge: a location
+card is laid only on a cell of the grid, and since the box holds exactly 49 location cards
+(the Dragon Inn and 48 others) the location deck runs out exactly when the grid is full.
+Locations touch edge to edge: a step goes up, down, left or right (not diagonally).
+
+SETUP. Without a setup's players the game begins in phase "choose": every seat at once
+chooses a primary character from the bonus deck (`choose`), which comes with its 3 tactic
+cards dormant; its health is split over the five traits as the player chooses ("traits"; by
+default evenly over the trait types printed on its card), with 1 reputation. Each player
+draws one bonus card into the quest hand (Decision: a character or an NPC drawn then is
+shuffled back and another drawn, since neither can wait in a hand). Everyone stands on the
+Dragon Inn. The epic items are set aside (face down); 30 of the event cards are dealt for the
+game and the rest set aside face down. Decision: the component list counts 51 event cards
+and the text says "there are 50 Event cards in the box, you will only use 30"; the catalog
+holds 51 and a game uses 30. The three NPC cards are shuffled into the bonus deck ("Making
+up the bonus deck, are Character Cards, ... and NPC cards"). Single player: 3 characters of
+the bonus deck go face down to the side as the hunters.
+
+THE DAY. A day is a round: "Before anyone can move, the Sundial will flip over an Event
+Card" (`flip_event`, only the Sundial; the table may supply the card read). An event with a
+duration holds for that many more days ("the Sundial does not flip over a new Event card if
+the duration is in effect"). Its effects touch each player "at the beginning of his or her
+turn" and nobody in battle (a player in battle takes no Quest Mode turn). Then the NPC phase:
+every NPC with a MOVE walks that many steps over explored locations toward the nearest
+landmark other than the last one it reached; single-player hunters move (below). Then each
+unit of the turn order takes its turn, starting with the Sundial. When the last unit has
+played, the day ends. When the Sundial must flip and the event deck is empty, the game ends:
+the universal loss (Epilogue 2); in adventurer mode the discarded events are shuffled into a
+new deck instead, and the game ends without a winner after "max_days" (the book gives no end:
+a game must end). Decision: the book never says what the clock does when every player is in
+battle; then each round of the oldest battle lets a day pass, so the event deck runs down and
+the game always ends.
+
+A TURN: first Strategy Phase, Movement Phase, Action Phase, second Strategy Phase, end. The
+phase moves on with what the player does: a step enters the Movement Phase, an action-phase
+action the Action Phase, a strategy play after moving or acting is in the second Strategy
+Phase; `end_turn` ends the turn at any point. Poison hits at the start of the turn ("poison
+hits you during your Strategy Phase, before your Movement": 1 unblockable per token).
+- Strategy (`use`): character abilities (each once a turn), enabled tactic cards (used, they
+  turn dormant again), items (a disposable item from the quest hand, or an equipped item's
+  ability once a turn) and action cards (discarded after), each in its mode (Quest, Battle,
+  any). `burn`: "Reputation points can also be BURNED or traded in for a Trait of any kind",
+  never the last one, and not past the maximum health. `assist` (below).
+- Movement (`step`): to a neighbouring cell, up to the movement value: the leading
+  character's MVM, +1 per like character of the Wild Ones (Steady Pace), the equipment's MVM,
+  a rightful owner's bonus, this turn's bonuses (an Ally Party's token: the highest MVM of all
+  its characters). An unexplored neighbour is discovered: the next location card is laid
+  there (the table may supply the card read) ("Every space you move towards, you will reveal
+  another location card"). Entering a landmark for the first time draws a bonus card ("anyone
+  who enters a Landmark Location the first time gets to draw a bonus card"); the Dragon Inn
+  counts as visited from the start. An ambush location ends the movement and starts a battle
+  with a minion of the player's reputation or lower, at random ("randomly select from the
+  Minions that match your reputation point value or below"); the location flips when the
+  battle ends. Decision: an ambush location springs on the first player to enter it while it
+  is face up (revealing it is entering it, except when a hunter reveals it).
+- Searching (`search`): "you must end your movement on that location and search it": the
+  search ends the movement (it may be the only thing done). The location's bonus happens,
+  then it flips (exhausted), or, with green boxes, a gem goes on a box: a location with k
+  boxes is searched 1 + k times, the n-th search costing n traits (the first is free: "After
+  the first time, it will cost 2 traits ... 3 traits the third time"). Once a turn.
+- Action: `battle` (a player on the same location, further with Hunting; an Ally Party's
+  token; a hunter), `equip` (an item from the quest hand on a character of the party with a
+  free slot: "Each character may equip up to 2 items"; never in battle), `unequip` (back to
+  the hand; not equipped again that turn), `switch` (the leading character, once a turn:
+  "your traits and health points must carry over exactly as is"), `open_quest` (at the Dragon
+  Inn: any quest of a pile the reputation allows, "you may search the Quest Deck ... and
+  choose", once a turn), `start_quest` (at most 1 boss quest and 2 easy or medium ones,
+  "replace" discards one), `fulfil` (a quest's offering or delivery at its location),
+  `challenge` (a quest's boss at its location), `interact` (an NPC on the location, once a
+  turn each), `join`, `offer_alliance`, `dissolve`. Decision: the QUESTS chapter says a
+  quest is opened and initiated "during your Planning Phase" while the turn's phase list puts
+  "Open a Quest from the Dragon Inn" and "Initiate a Quest from your hand" in the Action
+  Phase; we follow the phase list.
+
+TRAITS ARE HEALTH. Health is the sum of the five traits (intelligence, strength, willpower,
+magic, persuasion), never above the maximum: the primary character's health plus what cards
+add (max health items, the tournament handicap). Costs are paid in traits: typed costs from
+their trait, "any" from the traits the action's "pay" names (default: the largest first);
+nobody spends their last point of health. Traits gained go where "traits" says (default: the
+smallest first). Damage is lost where "lose" says (default: the largest first). Decision:
+outside battle (events, poison, a spell in Quest Mode) health never drops below 1; deaths
+happen in battle ("Whenever you successfully kill an enemy").
+
+QUESTS. Three piles. Decision: the book gives two sets of thresholds, "Easy Quests (Requires
+reputation of 1-3) / Medium 4-6 / Boss 7+" in the components chapter and "Easy Quests require
+a reputation of 1-2 / Medium 3-4 / Boss 5+" in the QUESTS chapter; we follow the QUESTS
+chapter (option "quest_thresholds": "rules", the default: it is the chapter that states the
+rule, and in 30 days a player rarely reaches 7 reputation) and offer the other ("components").
+A quest in the hand does nothing until initiated. A goal is one of: reach a location, search a
+location (or a terrain), defeat an enemy (by id, creature type, "minion", "boss",
+"character"; a count), kill characters, make an offering of traits at a location, bring items
+of a kind to a location, defeat a boss at its location, or stages of these in order. Goals
+met complete at once; rewards follow. A duration counts days from initiation; a quest not done
+in time is discarded. Character quests: "you will get an additional bonus if you have the
+character (in your party) that is listed in Blue": the `legendary` reward moves that
+character's legendary item to the completer's quest hand "if it is in play and even equipped
+by another player" (this is how a legendary item "may disappear from your inventory"). Boss
+quests: the challenger's Ally Party members there fight the boss together; each member with
+that quest under way advances it. The two End Game quests lie face up; a player opens one at
+the Dragon Inn with boss-pile reputation: "Finding Safe Haven" (defeat the Evil Queen, the
+Queen of Hearts and the Snow Queen, the Trinity, each at its castle, then reach the Enchanted
+Forest: Epilogue 3) and "To Summon Darkness" (bring 2 epic items to the Marble Ruins, then
+offer 6 magic there: the Dark Dragon, Epilogue 4). Completing one wins the game for the
+completer and their Ally Party.
+
+THE BONUS DECK. A drawn item or action card goes to the quest hand (hidden); an NPC is placed
+on the drawer's location; a character waits for its drawer's decision: `recruit` ("their
+Persuasion cost ... is equivalent (you don't spend them) to the minimum number of persuasion
+traits you have"; at most 5 in a party), `ignore` (shuffled back) or `ambush` (a battle
+against it as an automated character). A recruit's trait bonus is gained once per character
+("even if this character leaves your party and rejoins later"), never above the maximum. An
+empty bonus deck is made again from its discard pile, shuffled. Party characters bring their
+tactic cards (dormant) and abilities, usable without switching; their item slots add up ("You
+may now have access to 4 Item Slots"). Decision: items equipped on any character of the party
+count in battle; a legendary item's owner bonus counts when its owner leads or fights.
+Reinforced items: "a Steel Chestplate has +3 Defense and 3 green boxes"; the book's example
+(a 2 ATK move absorbed, then a 5 ATK move leaving 2 to carry over) only adds up if the +3 is
+the absorbing, so reinforced items absorb damage into their boxes (by the defence's "absorb",
+default all they can) and break when full; other armour adds its DEF to every defence.
+
+BATTLE (battle.py). A battle has an order of turns: the initiator first ("When you initiate a
+battle against an enemy, you will be on the offensive"; ambushed, the enemy first). Against
+automated enemies each player's turn pairs with the enemy's turn against that player ("the
+turn order would be Hook attacks, the Troll attacks Hook, Goldilocks attacks, the Troll
+attacks Goldilocks"); against an Ally Party's token: "Non-Ally Party Player attacks, Ally
+Party Player 1 attacks, Non-Ally Party Player attacks, Ally Party Player 2 attacks". The
+battle deck is shared by all battles; each player in battle holds a hand of 5 and draws back
+to 5 at every turn's start ("both players may keep any cards in their hand and draw up to 5");
+an empty deck is its discard pile shuffled. On an attack turn: `attack` (an attack card and
+modifier cards "with" it: traits spent, ATK = the card + weapons (+1 per weapon per like
+Horror Show character) + this turn's bonuses; a Spell has the caster's element, other attacks
+a weapon's), `signature` (the fighting character's combination of cards, no traits:
+"You may use as many Signature Moves as you are able to play them"), `super` (with 5 or less
+health, or the card's number; once a turn), `play` (Heal: a die's worth of traits; Cure:
+poison and stun; Tactic: enable a dormant tactic card; Escape; Tag Out), `use` (battle
+abilities, tactics, equipped items, action cards), `flee` (only before the first play of the
+turn), `truce`, `end_attack`. "If an attack is played, the defending player may play a
+defense card": the battle waits for the target's `defend` (one defense card or none; its DEF,
+armour, this battle's DEF bonuses; "absorb"; "lose"). Weakness +1 ATK, the same element -1.
+A hit that deals any damage brings its status effects: Break (an equipped item is discarded,
+the defender's "break" or the first), Bleed (the attacker's die more, unblockable), Pierce (the
+best armour is ignored), Poison (a token: 1 unblockable at the start of each turn, in battle
+and Quest Mode, until cured), Stun (no attack on the next attack turn), Dizzy (the hand is
+discarded and 1 card drawn). Knock Back (a Rabid played by a player, or an effect): the
+attacker's choice ("knock_back") of another character of the enemy's party fights on. An
+automated enemy's turn is the attacked player's `enemy_turn`: a minion or boss rolls its
+attack die ("roll a die and match the corresponding symbol"); an automated character flips as
+many battle cards as it has trait types: attacks summed into one attack that costs it their
+traits ("Hook will lose 3 traits ... to deal a possible 7 damage"), a Rabid adds Poison,
+modifiers add their status, Heal: a die's worth of health, Cure: statuses off and +1 health,
+Tactic: another attack turn, Escape: a roll-off, winning it reshuffles the character into the
+bonus deck. On the player's attack an automated enemy defends at once: a minion or boss by its
+defence die, a character by flipping as many cards (the defense cards' DEF added: "If any
+defense cards are revealed by the third card, add up all the defense values"). Escape against
+players: "a gamble of who wants to spend the most traits": the escaper bids ("bid"), each enemy
+player answers (`counter_bid`), all spend their bids, and the escape succeeds when the
+escaper's bid is the highest. Against an automated enemy: a die, and "that value ... traits +1"
+to leave (`pay_escape`, or `stay`: "There is no penalty for a failed Escape Card attempt").
+Flee: one die each; "If you roll higher, you may Flee Battle. If you roll less, you do not
+flee and instead, end your attack phase and your enemy's first attack will be unblockable"
+(Decision: a tie is not higher: the flight fails). After an escape or a flight, the enemies
+"may not initiate battle with you while sharing the same location as you for 2 turns or until
+you move out of that location". A player leaving a battle rejoins the turn order "after the
+current player's turn", those leaving in turn one after another; several battles run at once
+and every seat a battle waits for may act (`actors`). Decision: a tactic or escape card ("You
+may play this at any time") is played on your own attack turn.
+
+KILLS. A fighter at 0 health is killed. A killed player's fighting character is discarded with
+its equipped items; the player "will continue as the next character in your party" (its full
+health, split evenly) where it stands, or with no party `continue` as a character of the bonus
+deck (searched and chosen, the deck shuffled) entering at the Dragon Inn. The killer of a
+character (a player's or an automated one) scores a kill point and takes a Victory card of the
+stack they choose (`take_victory`: alliance or betrayal); killing a player is also a player
+kill. Victory cards stay face up and reward their requirement every time it is met.
+Automated enemies' rewards go to the battle's owner, shared "through negotiation" with the
+members of their Ally Party still in the fight (`propose_split`, `accept_split`; a split
+gives each reward to one member): "you will not receive any reward from the kill unless you
+were in an Ally Party". `cause_conflict`: "you may cause Conflict by dissolving from your Ally
+Party before rewards are distributed, and immediately initiate battle with the Ally Party";
+the causer takes all if the party's fighters all fall or flee, otherwise the party shares
+them. Decision: nobody in the party may "Ignore Conflict": all its members in Quest Mode fight.
+
+ALLY PARTIES. `offer_alliance` to a player on your location, `accept_alliance` or
+`decline_alliance`: up to 3 players; their token goes to the Dragon Inn ("Place that character
+on the Dragon Inn"); their grouped turn comes "after the last active player's turn": each
+member takes its turn in seat order, and the token moves once (the members share its
+movement). Decision: forming the party ends the turn of a member whose turn it was (its token
+left the board). "any effect that targets the token will affect the entire party". A battle
+against the token brings in every member in Quest Mode. `dissolve`: the leaver's own token
+goes down where the party stands and its turn comes after the last active player's.
+
+ASSIST AND JOIN. `assist` (in a strategy phase, on the battle's location): the assistant's
+strategy plays may then target anyone in that battle, a minion or boss included, and `give`
+passes an item to a player in battle (equipped at once) or from battle to the assistant.
+`join` (Action Phase, on the location): the joiner's turn "will follow the last offensive
+character", with 5 cards; "the automated enemy will ALWAYS attack players".
+
+FACTIONS (counted over the party, and the whole Ally Party's; the team bonus counts 2-4 like
+characters, "up to 4"; the faction bonus is all five; both combinations count): the Wild Ones
++1 MVM each, all five: an Escape card always succeeds; the Horror Show +1 ATK per weapon each,
+all five: Die Again (Decision: offered on a failed flight's die, the one roll a player makes
+for their own fate: `reroll` or `accept_roll`); the Dark Ones `sacrifice` an ally for 2 health
+each, all five: `mind_shift` (before the first attack, rearrange an enemy player's traits);
+the Merceneries: initiate battle up to 1 space away each ("for each like Faction Ally",
+counted like the others), all five: `hostage` (an enemy's ally out of their use until they
+`ransom` it for 10 traits; unpaid, it is shuffled into the bonus deck when the battle ends);
+Children of Magic: 1 less magic each for quests' offerings and items, all five: play action
+cards from the bonus discard pile ("Spellcaster": `use` names the card there); the Fugitives:
+Rummage (a drawn bonus card may be shuffled back and another drawn: `keep` or `rummage`), all
+five: `distraction` (3 traits: enable a tactic card).
+
+WINNING AND LOSING. Single player: the hunters are revealed one by one on the Dragon Inn at the
+2nd, 4th and 6th landmark discovered; each moves 3 toward the player by the shortest path over
+the whole grid ("if their closest path requires them to flip over Location Cards, they will do
+so") in the NPC phase, and ambushes the player on reaching them (or when the player steps onto
+it); a hunter that escapes stays on the map. Kill all three before the events run out.
+2-4 players: "kill 3 players and 2 characters (they may be a player as well)": 3 player kills
+and 5 kills in all. 5-10 players: "kill 2 characters and be the last one standing"; once a
+player has 2 kills "all deaths are final" (the player is out). Tournament play: one character
+each (no recruiting; a death is final), waves of 10 entering when all of the last wave have
+moved off the Dragon Inn (the second +5 traits, the third +5 traits and a bonus card), the
+last standing wins. Adventurer mode: all players are one party from the start, draw 2 bonus
+cards at the start of each turn, never recruit, and win only by an End Game quest. Any mode:
+completing an End Game quest wins; when every player is out, everyone loses. "result" and
+events name the epilogue (1: the Battle Royale won; 2: everyone loses; 3 and 4: the End Game
+quests).
+
+CHANCE. Every draw and die may be supplied by the table: an action's "cards" (the ids read, in
+the order the rules draw them: a location discovered, a bonus card, an event, battle cards an
+automated enemy flips, an ambushing minion) and "dice" (the dice thrown, 1..6, in the order the
+rules roll them); whatever is not supplied the engine draws from its shuffled decks and rolls
+with its PRNG. A supplied card must be in the deck drawn from; supplied dice or cards left
+unused refuse the action.
+
+ACTIONS (JSON; every action names its "seat" and may carry "dice" and "cards"; one example of
+each):
+  {"type": "choose", "seat": "p1", "character": "captain_hook", "traits": {"persuasion": 7,
+      "intelligence": 7, "strength": 6}}
+  {"type": "flip_event", "seat": "p1", "cards": ["harvest_moon"]}
+  {"type": "step", "seat": "p1", "to": [3, 2], "cards": ["emerald_city"]}
+  {"type": "search", "seat": "p1", "pay": {"strength": 2}}
+  {"type": "end_turn", "seat": "p1"}
+  {"type": "equip", "seat": "p1", "item": "steel_sword", "character": "captain_hook"}
+  {"type": "unequip", "seat": "p1", "item": "steel_sword"}
+  {"type": "switch", "seat": "p1", "character": "robin_hood"}
+  {"type": "burn", "seat": "p1", "trait": "magic"}
+  {"type": "open_quest", "seat": "p1", "quest": "lost_lamb"}
+  {"type": "start_quest", "seat": "p1", "quest": "lost_lamb", "replace": "old_ruins"}
+  {"type": "fulfil", "seat": "p1", "quest": "pilgrimage"}
+  {"type": "challenge", "seat": "p1", "quest": "fee_fi_fo_fum", "dice": [4]}
+  {"type": "battle", "seat": "p1", "target": "p2"}
+  {"type": "join", "seat": "p3", "battle": 4}
+  {"type": "assist", "seat": "p3", "battle": 4}
+  {"type": "interact", "seat": "p1", "npc": "the_white_rabbit"}
+  {"type": "use", "seat": "p1", "card": "fireball", "target": "p2"}
+  {"type": "give", "seat": "p3", "item": "steel_sword", "to": "p1"}
+  {"type": "sacrifice", "seat": "p1", "character": "bastinda"}
+  {"type": "distraction", "seat": "p1", "tactic": "red_cloak"}
+  {"type": "offer_alliance", "seat": "p1", "to": "p2"}
+  {"type": "accept_alliance", "seat": "p2"}, {"type": "decline_alliance", "seat": "p2"}
+  {"type": "dissolve", "seat": "p2"}
+  {"type": "recruit", "seat": "p1"}, {"type": "ignore", "seat": "p1"},
+  {"type": "ambush", "seat": "p1"}
+  {"type": "keep", "seat": "p1"}, {"type": "rummage", "seat": "p1"}
+  {"type": "keep_on_top", "seat": "p1"}, {"type": "to_bottom", "seat": "p1"}
+  {"type": "take_victory", "seat": "p1", "deck": "betrayal"}
+  {"type": "continue", "seat": "p1", "character": "snow"}
+  {"type": "attack", "seat": "p1", "card": "heavy_2", "with": ["venom_1"], "target": "p2"}
+  {"type": "signature", "seat": "p1", "move": 1, "target": "e1"}
+  {"type": "super", "seat": "p1", "target": "e1"}
+  {"type": "play", "seat": "p1", "card": "escape_1", "bid": 2}
+  {"type": "flee", "seat": "p1", "dice": [5, 2]}
+  {"type": "end_attack", "seat": "p1"}
+  {"type": "truce", "seat": "p1"}
+  {"type": "defend", "seat": "p2", "card": "block_3", "absorb": {"steel_chestplate": 2},
+      "lose": {"strength": 1}}
+  {"type": "enemy_turn", "seat": "p1", "dice": [6]}
+  {"type": "counter_bid", "seat": "p2", "bid": 3}
+  {"type": "pay_escape", "seat": "p1"}, {"type": "stay", "seat": "p1"}
+  {"type": "reroll", "seat": "p1"}, {"type": "accept_roll", "seat": "p1"}
+  {"type": "mind_shift", "seat": "p1", "target": "p2", "traits": {"persuasion": 18}}
+  {"type": "hostage", "seat": "p1", "target": "p2", "character": "snow"}
+  {"type": "ransom", "seat": "p2"}
+  {"type": "propose_split", "seat": "p1", "split": ["p1", "p2", "p2"]}
+  {"type": "accept_split", "seat": "p2"}, {"type": "cause_conflict", "seat": "p2"}
+A `use` takes the fields its card needs: "target" (a player on your location, a fighter of
+your battle or the one you assist), "traits" (where gains go), "pay", "tactic" (to enable),
+"item" (to equip), "cell" (a landmark to move to), "swap" ([from, to] traits),
+"character", "knock_back".
+
+SETUP (scenarios; every field optional, "players" needed for the rest): {"players": [{"seat",
+"character", "party": [more characters], "traits", "reputation", "cell", "hand": [items,
+action cards, quests], "equipped": {character: [items]}, "boxes": {item: damage absorbed},
+"quests": [under way], "victory", "kills": {"players", "characters"}, "poison", "tactics":
+[enabled], "tokens": {"heal", "cure"}, "max_bonus"}], "map": [{"cell", "location",
+"searched", "flipped"}], "decks": {deck: [ids, top first]} (a deck named replaces its
+default; the others lose the cards placed), "day", "event" (face up; without it the Sundial
+flips first), "event_hold", "turn" (a seat), "phase" (its turn phase), "npcs": [{"id",
+"cell"}], "hunters": [{"id", "cell" (revealed) or none (face down), "health"}],
+"landmarks"}. Decks: alliance, battle, battle_discard, betrayal, boss, bonus,
+bonus_discard, easy, end, epic, event_discard, events, events_out, locations, medium,
+quest_discard. A scenario's "cards" defines cards inline in the catalog's format, each row
+naming its "deck" (characters, tactics, events, locations, bonus, npcs, battle, enemies,
+quests, victory): a known id replaces that card, a new one is added.
+
+HIDDEN INFORMATION. view(state, seat) shows the table: the map, boards, equipped items,
+quests under way, victory cards, battles (hand sizes), face-up piles, the deck sizes, and the
+seat's own quest hand, battle hand and decisions; never another's hand or decision, a face-down
+deck's order or content, or a hunter still face down. A spectator (None) sees only the table.
+result() is the referee's record with everything. Undo: an action that drew a card or rolled a
+die cannot be undone (its events end with "chance_taken").
+
+THE CATALOG: see cards.py (format, verbs, checker) and shared_rules/data/fairytale_*.json. Of
+about 500 authored cards and abilities, 7 use a Python hook (cards.HOOKS: a peek at the bonus
+deck, a swap of traits, a vanishing move); all others are built from the verbs.
+
+NOT IMPLEMENTED: separating a party ("SEPARATING YOUR PARTY": a separated character's own
+token, health and movement, reuniting with the lower traits). Conflict's "Ignore Conflict".
+Die Again on dice other than a failed flight. Locations "destroyed, changed" by cards (only
+`restore` exists).
+"""
 
 from shared_rules import canon
 from shared_rules import prng

@@ -125,9 +125,7 @@ def _quest_turn(s, q):
         out.append({"type": "distraction", "seat": q})
     # Movement.
     if ph <= 1:
-        allow = t["allow"] if t["allow"] is not None else max(
-            0, world._token_movement(s, q) + t["mvm"])
-        if t["steps"] < allow:
+        if world.steps_taken(s, q) < world.movement_allowed(s, q):
             for n in core.NEIGHBOURS[here]:
                 if s.cells[n] is not None or s.decks["locations"]:
                     out.append({"type": "step", "seat": q, "to": core.xy(n)})

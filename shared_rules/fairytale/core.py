@@ -109,8 +109,11 @@ class FairytaleState:
         s.npcs = [dict(n) for n in self.npcs]
         s.hunters = [dict(h) for h in self.hunters]
         s.battles = [copy_battle(b) for b in self.battles]
-        s.allies = dict([(a, {"members": list(self.allies[a]["members"]),
-                              "cell": self.allies[a]["cell"]}) for a in self.allies])
+        s.allies = {}
+        for a in self.allies:
+            d = dict(self.allies[a])
+            d["members"] = list(d["members"])
+            s.allies[a] = d
         s.pending = [clone(d) if "seats" in d else dict(d) for d in self.pending]
         s.winners = list(self.winners)
         s.supply = None

@@ -157,6 +157,8 @@ def start_turn(s, events):
         _next_unit(s, events)
         return
     seat = members[s.member]
+    if unit in s.allies and not [q for q in members[:s.member] if in_quest_mode(s, q)]:
+        s.allies[unit]["steps"] = 0
     s.turn = {"seat": seat, "phase": "strategy1", "steps": 0, "allow": None, "mvm": 0,
               "searched": False, "switched": False, "opened": False, "used": [],
               "offered": [], "unequipped": [], "interacted": [], "rejoined": 0,
@@ -469,10 +471,8 @@ def step(s, action, events):
         fail("not_adjacent", "You move one step at a time, to a location next to yours.")
     t = s.turn
     _turn_phase(s, "move")
-    allow = t["allow"]
-    if allow is None:
-        allow = max(0, _token_movement(s, seat) + t["mvm"])
-    if t["steps"] >= allow:
+    allow = movement_allowed(s, seat)
+    if steps_taken(s, seat) >= allow:
         fail("no_movement_left", "You have moved your %d spaces this turn." % allow)
     if s.cells[c] is None and not s.decks["locations"]:
         fail("no_locations", "The location deck is empty: you can only move onto explored "
@@ -480,11 +480,29 @@ def step(s, action, events):
     t["allow"] = allow
     t["phase"] = "move"
     t["steps"] += 1
+    a = s.players[seat]["ally"]
+    if a is not None:
+        s.allies[a]["steps"] = s.allies[a].get("steps", 0) + 1
     _move_token(s, seat, c, events)
     if s.cells[c] is None:
         lid = core.draw(s, "locations", "location deck")
         place_location(s, c, lid, events, seat)
     enter(s, seat, c, events)
+
+
+def movement_allowed(s, seat):
+    t = s.turn
+    if t["allow"] is not None:
+        return t["allow"]
+    return max(0, _token_movement(s, seat) + t["mvm"])
+
+
+def steps_taken(s, seat):
+    """Steps taken this turn; an Ally Party's members share their token's steps."""
+    a = s.players[seat]["ally"]
+    if a is not None:
+        return s.allies[a].get("steps", 0)
+    return s.turn["steps"]
 
 
 def _token_movement(s, seat):
@@ -1372,7 +1390,7 @@ def form_alliance(s, members, events):
     aid = "ally%d" % s.next_id
     s.next_id += 1
     order = [q for q in s.seats if q in members]
-    s.allies[aid] = {"members": order, "cell": core.CENTRE}
+    s.allies[aid] = {"members": order, "cell": core.CENTRE, "steps": 0}
     for q in order:
         pq = s.players[q]
         pq["ally"] = aid
