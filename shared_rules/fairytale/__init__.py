@@ -841,7 +841,7 @@ def _setup_world(s, setup):
     if ev not in s.cat.decks["events"]:
         raise ScenarioError("setup.event", "must be an event card, not %s" % shown(ev))
     s.event = ev
-    s.event_hold = _int(setup, "event_hold", "setup", 0, 3, 0)
+    s.event_hold = _int(setup, "event_hold", "setup", 0, 3, s.cat.decks["events"][ev]["duration"])
     s.day = max(1, s.day)
     t = setup.get("turn", s.order[0] if s.order else None)
     if not isinstance(t, str) or t not in s.players or world.unit_of(s, t) not in s.order:

@@ -1,0 +1,307 @@
+"""Fairytale Games: The Battle Royale: the rules of the rulebook (the publisher's text,
+/work/shared/rulebooks/fairytale-games-battle-royale.txt), each test quoting the sentence it
+checks, on scenarios with decks and cards of their own; plain test functions, so they run
+under MicroPython too (tests/mpy_run_tests.py).
+
+A scenario starts on day 1 with the event "A Quiet Day" face up and the Sundial (p1) in the
+first Strategy Phase of its turn, unless it says otherwise."""
+
+import pytest
+
+from shared_rules import canon
+from shared_rules import fairytale as ft
+from shared_rules.errors import IllegalAction, ScenarioError
+
+
+def player(character, **kw):
+    row = {"character": character}
+    row.update(kw)
+    return row
+
+
+def game(*players, **kw):
+    options = {"players": len(players)}
+    options.update(kw.pop("options", {}))
+    seed = kw.pop("seed", 1)
+    cards = kw.pop("cards", None)
+    setup = kw
+    setup["players"] = list(players)
+    if "event" not in setup:
+        setup["event"] = "quiet_day"
+    return ft.new_game(options, seed, setup, cards)
+
+
+def act(s, kind, seat="p1", **fields):
+    a = {"type": kind, "seat": seat}
+    a.update(fields)
+    return ft.apply(s, a)
+
+
+def refused(s, kind, code, seat="p1", **fields):
+    """Assert the action is refused with `code` and changes nothing; return the message."""
+    a = {"type": kind, "seat": seat}
+    a.update(fields)
+    before = canon.dumps(ft.to_dict(s))
+    problem = ft.validate(s, a)
+    assert problem is not None, "expected %r to be refused" % (a,)
+    assert problem.code == code, (problem.code, problem.message)
+    with pytest.raises(IllegalAction):
+        ft.apply(s, a)
+    assert canon.dumps(ft.to_dict(s)) == before
+    return problem.message
+
+
+def of_type(events, kind):
+    return [e for e in events if e["type"] == kind]
+
+
+def health(s, seat):
+    return sum([s.players[seat]["traits"][t] for t in s.players[seat]["traits"]])
+
+
+def cell(s, seat):
+    p = s.players[seat]
+    c = s.allies[p["ally"]]["cell"] if p["ally"] else p["cell"]
+    return [c % 7, c // 7]
+
+
+def battle_of(s, seat):
+    for b in s.battles:
+        if s.players[seat]["battle"] == b["id"]:
+            return b
+    return None
+
+
+def hand(s, seat):
+    return battle_of(s, seat)["fighters"][seat]["hand"]
+
+
+HOOK = {"persuasion": 7, "intelligence": 7, "strength": 6}
+
+
+# ---------------------------------------------------------------- setup
+
+def test_each_player_chooses_a_primary_character_with_dormant_tactics_and_a_bonus_card():
+    # "Each player looks at their character's Health and takes an equal amount of Resource
+    # Gems. Divide your resource gems and distribute them any way you want in the trait
+    # areas"; "each player will draw 1 card from the Bonus Deck and put it into their Quest
+    # Hand"; "Each player will also recieve 1 reputation point."
+    s = ft.new_game({"players": 2}, 3, {"decks": {"bonus": [
+        "captain_hook", "steel_sword", "red", "heal_potion", "robin_hood"]}})
+    assert s.phase == "choose" and ft.actors(s) == ["p1", "p2"]
+    act(s, "choose", character="captain_hook", traits=HOOK)
+    p = s.players["p1"]
+    assert p["party"] == ["captain_hook"] and p["traits"]["persuasion"] == 7
+    assert p["tactics"] == {"hook_cannon": False, "hook_crew": False, "hook_jolly": False}
+    assert p["reputation"] == 1 and p["hand"] == ["steel_sword"] and cell(s, "p1") == [3, 3]
+    refused(s, "choose", "not_available", "p2", character="captain_hook")
+    msg = refused(s, "choose", "wrong_split", "p2", character="red", traits={"willpower": 5})
+    assert "17 health" in msg
+    act(s, "choose", "p2", character="red")
+    # Without a split, Red's 17 health spreads over the traits on her card.
+    assert s.players["p2"]["traits"] == {"intelligence": 6, "strength": 0, "willpower": 6,
+                                         "magic": 0, "persuasion": 5}
+    assert s.players["p2"]["hand"] == ["heal_potion"]
+    assert s.phase == "play" and s.clock == "flip" and ft.actors(s) == ["p1"]
+
+
+def test_thirty_event_cards_are_dealt_and_the_epic_items_set_aside():
+    # "Although there are 50 Event cards in the box, you will only use 30 in a game";
+    # "Bonus Card Deck (Remove the Epic Items and put them aside)".
+    s = ft.new_game({"players": 3}, 9)
+    assert len(s.decks["events"]) == 30 and len(s.decks["events_out"]) == 21
+    assert len(s.decks["epic"]) == 8
+    assert not [c for c in s.decks["bonus"] if c in s.decks["epic"]]
+
+
+def test_the_player_count_is_refused_in_the_games_words():
+    # "a 1-10 player card game"; "Tournament Play ... up to 30 players"; "You and up to 5
+    # players" (adventurer mode).
+    for opts in ({"players": 11}, {"players": 0}, {"players": 7, "mode": "adventurer"},
+                 {"players": 31, "mode": "tournament"}):
+        with pytest.raises(ScenarioError) as e:
+            ft.new_game(opts, 1)
+        assert e.value.field == "options.players" and "1 to 10 players" in e.value.message
+    assert len(ft.new_game({"players": 30, "mode": "tournament"}, 1).seats) == 30
+
+
+# ---------------------------------------------------------------- the day
+
+def test_the_sundial_flips_an_event_that_touches_each_player_at_the_start_of_their_turn():
+    # "Before anyone can move, the Sundial will flip over an Event Card. This Event will have
+    # an action that affects each player, at the beginning of his or her turn."
+    s = game(player("captain_hook", traits={"strength": 10}),
+             player("red", traits={"willpower": 10}), event=None,
+             decks={"events": ["harvest_moon", "plague"]})
+    assert s.clock == "flip" and ft.legal_actions(s) == [{"type": "flip_event", "seat": "p1"}]
+    refused(s, "flip_event", "not_the_sundial", "p2")
+    refused(s, "step", "waiting_for_sundial", to=[3, 2])
+    act(s, "flip_event", cards=["harvest_moon"])
+    assert s.day == 1 and s.event == "harvest_moon" and health(s, "p1") == 12
+    assert health(s, "p2") == 10
+    act(s, "end_turn")
+    assert health(s, "p2") == 12
+
+
+def test_an_event_with_a_duration_holds_back_the_next_flip():
+    # "there may be events that have durations on them, giving them extra time in play (the
+    # Sundial does not flip over a new Event card if the duration is in effect)"
+    s = game(player("captain_hook"), event="tailwind", decks={"events": ["plague"]})
+    assert s.event_hold == 1
+    act(s, "end_turn")
+    assert s.day == 2 and s.event == "tailwind" and s.clock is None
+    act(s, "end_turn")
+    assert s.clock == "flip"
+
+
+def test_everyone_loses_when_the_sundial_has_no_event_to_flip():
+    # "If the Sundial does not have any more Event cards to draw and there is no winner,
+    # everyone loses (You will go to Epilogue 2 in this book)."
+    s = game(player("captain_hook"), player("red"), decks={"events": []})
+    act(s, "end_turn")
+    events = act(s, "end_turn", "p2")
+    assert s.status == "finished" and s.winner is None and s.end_reason == "no_events"
+    assert s.epilogue == 2 and "Everyone loses" in of_type(events, "game_over")[0]["text"]
+
+
+def test_npcs_walk_toward_the_next_landmark_in_the_npc_phase():
+    # "all NPCs in play will move that value of spaces towards the next landmark location.
+    # Once they reach the landmark, they will continue moving towards the next one."
+    s = game(player("captain_hook"), event=None, decks={"events": ["quiet_night"]},
+             map=[{"cell": [4, 3], "location": "rolling_meadow"},
+                  {"cell": [5, 3], "location": "poppy_field"},
+                  {"cell": [6, 3], "location": "emerald_city"}],
+             npcs=[{"id": "the_gingerbread_man", "cell": [3, 3]}])
+    act(s, "flip_event")
+    assert s.npcs[0]["cell"] == 6 + 3 * 7 and s.npcs[0]["last"] == 6 + 3 * 7
+
+
+# ---------------------------------------------------------------- traits
+
+def test_spending_traits_lowers_health_but_never_the_last_point():
+    # "Traits not only act as a resource to spend ... but are also the same as your health."
+    s = game(player("captain_hook", traits={"strength": 2}),
+             map=[{"cell": [3, 2], "location": "rolling_meadow", "searched": 1}])
+    act(s, "step", to=[3, 2])
+    msg = refused(s, "search", "not_enough_traits")
+    assert "last point of health" in msg
+
+
+def test_reputation_is_burned_for_a_trait_of_any_kind_but_never_the_last_one():
+    # "you may not burn a reputation if there is only 1 left (You must always have at
+    # least 1)."
+    s = game(player("captain_hook", traits={"strength": 10}, reputation=2))
+    act(s, "burn", trait="magic")
+    assert s.players["p1"]["reputation"] == 1 and s.players["p1"]["traits"]["magic"] == 1
+    refused(s, "burn", "last_reputation", trait="magic")
+    full = game(player("captain_hook", reputation=3))
+    refused(full, "burn", "health_full", trait="magic")
+
+
+def test_traits_never_rise_above_the_starting_health():
+    # "You may not have more traits (or health points) than your character's starting amount
+    # unless otherwise noted."
+    s = game(player("captain_hook", traits={"strength": 19}), event=None,
+             decks={"events": ["feast"]})
+    act(s, "flip_event")
+    assert health(s, "p1") == 20
+
+
+# ---------------------------------------------------------------- the map
+
+def test_a_step_onto_an_unexplored_location_discovers_the_next_location_card():
+    # "When you move, you will draw a card from the Location deck and place it face up in the
+    # direction you'd like to move. This is called discovering a location."
+    s = game(player("captain_hook"), decks={"locations": ["rolling_meadow", "poppy_field"]})
+    events = act(s, "step", to=[3, 2])
+    assert s.cells[3 + 2 * 7] == "rolling_meadow" and of_type(events, "discovered")
+    act(s, "step", to=[3, 3])   # back onto the Dragon Inn: explored, no card drawn
+    assert s.decks["locations"] == ["poppy_field"]
+    refused(s, "step", "not_adjacent", to=[5, 5])
+
+
+def test_movement_goes_up_to_the_characters_mvm():
+    # "you can move up to your movement space (noted on your character card). You do not
+    # have to move exactly that amount" (Hook: MVM 3)
+    s = game(player("captain_hook"), decks={"locations": ["rolling_meadow", "poppy_field",
+                                                          "kite_hill"]})
+    for to in ([3, 2], [3, 1], [3, 0]):
+        act(s, "step", to=to)
+    refused(s, "step", "no_movement_left", to=[2, 0])
+
+
+def test_the_map_is_the_tables_seven_by_seven_grid():
+    # 49 location cards on 7 x 7 cells: a step off the grid is refused.
+    s = game(player("captain_hook", cell=[0, 3]),
+             map=[{"cell": [0, 3], "location": "rolling_meadow"}])
+    msg = refused(s, "step", "off_the_map", to=[-1, 3])
+    assert "7 x 7" in msg
+
+
+def test_with_the_location_deck_empty_only_explored_locations_are_entered():
+    # "Even after the Location Deck has been depleted, you can move around the revealed
+    # locations"
+    s = game(player("captain_hook"), decks={"locations": []},
+             map=[{"cell": [3, 2], "location": "rolling_meadow"}])
+    refused(s, "step", "no_locations", to=[2, 3])
+    act(s, "step", to=[3, 2])
+
+
+def test_searching_ends_the_movement_and_exhausts_the_location():
+    # "If you want the bonus, you must end your movement on that location and "search" it. By
+    # doing so, you will flip over the location, depleting that location of its bonus"
+    s = game(player("captain_hook", traits={"strength": 10}),
+             map=[{"cell": [3, 2], "location": "bears_thicket"}])
+    act(s, "step", to=[3, 2])
+    act(s, "search")
+    assert s.players["p1"]["traits"]["strength"] == 12 and s.flipped[3 + 2 * 7]
+    assert s.turn["phase"] == "action"
+    refused(s, "step", "phase_over", to=[3, 1])
+
+
+def test_a_re_searchable_location_costs_two_then_three_traits():
+    # "After the first time, it will cost 2 traits to search the location a second time. If
+    # the box has a third box, it would take 3 traits to search it the third time"
+    # (The Mushroom Glade has 2 green boxes: 3 searches, each gaining 3 traits.)
+    s = game(player("captain_hook", traits={"strength": 5, "magic": 5}),
+             map=[{"cell": [3, 2], "location": "mushroom_glade"}],
+             decks={"events": ["quiet_night", "calm_before_the_storm"]})
+    act(s, "step", to=[3, 2])
+    act(s, "search")
+    assert health(s, "p1") == 13 and s.searched[17] == 1 and not s.flipped[17]
+    act(s, "end_turn")
+    act(s, "flip_event")
+    act(s, "search", pay={"magic": 2})
+    assert s.players["p1"]["traits"]["magic"] == 3 and health(s, "p1") == 14
+    assert not s.flipped[17]
+    act(s, "end_turn")
+    act(s, "flip_event")
+    act(s, "search")
+    assert health(s, "p1") == 14 and s.flipped[17]
+    act(s, "end_turn")
+    refused(s, "search", "nothing_to_search")
+
+
+def test_an_ambush_ends_the_movement_and_a_minion_of_the_players_reputation_attacks():
+    # "If the enemy is a random one, randomly select from the Minions that match your
+    # reputation point value or below. Once battle has concluded, flip over the location."
+    s = game(player("captain_hook", reputation=1), player("red"),
+             decks={"locations": ["whispering_pines"]})
+    refused(s, "step", "wrong_minion", to=[3, 2], cards=["whispering_pines", "troll"])
+    events = act(s, "step", to=[3, 2], cards=["whispering_pines", "wolf"])
+    b = battle_of(s, "p1")
+    assert b["fighters"]["e1"]["enemy"] == "wolf" and b["order"][0]["f"] == "e1"
+    assert of_type(events, "ambushed") and s.turn["seat"] == "p2"
+    assert not s.flipped[17]
+    refused(s, "flee", "not_your_attack_turn", dice=[6, 1])   # the wolf goes first
+
+
+def test_a_landmark_gives_a_bonus_card_the_first_time_a_player_enters_it():
+    # "For the most part, anyone who enters a Landmark Location the first time gets to draw a
+    # bonus card."
+    s = game(player("captain_hook"), decks={"locations": ["emerald_city"],
+                                            "bonus": ["steel_sword", "lantern"]})
+    act(s, "step", to=[3, 2])
+    act(s, "step", to=[3, 3])
+    act(s, "step", to=[3, 2])
+    assert s.players["p1"]["hand"] == ["steel_sword"]
