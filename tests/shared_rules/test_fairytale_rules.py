@@ -305,3 +305,222 @@ def test_a_landmark_gives_a_bonus_card_the_first_time_a_player_enters_it():
     act(s, "step", to=[3, 3])
     act(s, "step", to=[3, 2])
     assert s.players["p1"]["hand"] == ["steel_sword"]
+
+
+# ---------------------------------------------------------------- quests
+
+def test_quests_are_opened_at_the_dragon_inn_from_the_piles_the_reputation_allows():
+    # "Easy Quests require a reputation of 1-2 / Medium Quests require a reputation of 3-4 /
+    # Boss Quests require a reputation of 5+"; "you may search the Quest Deck your are opening
+    # from and choose which quest you'd like"
+    s = game(player("captain_hook", reputation=3))
+    refused(s, "open_quest", "low_reputation", quest="fee_fi_fo_fum")
+    act(s, "open_quest", quest="spider_nest")
+    assert "spider_nest" in s.players["p1"]["hand"] and "spider_nest" not in s.decks["medium"]
+    refused(s, "open_quest", "opened", quest="lost_lamb")
+    # The component list's thresholds ("Medium Quests (Requires reputation of 4-6)"):
+    c = game(player("captain_hook", reputation=3),
+             options={"quest_thresholds": "components"})
+    refused(c, "open_quest", "low_reputation", quest="spider_nest")
+    away = game(player("captain_hook", cell=[3, 2]),
+                map=[{"cell": [3, 2], "location": "rolling_meadow"}])
+    refused(away, "open_quest", "not_at_the_inn", quest="lost_lamb")
+
+
+def test_one_boss_quest_and_two_easy_or_medium_at_a_time_replaced_by_discarding():
+    # "You can play a total of 1 Boss Quest and a mix of 2 Easy or Medium Quests at one time.
+    # If you have a new quest you'd like to put in play, you will have to replace an
+    # initiated quest by discarding the old one in the Quest Discard pile."
+    s = game(player("captain_hook", cell=[3, 2], hand=["old_ruins", "fee_fi_fo_fum"],
+                    quests=["lost_lamb", "wolf_at_the_door", "tick_tock"]),
+             map=[{"cell": [3, 2], "location": "rolling_meadow"}])
+    refused(s, "start_quest", "quests_full", quest="old_ruins")
+    act(s, "start_quest", quest="old_ruins", replace="lost_lamb")
+    assert s.players["p1"]["quests"] == ["wolf_at_the_door", "tick_tock", "old_ruins"]
+    assert s.decks["quest_discard"] == ["lost_lamb"]
+    refused(s, "start_quest", "quests_full", quest="fee_fi_fo_fum", replace="old_ruins")
+
+
+def test_completing_a_quest_gives_its_rewards():
+    # "Basic Quests: ... Completing them will reward you with a small bonus and/or reputation
+    # points." (The Lost Lamb: reach the Emerald City; 1 reputation and 2 traits.)
+    s = game(player("captain_hook", traits={"strength": 10}, hand=["lost_lamb"]),
+             map=[{"cell": [3, 2], "location": "emerald_city"}])
+    act(s, "start_quest", quest="lost_lamb")
+    events = act(s, "end_turn")
+    act(s, "flip_event")
+    events = act(s, "step", to=[3, 2])
+    assert of_type(events, "quest_completed") and s.players["p1"]["reputation"] == 2
+    assert s.players["p1"]["quests"] == []
+
+
+def test_a_quest_with_a_duration_is_discarded_when_time_runs_out():
+    # "If initiated, some quests have durations in which they need to be completed"
+    # (Sweet Tooth: 8 days.)
+    s = game(player("captain_hook", hand=["sweet_tooth"]), day=3,
+             decks={"events": ["quiet_night"] * 0 + ["harvest_moon", "plague", "festival",
+                                                       "quiet_night", "fog", "feast",
+                                                       "gossip", "rainbow", "eclipse",
+                                                       "meditation"]})
+    act(s, "start_quest", quest="sweet_tooth")
+    assert s.players["p1"]["progress"]["sweet_tooth"]["until"] == 11
+    for _ in range(8):
+        act(s, "end_turn")
+        if s.clock == "flip":
+            act(s, "flip_event")
+    assert s.day == 11 and s.players["p1"]["quests"] == ["sweet_tooth"]
+    act(s, "end_turn")
+    act(s, "flip_event")
+    assert s.players["p1"]["quests"] == [] and "sweet_tooth" in s.decks["quest_discard"]
+
+
+def test_a_character_quest_brings_the_legendary_item_even_from_another_player():
+    # "If you complete a quest and receive the said Legendary Item, if it is in play and even
+    # equipped by another player, it will be removed and placed into your Quest Hand
+    # automatically." (The Archery Contest: Robin Hood in blue.)
+    s = game(player("captain_hook", party=["robin_hood"], hand=["arrow_contest"],
+                    reputation=3),
+             player("red", equipped={"red": ["sherwood_longbow"]}),
+             map=[{"cell": [3, 2], "location": "sherwood_forest"}])
+    act(s, "start_quest", quest="arrow_contest")
+    events = act(s, "end_turn")
+    events = act(s, "end_turn", "p2")
+    act(s, "flip_event")
+    events = act(s, "step", to=[3, 2])
+    assert of_type(events, "legendary_vanishes") and of_type(events, "legendary_claimed")
+    assert "sherwood_longbow" in s.players["p1"]["hand"]
+    assert s.players["p2"]["equipped"]["red"] == []
+
+
+def test_without_the_blue_character_a_character_quest_gives_no_legendary_item():
+    s = game(player("captain_hook", quests=["arrow_contest"], reputation=3),
+             map=[{"cell": [3, 2], "location": "sherwood_forest"}],
+             decks={"bonus": ["steel_sword"]})
+    events = act(s, "step", to=[3, 2])
+    assert of_type(events, "no_legendary") and of_type(events, "quest_completed")
+    assert "sherwood_longbow" not in s.players["p1"]["hand"]
+
+
+def test_a_boss_quest_ends_in_a_boss_battle_at_its_location():
+    # "Some will start off with you having to do a few things before getting to the Boss, but
+    # eventually the Boss Battle will happen." (Fee-Fi-Fo-Fum: the Giant at the Beanstalk.)
+    s = game(player("captain_hook", cell=[3, 2], quests=["fee_fi_fo_fum"], reputation=5),
+             map=[{"cell": [3, 2], "location": "the_beanstalk"}])
+    act(s, "challenge", quest="fee_fi_fo_fum")
+    b = battle_of(s, "p1")
+    assert b["fighters"]["e1"]["enemy"] == "the_giant" and b["quest"] == "fee_fi_fo_fum"
+    assert b["order"][0] == {"f": "p1", "vs": None}
+    b["fighters"]["e1"]["health"] = 1
+    card = [c for c in hand(s, "p1")]
+    s.decks["battle"] = ["heavy_1"] + s.decks["battle"]
+    hand(s, "p1")[0] = "heavy_1" if "heavy_1" not in card else card[0]
+    events = act(s, "attack", card="heavy_1", target="e1", dice=[1])
+    assert of_type(events, "enemy_killed") and of_type(events, "quest_completed")
+    assert s.players["p1"]["reputation"] >= 7
+
+
+# ---------------------------------------------------------------- the bonus deck
+
+def test_recruiting_needs_persuasion_which_is_not_spent_and_the_trait_bonus_comes_once():
+    # "you must make sure their Persuasion cost ... is equivalent (you don't spend them) to the
+    # minimum number of persuasion traits you have"; "You can only gain these traits one
+    # time" (Red: persuasion 4, +2 willpower.)
+    s = game(player("captain_hook", traits={"persuasion": 3, "strength": 10}),
+             player("snow"), decks={"locations": ["emerald_city"], "bonus": ["red"]})
+    act(s, "step", to=[3, 2])
+    assert s.pending == [{"seat": "p1", "kind": "character", "card": "red"}]
+    refused(s, "recruit", "not_persuasive")
+    refused(s, "step", "decide_first", to=[3, 3])
+    s.players["p1"]["traits"]["persuasion"] = 4
+    events = act(s, "recruit")
+    p = s.players["p1"]
+    assert p["party"] == ["captain_hook", "red"] and p["traits"]["persuasion"] == 4
+    assert p["traits"]["willpower"] == 2 and of_type(events, "recruited")
+    assert set(p["tactics"]) == set(["hook_cannon", "hook_crew", "hook_jolly", "red_shortcut",
+                                     "red_cake", "red_cloak"])
+
+
+def test_a_drawn_character_may_be_ignored_or_ambushed():
+    # "you may choose to recruit them, ignore them (by shuffling them back into the bonus
+    # deck), or Ambush them. If you Ambush them, you are essentially initiating battle"
+    s = game(player("captain_hook"), player("snow"),
+             decks={"locations": ["emerald_city", "poppy_field"], "bonus": ["red"]})
+    act(s, "step", to=[3, 2])
+    act(s, "ignore")
+    assert "red" in s.decks["bonus"] and not s.pending
+    t = game(player("captain_hook"), player("snow"),
+             decks={"locations": ["emerald_city"], "bonus": ["red"]})
+    act(t, "step", to=[3, 2])
+    act(t, "ambush")
+    b = battle_of(t, "p1")
+    assert b["fighters"]["e1"]["enemy"] == "red" and b["fighters"]["e1"]["health"] == 17
+    assert b["order"][0]["f"] == "p1" and t.turn["seat"] == "p2"
+
+
+def test_a_party_holds_five_characters_at_most():
+    # "You may recruit up to 4 other characters in your party for a maximum of 5"
+    s = game(player("captain_hook", party=["robin_hood", "sinbad", "the_huntsman",
+                                           "long_john_silver"],
+                    traits={"persuasion": 20}), player("snow"),
+             decks={"locations": ["emerald_city"], "bonus": ["red"]})
+    act(s, "step", to=[3, 2])
+    refused(s, "recruit", "party_full")
+
+
+def test_the_leading_character_is_switched_in_the_action_phase_with_the_same_traits():
+    # "Quest Mode you may switch characters during your Action Phase but your traits and
+    # health points must carry over exactly as is"
+    s = game(player("captain_hook", party=["peter_pan"], traits={"strength": 12}))
+    act(s, "switch", character="peter_pan")
+    assert s.players["p1"]["active"] == "peter_pan" and health(s, "p1") == 12
+    assert s.turn["phase"] == "action"
+    refused(s, "switch", "switched", character="captain_hook")
+    refused(s, "step", "phase_over", to=[3, 2])
+
+
+def test_items_are_equipped_outside_battle_two_to_a_character():
+    # "Each character may equip up to 2 items"; "You may not equip items (unless otherwise
+    # noted) during combat."
+    s = game(player("captain_hook", hand=["steel_sword", "iron_helm", "lantern"]),
+             player("red"))
+    act(s, "equip", item="steel_sword")
+    act(s, "equip", item="iron_helm")
+    refused(s, "equip", "slots_full", item="lantern")
+    b = game(player("captain_hook", hand=["steel_sword"]), player("red"))
+    act(b, "battle", target="p2")
+    refused(b, "equip", "in_battle", item="steel_sword")
+
+
+def test_a_disposable_item_is_played_from_the_hand_in_quest_mode_but_equipped_in_battle():
+    # "Disposable Items: These can be played from your hand in Quest Mode but must be equipped
+    # to use in Battle Mode. Disposable items are discarded once used."
+    s = game(player("captain_hook", traits={"strength": 10}, hand=["heal_potion"]),
+             player("red"))
+    act(s, "use", card="heal_potion")
+    assert health(s, "p1") == 14 and "heal_potion" in s.decks["bonus_discard"]
+    b = game(player("captain_hook", traits={"strength": 10}, hand=["heal_potion_2"],
+                    equipped={"captain_hook": ["heal_potion"]}), player("red"))
+    act(b, "battle", target="p2")
+    refused(b, "use", "not_equipped", card="heal_potion_2")
+    act(b, "use", card="heal_potion")
+    assert health(b, "p1") == 14
+
+
+def test_an_npc_drawn_from_the_bonus_deck_is_placed_on_the_players_location():
+    # "NPC: ... When they pop up, they are immediately placed on the location you are on."
+    s = game(player("captain_hook"), decks={"locations": ["emerald_city"],
+                                            "bonus": ["the_white_rabbit", "steel_sword"]})
+    act(s, "step", to=[3, 2])
+    assert s.npcs == [{"id": "the_white_rabbit", "cell": 17, "last": -1}]
+    act(s, "interact", npc="the_white_rabbit")   # a bonus card and 1 reputation
+    assert s.npcs == [] and s.players["p1"]["reputation"] == 2
+    assert s.players["p1"]["hand"] == ["steel_sword"]
+
+
+def test_a_legendary_item_gives_its_rightful_owner_more():
+    # "if equipped by its rightful owner, stated on the card, they would receive an additional
+    # bonus ability or enhancement" (the Boots of Carabas: +2 MVM, +1 more for Puss.)
+    s = game(player("puss_in_boots", equipped={"puss_in_boots": ["boots_of_carabas"]}))
+    other = game(player("red", equipped={"red": ["boots_of_carabas"]}))
+    from shared_rules.fairytale import core
+    assert core.movement(s, "p1") == 4 + 2 + 1 and core.movement(other, "p1") == 4 + 2
