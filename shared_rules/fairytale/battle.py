@@ -660,9 +660,9 @@ def defend(s, action, events):
             log(events, "bleeds", battle=b["id"], fighter=seat, extra=extra)
         if f["out"] is None:
             _lose(s, b, seat, dmg - absorbed + extra, lose, events, attacker)
-        if a["knock"] is not None or "knock_back" in a["statuses"]:
-            if f["out"] is None:
-                _knock_back(s, b, seat, a["knock"], events)
+    if b in s.battles and f["out"] is None and "knock_back" in a["statuses"]:
+        # A Knock Back is the card's ability: it needs no damage.
+        _knock_back(s, b, seat, a["knock"], events)
     if b in s.battles:
         _after_answer(s, b, attacker, events)
 

@@ -524,3 +524,214 @@ def test_a_legendary_item_gives_its_rightful_owner_more():
     other = game(player("red", equipped={"red": ["boots_of_carabas"]}))
     from shared_rules.fairytale import core
     assert core.movement(s, "p1") == 4 + 2 + 1 and core.movement(other, "p1") == 4 + 2
+
+
+# ---------------------------------------------------------------- battle against a player
+
+FIVE_A = ["heavy_1", "heavy_2", "weak_1", "venom_1", "spear_1"]
+FIVE_B = ["block_1", "block_2", "parry_1", "dodge_1", "heal_1"]
+
+
+def _deck(top):
+    rest = [c for c in ["weak_2", "weak_3", "block_3", "block_4", "weak_4", "heavy_3",
+                        "block_5", "weak_5"] if c not in top]
+    return top + rest
+
+
+def duel(a=None, b=None, deck=None, **kw):
+    """Hook (p1) starts a battle against Red (p2) on the Dragon Inn; Snow (p3) looks on."""
+    s = game(a or player("captain_hook", traits={"strength": 10, "persuasion": 10}),
+             b or player("red", traits={"willpower": 10, "intelligence": 7}),
+             player("snow"),
+             decks={"battle": _deck(deck or FIVE_A + FIVE_B)}, **kw)
+    act(s, "battle", target="p2")
+    return s
+
+
+def test_the_initiator_attacks_first_with_a_hand_of_five_from_the_shared_deck():
+    # "Each player begins by drawing 5 cards from the battle deck. The player who initiates the
+    # battle goes first and is on the offensive."
+    s = duel()
+    b = battle_of(s, "p1")
+    assert hand(s, "p1") == FIVE_A and hand(s, "p2") == FIVE_B
+    assert b["order"] == [{"f": "p1", "vs": None}, {"f": "p2", "vs": None}]
+    # "In Battle Royale, you do not wait until another player finishes battle."
+    assert s.turn["seat"] == "p3" and ft.actors(s) == ["p1", "p3"]
+
+
+def test_an_attack_costs_traits_and_one_defence_card_answers_it():
+    # "if an enemy attacks you with an ATK of 3 and you play a card with a DEF 2, you will only
+    # take 1 ATK damage"; "attack cards require you to spend traits"
+    s = duel()
+    act(s, "attack", card="heavy_1", target="p2", pay={"persuasion": 1})
+    assert s.players["p1"]["traits"]["persuasion"] == 9
+    assert ft.actors(s) == ["p2", "p3"]
+    refused(s, "attack", "not_your_move", card="heavy_2", target="p2")
+    refused(s, "end_attack", "answer_first", "p2")
+    refused(s, "defend", "not_a_defence", "p2", card="heal_1")
+    act(s, "defend", "p2", card="block_1", lose={"intelligence": 1})
+    assert health(s, "p2") == 16 and s.players["p2"]["traits"]["intelligence"] == 6
+    assert "block_1" in s.decks["battle_discard"]
+
+
+def test_a_weakness_adds_one_and_the_same_element_takes_one():
+    # "Pinocchio ... is weak against fire ... take damage from an opponent equipped with a
+    # Flame Sword, he would take the extra +1 ATK damage"; "if you attack someone with a
+    # spell/character/item that has the same element as they do, your damage is decreased by 1"
+    s = duel(a=player("captain_hook", equipped={"captain_hook": ["flame_sword"]}),
+             b=player("pinocchio"))
+    act(s, "attack", card="heavy_1", target="p2")
+    assert battle_of(s, "p1")["await"]["atk"] == 3 + 1 + 1
+    w = duel(a=player("captain_hook", equipped={"captain_hook": ["water_staff"]}),
+             b=player("sea_witch"))
+    act(w, "attack", card="heavy_1", target="p2")
+    assert battle_of(w, "p1")["await"]["atk"] == 3 + 1 - 1
+
+
+def test_poison_hits_at_the_start_of_each_turn_until_cured_even_in_quest_mode():
+    # "If you are hit with poison, receive a poison token. At the beginning of your turn, you
+    # will receive 1 unblockable ATK damage until the status has been cured. During Quest
+    # Mode, poison hits you during your Strategy Phase, before your Movement."
+    s = duel()
+    act(s, "attack", card="heavy_1", target="p2", **{"with": ["venom_1"]})
+    act(s, "defend", "p2")
+    assert s.players["p2"]["poison"] == 1 and health(s, "p2") == 14
+    act(s, "end_attack")
+    assert health(s, "p2") == 13
+
+
+def test_stun_takes_the_next_attack_and_dizzy_the_hand():
+    # "Stun - You may not attack on your next attack turn."; "Dizzy - You discard your
+    # current Battle Hand and draw 1 card."
+    s = duel(deck=["weak_1", "stunning", "daze", "heavy_1", "heavy_2"] + FIVE_B)
+    act(s, "attack", card="weak_1", target="p2", **{"with": ["stunning"]})
+    act(s, "defend", "p2")
+    act(s, "attack", card="heavy_1", target="p2", **{"with": ["daze"]})
+    act(s, "defend", "p2")
+    assert hand(s, "p2") == ["weak_2"]
+    act(s, "end_attack")
+    refused(s, "attack", "stunned", "p2", card="weak_2", target="p1")
+
+
+def test_break_discards_an_equipped_item_and_pierce_ignores_an_armour():
+    # "Break - One of your equipped items is discarded."; "Pierce - The move ignores 1
+    # equipped armor"
+    s = duel(b=player("red", equipped={"red": ["knights_shield", "steel_sword"]}),
+             deck=["heavy_1", "crush", "spear_1", "heavy_2", "weak_1"] + FIVE_B)
+    act(s, "attack", card="heavy_1", target="p2", **{"with": ["spear_1"]})
+    act(s, "defend", "p2")
+    assert health(s, "p2") == 17 - 3        # the shield's DEF 2 ignored
+    act(s, "attack", card="heavy_2", target="p2", **{"with": ["crush"]})
+    act(s, "defend", "p2", **{"break": "steel_sword"})
+    assert health(s, "p2") == 14 - 1 and s.players["p2"]["equipped"]["red"] == ["knights_shield"]
+
+
+def test_bleed_adds_the_attackers_die():
+    # "Bleed - Enemy rolls a die and adds that value to the move they just attacked with."
+    s = duel(deck=["heavy_1", "serrated", "weak_1", "heavy_2", "weak_2"] + FIVE_B)
+    act(s, "attack", card="heavy_1", target="p2", **{"with": ["serrated"]})
+    act(s, "defend", "p2", dice=[4])
+    assert health(s, "p2") == 17 - 3 - 4
+
+
+def test_the_steel_chestplate_absorbs_damage_into_its_green_boxes():
+    # "a Steel Chestplate has +3 Defense and 3 green boxes. If you're attacked by a 2 ATK move
+    # ... you can have it absorb all 2 ATK damage ... if you were attacked by a 5 ATK move
+    # and decide to let the Steel Chestplate absorb the attack, you would destroy the armor
+    # and 2 ATK damage would carry over to you."
+    s = duel(b=player("red", equipped={"red": ["steel_chestplate"]}),
+             deck=["weak_1", "weak_2", "spell_1", "heavy_1", "weak_3"] + FIVE_B,
+             a=player("captain_hook", traits={"strength": 10, "magic": 10}))
+    act(s, "attack", card="weak_1", target="p2", pay={"strength": 1})
+    act(s, "defend", "p2", absorb={})                      # take it: 1 damage
+    assert health(s, "p2") == 16 and s.players["p2"]["boxes"]["steel_chestplate"] == 0
+    act(s, "attack", card="weak_2", target="p2")
+    act(s, "defend", "p2")                                  # absorbed (the default)
+    assert health(s, "p2") == 16 and s.players["p2"]["boxes"]["steel_chestplate"] == 1
+    act(s, "attack", card="spell_1", target="p2")          # 4 ATK: 2 boxes left, 2 carry over
+    act(s, "defend", "p2")
+    assert health(s, "p2") == 14 and s.players["p2"]["equipped"]["red"] == []
+    assert "steel_chestplate" in s.decks["bonus_discard"]
+
+
+def test_a_signature_move_needs_its_cards_and_spends_no_traits():
+    # "Signature moves are ... effective combat elements that may cause damage or have added
+    # effects without the cost of trait points." (Hook Slash: Heavy + Heavy, 7 ATK, bleed.)
+    s = duel()
+    before = health(s, "p1")
+    act(s, "signature", move=1, target="p2")
+    assert health(s, "p1") == before and battle_of(s, "p1")["await"]["atk"] == 7
+    assert "heavy_1" in s.decks["battle_discard"] and "heavy_2" in s.decks["battle_discard"]
+    act(s, "defend", "p2", dice=[2])
+    refused(s, "signature", "no_combo", move=1, target="p2")
+
+
+def test_a_super_move_needs_five_or_less_health():
+    # "To initiate it, you must have 5 or less health (unless otherwise stated)." (Good Form:
+    # spend 2 traits, 9 ATK unblockable.)
+    s = duel()
+    refused(s, "super", "too_healthy", target="p2")
+    t = duel(a=player("captain_hook", traits={"strength": 5}))
+    act(t, "super", target="p2")
+    a = battle_of(t, "p1")["await"]
+    assert health(t, "p1") == 3 and a["atk"] == 9 and a["unblockable"]
+    refused(t, "defend", "unblockable", "p2", card="block_1")
+
+
+def test_fleeing_is_a_roll_of_one_die_each():
+    # "To Flee, you and your enemy will roll one D6 die each. If you roll higher, you may Flee
+    # Battle. If you roll less, you do not flee and instead, end your attack phase and your
+    # enemy's first attack will be unblockable."; "Upon a successful flee, your enemy may not
+    # initiate battle with you while sharing the same location as you for 2 turns"
+    s = duel()
+    act(s, "flee", dice=[2, 5])
+    assert battle_of(s, "p1")["fighters"]["p1"]["exposed"]
+    assert battle_of(s, "p1")["order"][battle_of(s, "p1")["at"]]["f"] == "p2"
+    t = duel()
+    act(t, "flee", dice=[5, 2])
+    assert t.players["p1"]["battle"] is None and t.players["p2"]["battle"] is None
+    assert t.order == ["p3", "p1", "p2"] or t.order[:1] == ["p3"]
+    assert {"from": "p2", "turns": 2, "cell": 24} in t.players["p1"]["protect"]
+
+
+def test_a_tie_does_not_flee():
+    s = duel()
+    act(s, "flee", dice=[4, 4])
+    assert s.players["p1"]["battle"] is not None
+
+
+def test_an_escape_card_is_a_gamble_of_who_spends_the_most_traits():
+    # "Escape Card - ... it will be a gamble of who wants to spend the most traits."
+    s = duel(deck=["escape_1", "weak_1", "weak_2", "weak_3", "heavy_1"] + FIVE_B)
+    act(s, "play", card="escape_1", bid=3)
+    assert ft.actors(s) == ["p2", "p3"]
+    act(s, "counter_bid", "p2", bid=2)
+    assert s.players["p1"]["battle"] is None and health(s, "p1") == 17
+    assert health(s, "p2") == 15
+
+
+def test_tag_out_and_knock_back_change_the_fighting_character():
+    # "Tag Out your current character with a different character of your choice in your party"
+    # ; "Knock Back an enemy, forcing them to use a different character in your party of your
+    # choice" (a Rabid played by a player knocks back).
+    s = duel(a=player("captain_hook", party=["robin_hood"]),
+             b=player("red", party=["pinocchio"]),
+             deck=["tag_out", "rabid_1", "weak_1", "weak_2", "weak_3"] + FIVE_B)
+    act(s, "play", card="tag_out", character="robin_hood")
+    assert s.players["p1"]["active"] == "robin_hood"
+    act(s, "attack", card="rabid_1", target="p2", knock_back="pinocchio")
+    act(s, "defend", "p2")
+    assert s.players["p2"]["active"] == "pinocchio"
+    assert battle_of(s, "p1")["fighters"]["p2"]["character"] == "pinocchio"
+
+
+def test_hands_are_drawn_back_to_five_and_the_discards_reshuffled():
+    # "both players may keep any cards in their hand and draw up to 5 cards from the Battle
+    # Deck If there are no more cards to draw, reshuffle the discarded battle cards"
+    s = duel(deck=FIVE_A + FIVE_B)
+    s.decks["battle"] = []
+    act(s, "attack", card="heavy_1", target="p2")
+    act(s, "defend", "p2", card="block_1")
+    act(s, "end_attack")
+    assert len(hand(s, "p1")) == 5 and sorted(hand(s, "p1"))[:1] in (["block_1"], ["heavy_1"])
+    assert len(hand(s, "p2")) == 5
