@@ -735,3 +735,184 @@ def test_hands_are_drawn_back_to_five_and_the_discards_reshuffled():
     act(s, "end_attack")
     assert len(hand(s, "p1")) == 5 and sorted(hand(s, "p1"))[:1] in (["block_1"], ["heavy_1"])
     assert len(hand(s, "p2")) == 5
+
+
+# ---------------------------------------------------------------- automated enemies
+
+def versus_hook(red_cards, extra=None):
+    """Red (p1) meets Captain Hook on the Emerald City and ambushes him; Snow (p2)."""
+    deck = red_cards + [c for c in (extra or []) if c not in red_cards]
+    deck += [c for c in ["weak_4", "weak_5", "block_5", "block_6", "parry_3", "dodge_2",
+                         "weak_3", "heavy_5", "heavy_6"] if c not in deck]
+    s = game(player("red", traits={"willpower": 10, "intelligence": 7}), player("snow"),
+             decks={"locations": ["emerald_city"], "bonus": ["captain_hook"], "battle": deck})
+    act(s, "step", to=[3, 2])
+    act(s, "ambush")
+    return s
+
+
+def test_an_automated_character_defends_by_flipping_a_card_per_trait_type():
+    # "he has 3 different types of traits ... he will flip over 3 cards ... If any defense
+    # cards are revealed by the third card, add up all the defense values"; "Hook begins at
+    # full health; Per his character board, he has 20 health points."
+    s = versus_hook(["heavy_1", "weak_1", "block_1", "block_2", "parry_1"],
+                    ["weak_2", "block_3", "heavy_2"])
+    b = battle_of(s, "p1")
+    assert b["fighters"]["e1"]["health"] == 20
+    events = act(s, "attack", card="heavy_1", target="e1")
+    assert of_type(events, "flipped")[0]["cards"] == ["weak_2", "block_3", "heavy_2"]
+    assert b["fighters"]["e1"]["health"] == 19
+
+
+def test_an_automated_characters_attacks_add_up_to_one_attack_that_costs_it_traits():
+    # "if he had drawn 2 Heavy cards and 1 Weak his one attack move will be equal to 7 ATK
+    # damage ... Hook will lose 3 traits (bringing him to 17 health)"; "Red can only use 1
+    # defense card against that attack since it is considered a single attack."
+    s = versus_hook(["weak_1", "block_1", "block_2", "parry_1", "dodge_1"],
+                    ["heavy_1", "heavy_2", "weak_2"])
+    act(s, "end_attack")
+    act(s, "enemy_turn", cards=["heavy_1", "heavy_2", "weak_2"])
+    b = battle_of(s, "p1")
+    assert b["fighters"]["e1"]["health"] == 17 and b["await"]["atk"] == 7
+    act(s, "defend", card="parry_1")
+    assert health(s, "p1") == 17 - 4
+
+
+def test_a_rabid_flipped_by_an_automated_character_adds_poison():
+    # "If Hook instead, drew 2 Heavy and 1 Rabid, he will ignore the Knockback ability and
+    # instead automatically add Poison to his now 6 ATK damage attack"
+    s = versus_hook(["weak_1", "block_1", "block_2", "parry_1", "dodge_1"],
+                    ["heavy_1", "heavy_2", "rabid_1"])
+    act(s, "end_attack")
+    act(s, "enemy_turn", cards=["heavy_1", "heavy_2", "rabid_1"])
+    a = battle_of(s, "p1")["await"]
+    assert a["atk"] == 6 and a["statuses"] == ["poison"]
+    act(s, "defend")
+    assert s.players["p1"]["poison"] == 1
+
+
+def test_an_automated_characters_heal_cure_tactic_and_escape():
+    # "Heal: ... roll a die to determine how many traits they gain"; "Cure: ... remove them
+    # and give the enemy +1 health"; "Tactic: They get another attack turn"; "Escape: Roll
+    # against the enemy. If they succeed, reshuffle their character back into the Bonus Deck"
+    s = versus_hook(["heavy_1", "weak_1", "block_1", "block_2", "parry_1"],
+                    ["weak_2", "weak_3", "weak_4", "block_3", "heal_1", "cure_1", "tactic_1",
+                     "escape_1", "weak_5", "heavy_2"])
+    act(s, "attack", card="heavy_1", target="e1")   # no defence: 20 - 3
+    act(s, "end_attack")
+    act(s, "enemy_turn", cards=["heal_1", "cure_1", "tactic_1"], dice=[1])
+    b = battle_of(s, "p1")
+    assert b["fighters"]["e1"]["health"] == 19 and b["fighters"]["e1"]["extra"]
+    act(s, "enemy_turn", cards=["escape_1", "weak_5", "heavy_2"], dice=[6, 2])
+    assert s.players["p1"]["battle"] is None and "captain_hook" in s.decks["bonus"]
+
+
+def test_a_minion_defends_and_attacks_by_its_die():
+    # "roll a die to see if the enemy defends ... Some enemies have 0 value for defense, such
+    # as the Wolf."; "On your enemy's attack turn, you will roll a die and match the
+    # corresponding symbol"
+    s = game(player("red", traits={"willpower": 10, "intelligence": 7}), player("snow"),
+             decks={"locations": ["whispering_pines"],
+                    "battle": ["heavy_1", "weak_1", "block_1", "block_2", "parry_1"]})
+    act(s, "step", to=[3, 2], cards=["whispering_pines", "wolf"])
+    act(s, "enemy_turn", dice=[6])          # the Wolf's 6: 3 ATK and bleed
+    a = battle_of(s, "p1")["await"]
+    assert a["atk"] == 3 and a["statuses"] == ["bleed"]
+    act(s, "defend", card="parry_1")
+    act(s, "attack", card="heavy_1", target="e1", dice=[5])
+    assert battle_of(s, "p1")["fighters"]["e1"]["health"] == 3
+
+
+def test_escaping_an_automated_enemy_costs_the_die_plus_one():
+    # "you will roll a die for the enemy. Whatever the value is will be what you would need to
+    # spend in traits +1 in order to successfully leave battle with the Escape Card. There is
+    # no penalty for a failed Escape Card attempt."
+    s = versus_hook(["escape_1", "escape_2", "weak_1", "block_1", "block_2"])
+    act(s, "play", card="escape_1", dice=[3])
+    assert battle_of(s, "p1")["await"] == {"kind": "escape_pay", "seat": "p1", "cost": 4}
+    act(s, "stay")
+    assert health(s, "p1") == 17 and s.players["p1"]["battle"] is not None
+    act(s, "play", card="escape_2", dice=[2])
+    act(s, "pay_escape", pay={"willpower": 3})
+    assert s.players["p1"]["battle"] is None and health(s, "p1") == 14
+    # Hook is shuffled back into the bonus deck (he is not defeated).
+    assert "captain_hook" in s.decks["bonus"]
+
+
+def test_defeating_a_minion_gives_its_rewards():
+    # "Once battle has ended, if you are victorious, you will receive any rewards from killing
+    # the enemy." (The Wolf: 2 traits.)
+    s = game(player("red", traits={"willpower": 10, "intelligence": 5}), player("snow"),
+             decks={"locations": ["whispering_pines"],
+                    "battle": ["heavy_1", "heavy_2", "weak_1", "block_2", "parry_1"]})
+    act(s, "step", to=[3, 2], cards=["whispering_pines", "wolf"])
+    act(s, "enemy_turn", dice=[1])
+    act(s, "defend", card="parry_1")
+    act(s, "attack", card="heavy_1", target="e1", dice=[1])
+    events = act(s, "attack", card="heavy_2", target="e1", dice=[1])
+    assert of_type(events, "enemy_killed") and of_type(events, "battle_ends")
+    assert health(s, "p1") == 15 - 2 + 2 and s.flipped[17]
+
+
+# ---------------------------------------------------------------- the Sundial's order
+
+def test_a_battling_player_rejoins_the_order_after_the_current_player():
+    # "for the person in battle, once they have concluded battle, they will pick up their turn
+    # after the current player's turn. This will be the new player turn order."
+    s = game(player("captain_hook"), player("red"), player("snow"), player("alice"))
+    act(s, "battle", target="p2")
+    assert s.order == ["p3", "p4"] and s.turn["seat"] == "p3"
+    act(s, "flee", dice=[6, 1])
+    # Red's battle ends as Hook leaves it: "whoever escaped battle first would enter Quest
+    # Mode first in turn order".
+    assert s.order == ["p3", "p1", "p2", "p4"] and s.turn["seat"] == "p3"
+    act(s, "end_turn", "p3")
+    assert s.turn["seat"] == "p1"
+
+
+def test_several_battles_run_at_once_and_each_waits_for_its_own_players():
+    s = game(player("captain_hook"), player("red"), player("snow"), player("alice"))
+    act(s, "battle", target="p2")
+    act(s, "battle", "p3", target="p4")
+    assert len(s.battles) == 2 and ft.actors(s) == ["p1", "p3"]
+    assert s.turn is None and s.cur is None
+
+
+# ---------------------------------------------------------------- kills
+
+def test_a_kill_earns_a_victory_card_of_the_chosen_stack_whose_reward_recurs():
+    # "Whenever you successfully kill an enemy ... you will draw from one of the two Victory
+    # Stacks, Betrayal or Alliance."; "Victory Cards stay face-up and active, meaning you can
+    # keep reaping the rewards whenever you complete its task."
+    s = game(player("captain_hook", traits={"strength": 10, "persuasion": 10}),
+             player("red", traits={"willpower": 2}, party=["pinocchio"]), player("snow"),
+             decks={"battle": _deck(FIVE_A + FIVE_B), "betrayal": ["headhunter", "highwayman"]})
+    act(s, "battle", target="p2")
+    events = act(s, "attack", card="heavy_1", target="p2")
+    events = act(s, "defend", "p2")
+    assert of_type(events, "killed") and s.players["p1"]["kills"] == {"players": 1,
+                                                                       "characters": 1}
+    assert ft.actors(s) == ["p1", "p3"]
+    act(s, "take_victory", deck="betrayal")
+    assert s.players["p1"]["victory"] == ["headhunter"]
+    # "you will continue as the next character in your party": Pinocchio, at full health.
+    p2 = s.players["p2"]
+    assert p2["party"] == ["pinocchio"] and p2["character"] == "pinocchio" and \
+        health(s, "p2") == 17 and cell(s, "p2") == [3, 3]
+    assert "red" in s.decks["bonus_discard"]
+
+
+def test_with_no_party_left_a_character_is_searched_from_the_bonus_deck():
+    # "if you have no characters, you would search the Bonus Deck for any remaining
+    # characters and use that one, shuffling the bonus deck before replacing it"
+    s = game(player("captain_hook", traits={"strength": 10, "persuasion": 10}),
+             player("red", traits={"willpower": 2}), player("snow"),
+             decks={"battle": _deck(FIVE_A + FIVE_B), "bonus": ["alice", "steel_sword"]})
+    act(s, "battle", target="p2")
+    act(s, "attack", card="heavy_1", target="p2")
+    act(s, "defend", "p2")
+    assert [d["kind"] for d in s.pending] == ["victory", "continue"]
+    refused(s, "continue", "not_in_deck", "p2", character="snow")
+    act(s, "continue", "p2", character="alice")
+    assert s.players["p2"]["character"] == "alice" and health(s, "p2") == 18
+    assert "p2" in s.order
