@@ -802,7 +802,7 @@ def test_an_automated_characters_heal_cure_tactic_and_escape():
     act(s, "end_attack")
     act(s, "enemy_turn", cards=["heal_1", "cure_1", "tactic_1"], dice=[1])
     b = battle_of(s, "p1")
-    assert b["fighters"]["e1"]["health"] == 19 and b["fighters"]["e1"]["extra"]
+    assert b["fighters"]["e1"]["health"] == 19 and b["order"][b["at"]]["f"] == "e1"
     act(s, "enemy_turn", cards=["escape_1", "weak_5", "heavy_2"], dice=[6, 2])
     assert s.players["p1"]["battle"] is None and "captain_hook" in s.decks["bonus"]
 
