@@ -69,7 +69,8 @@ hits you during your Strategy Phase, before your Movement": 1 unblockable per to
   with a minion of the player's reputation or lower, at random ("randomly select from the
   Minions that match your reputation point value or below"); the location flips when the
   battle ends. Decision: an ambush location springs on the first player to enter it while it
-  is face up (revealing it is entering it, except when a hunter reveals it).
+  is face up (revealing it is entering it, except when a hunter reveals it); while its battle
+  lasts it does not spring again (a player entering may join that battle).
 - Searching (`search`): "you must end your movement on that location and search it": the
   search ends the movement (it may be the only thing done). The location's bonus happens,
   then it flips (exhausted), or, with green boxes, a gem goes on a box: a location with k
@@ -300,6 +301,7 @@ each):
   {"type": "ransom", "seat": "p2"}
   {"type": "propose_split", "seat": "p1", "split": ["p1", "p2", "p2"]}
   {"type": "accept_split", "seat": "p2"}, {"type": "cause_conflict", "seat": "p2"}
+  {"type": "face_conflict", "seat": "p3"}, {"type": "ignore_conflict", "seat": "p3"}
 A `use` takes the fields its card needs: "target" (a player on your location, a fighter of
 your battle or the one you assist), "traits" (where gains go), "pay", "tactic" (to enable),
 "item" (to equip), "cell" (a landmark to move to), "swap" ([from, to] traits),
@@ -420,6 +422,8 @@ ACTION_FIELDS = {
     "propose_split": _C + ("split",),
     "accept_split": _C,
     "cause_conflict": _C,
+    "face_conflict": _C,
+    "ignore_conflict": _C,
 }
 
 
@@ -932,6 +936,8 @@ HANDLERS = {
     "counter_bid": battle.counter_bid, "mind_shift": battle.mind_shift,
     "hostage": battle.hostage, "ransom": battle.ransom, "propose_split": battle.propose_split,
     "accept_split": battle.accept_split, "cause_conflict": battle.cause_conflict,
+    "face_conflict": lambda s, a, ev: battle.answer_conflict(s, a, ev, True),
+    "ignore_conflict": lambda s, a, ev: battle.answer_conflict(s, a, ev, False),
     "use": effects.use, "choose": _choose,
 }
 
@@ -1200,6 +1206,9 @@ def actors(state):
         for d in s.pending:
             if d["kind"] == "negotiate":
                 out.update(d["seats"])
+            elif d["kind"] == "conflict":
+                out.update([q for q in d["seats"] if q not in d["faced"] and
+                            q not in d["ignored"]])
             else:
                 out.add(d["seat"])
         if s.clock == "flip":

@@ -1162,6 +1162,8 @@ def _effect_target(s, b, seat, effs, action):
     if [e for e in effs if e["who"] == "target"]:
         harmful = [e for e in effs if e["do"] in ("damage", "status", "break", "steal",
                                                   "lose", "knock_back")]
+        if not harmful and action.get("target") is None:
+            return seat                 # a kind effect without a target: yourself
         return _target_of(s, b, seat, action, bool(harmful))
     return None
 
@@ -1360,9 +1362,10 @@ def _auto_killed(s, b, f, kseat, events):
         effects.run(s, owners[0], card["rewards"], {"mode": "quest", "source": card["id"]},
                     events, {})
         return
-    s.pending.append({"seat": owners[0], "seats": list(owners), "kind": "negotiate",
-                      "enemy": card["id"], "rewards": list(range(len(card["rewards"]))),
-                      "proposal": None, "accepted": []})
+    s.pending.append({"seat": owners[0], "seats": list(owners), "among": list(owners),
+                      "kind": "negotiate", "enemy": card["id"],
+                      "rewards": list(range(len(card["rewards"]))), "proposal": None,
+                      "accepted": []})
     log(events, "rewards_to_share", seats=list(owners), enemy=card["id"])
 
 
@@ -1447,10 +1450,15 @@ def propose_split(s, action, events):
     member, that the others accept."""
     d = _negotiation(s, action)
     split = action.get("split")
+    among = d["among"]
     if not isinstance(split, list) or len(split) != len(d["rewards"]) or \
-            [q for q in split if q not in d["seats"]]:
+            [q for q in split if q not in among]:
         fail("bad_split", "split must give each of the %d rewards to one of %s." % (
-            len(d["rewards"]), ", ".join(d["seats"])))
+            len(d["rewards"]), ", ".join(among)))
+    if d.get("victors") and len(among) > 1 and len(set(split)) == 1 and split[0] in d[
+            "victors"]:
+        fail("bad_split", "The victors of a Conflict may not take all of the rewards "
+             "themselves.")
     d["proposal"] = {"by": action["seat"], "split": list(split)}
     d["accepted"] = [action["seat"]]
     log(events, "split_proposed", seat=action["seat"], split=list(split))
@@ -1495,40 +1503,78 @@ def _distribute(s, enemy, which, split, events):
 
 def cause_conflict(s, action, events):
     """"you may cause Conflict by dissolving from your Ally Party before rewards are
-    distributed, and immediately initiate battle with the Ally Party"; the winner takes all."""
+    distributed, and immediately initiate battle with the Ally Party. Before Battle Initiates,
+    any player who does not want to get involved may Ignore Conflict": the causer leaves the
+    party, then each member still in Quest Mode faces or ignores the Conflict."""
     d = _negotiation(s, action)
     seat = action["seat"]
-    others = [q for q in d["seats"] if q != seat and world.in_quest_mode(s, q)]
+    others = [q for q in d["among"] if q != seat and world.in_quest_mode(s, q)]
     if not world.in_quest_mode(s, seat) or not others:
         fail("no_conflict", "There is nobody in Quest Mode to fight over the rewards.")
     if s.players[seat]["ally"] is None:
         fail("no_conflict", "A Conflict is caused by leaving your Ally Party.")
+    if d.get("victors"):
+        fail("no_conflict", "Those who did not battle may not have any objections.")
     s.pending.remove(d)
     world.leave_ally(s, seat, events, "conflict")
     world.trigger(s, seat, "conflict", events)
     world.trigger(s, seat, "dissolved", events)
     log(events, "conflict", seat=seat, against=others,
         text="%s causes a Conflict over the rewards." % seat_words(s, seat))
-    b = start_players(s, seat, others, events)
-    b["stakes"] = {"enemy": d["enemy"], "rewards": list(d["rewards"]), "causer": seat,
-                   "party": others}
+    s.pending.append({"seat": seat, "causer": seat, "seats": others, "kind": "conflict",
+                      "enemy": d["enemy"],
+                      "rewards": list(d["rewards"]), "faced": [], "ignored": []})
+
+
+def answer_conflict(s, action, events, face):
+    """`face_conflict` or `ignore_conflict`: "Those who ignore conflict will not participate in
+    battle." When everyone has answered the battle begins (the causer on offence) against
+    those who face it; when nobody does, the causer takes the rewards unopposed."""
+    seat = action["seat"]
+    d = None
+    for x in s.pending:
+        if x["kind"] == "conflict" and seat in x["seats"]:
+            d = x
+    if d is None or seat in d["faced"] or seat in d["ignored"]:
+        fail("no_decision", "No Conflict waits for your answer.")
+    (d["faced"] if face else d["ignored"]).append(seat)
+    log(events, "conflict_faced" if face else "conflict_ignored", seat=seat,
+        text="%s %s the Conflict." % (seat_words(s, seat), "faces" if face else "ignores"))
+    if len(d["faced"]) + len(d["ignored"]) < len(d["seats"]):
+        return
+    s.pending.remove(d)
+    causer = d["causer"]
+    fighters = [q for q in d["seats"] if q in d["faced"] and world.in_quest_mode(s, q)]
+    if not fighters:
+        _distribute(s, d["enemy"], d["rewards"], [causer] * len(d["rewards"]), events)
+        return
+    b = start_players(s, causer, fighters, events)
+    b["stakes"] = {"enemy": d["enemy"], "rewards": list(d["rewards"]), "causer": causer,
+                   "party": list(d["seats"]), "fought": fighters}
 
 
 def _settle_conflict(s, b, stakes, events):
+    """"If the Ally Party player is victorious, they will decide how to distribute the rewards
+    (they may not take all of it themselves) within their party. Those who did not battle may
+    not have any objections. If the player who caused Conflict wins, they take all of the
+    rewards." The causer wins when they stand and none who fought does."""
     causer = stakes["causer"]
     cf = b["fighters"][causer]
-    party = [q for q in stakes["party"] if b["fighters"][q]["out"] != "dead" and
-             not s.players[q]["out"]]
-    if cf["out"] is None and not [q for q in stakes["party"] if b["fighters"][q]["out"] is None]:
+    fought = stakes.get("fought", stakes["party"])
+    if cf["out"] is None and not [q for q in fought if b["fighters"][q]["out"] is None]:
         _distribute(s, stakes["enemy"], stakes["rewards"], [causer] * len(stakes["rewards"]),
                     events)
         return
-    if not party:
+    alive = [q for q in stakes["party"] if not s.players[q]["out"] and not (
+        q in b["fighters"] and b["fighters"][q]["out"] == "dead")]
+    victors = [q for q in fought if q in alive]
+    if not victors:
         return
-    if len(party) == 1:
-        _distribute(s, stakes["enemy"], stakes["rewards"], party * len(stakes["rewards"]),
+    if len(alive) == 1:
+        _distribute(s, stakes["enemy"], stakes["rewards"], alive * len(stakes["rewards"]),
                     events)
         return
-    s.pending.append({"seat": party[0], "seats": party, "kind": "negotiate",
-                      "enemy": stakes["enemy"], "rewards": list(stakes["rewards"]),
-                      "proposal": None, "accepted": []})
+    s.pending.append({"seat": victors[0], "seats": victors, "among": alive,
+                      "victors": victors, "kind": "negotiate", "enemy": stakes["enemy"],
+                      "rewards": list(stakes["rewards"]), "proposal": None, "accepted": []})
+    log(events, "rewards_to_share", seats=list(victors), enemy=stakes["enemy"])

@@ -77,15 +77,21 @@ def _decision(s, q, d):
         if _valid(s, {"type": "accept_alliance", "seat": q}):
             out.insert(0, {"type": "accept_alliance", "seat": q})
         return out
+    if k == "conflict":
+        if q in d["faced"] or q in d["ignored"]:
+            return []
+        return [{"type": "face_conflict", "seat": q}, {"type": "ignore_conflict", "seat": q}]
     if k == "negotiate":
         out = []
         n = len(d["rewards"])
-        members = d["seats"]
+        members = d["among"]
         if d["proposal"] is not None and q not in d["accepted"]:
             out.append({"type": "accept_split", "seat": q})
         for start in range(len(members)):
             split = [members[(start + i) % len(members)] for i in range(n)]
-            out.append({"type": "propose_split", "seat": q, "split": split})
+            a = {"type": "propose_split", "seat": q, "split": split}
+            if not d.get("victors") or _valid(s, a):
+                out.append(a)
         a = {"type": "cause_conflict", "seat": q}
         if _valid(s, a):
             out.append(a)

@@ -547,7 +547,8 @@ def enter(s, seat, c, events):
     p = s.players[seat]
     members = [seat] if p["ally"] is None else [
         q for q in s.allies[p["ally"]]["members"] if in_quest_mode(s, q)]
-    if loc["ambush"] and not s.flipped[c]:
+    sprung = [b for b in s.battles if b["flip"] == c]
+    if loc["ambush"] and not s.flipped[c] and not sprung:
         from shared_rules.fairytale import battle
         enemy = ambush_minion(s, seat)
         log(events, "ambushed", seat=seat, cell=core.xy(c), enemy=enemy,
@@ -716,6 +717,9 @@ def decision_words(s, d):
         return "accept or decline %s's Ally Party" % seat_words(s, d["from"])
     if k == "negotiate":
         return "agree how to share the rewards of %s" % name_of(s, d["enemy"])
+    if k == "conflict":
+        return "face or ignore %s's Conflict over the rewards of %s" % (
+            seat_words(s, d["causer"]), name_of(s, d["enemy"]))
     if k == "peek":
         return "keep %s on top of the bonus deck or put it at the bottom" % name_of(
             s, d["card"])

@@ -916,3 +916,447 @@ def test_with_no_party_left_a_character_is_searched_from_the_bonus_deck():
     act(s, "continue", "p2", character="alice")
     assert s.players["p2"]["character"] == "alice" and health(s, "p2") == 18
     assert "p2" in s.order
+
+
+# ---------------------------------------------------------------- assist and join
+
+def test_joining_a_battle_against_an_automated_enemy_the_enemy_attacks_every_player():
+    # "the turn order would be Hook attacks, the Troll attacks Hook, Goldilocks attacks, the
+    # Troll attacks Goldilocks"; "you will not receive any reward from the kill unless you
+    # were in an Ally Party with Hook."
+    s = game(player("captain_hook", traits={"strength": 10}, reputation=3),
+             player("goldilocks"), decks={"locations": ["whispering_pines"]},
+             map=[{"cell": [3, 4], "location": "rolling_meadow"}])
+    act(s, "step", to=[3, 2], cards=["whispering_pines", "troll"])
+    act(s, "enemy_turn", dice=[1])
+    act(s, "defend")
+    b = battle_of(s, "p1")
+    assert b["order"][b["at"]]["f"] == "p1"
+    act(s, "step", "p2", to=[3, 2])
+    act(s, "join", "p2", battle=b["id"])
+    assert [e["f"] + ":" + str(e["vs"]) for e in b["order"]] == [
+        "e1:p1", "p1:None", "p2:None", "e1:p2"]
+    assert len(hand(s, "p2")) == 5
+
+
+def test_an_assistant_uses_items_on_anyone_in_the_battle():
+    # "you are able to interact with any player in battle (even a Minion or Boss), but are
+    # limited to: Using Disposable Items (Heal, Cure, Poison, etc) on anyone in battle"
+    s = game(player("captain_hook", traits={"strength": 10}, reputation=3),
+             player("goldilocks", hand=["fire_bomb", "heal_potion"]),
+             decks={"locations": ["whispering_pines"]})
+    act(s, "step", to=[3, 2], cards=["whispering_pines", "troll"])
+    act(s, "enemy_turn", dice=[1])
+    act(s, "defend")
+    act(s, "step", "p2", to=[3, 2])
+    b = battle_of(s, "p1")
+    refused(s, "use", "bad_target", "p2", card="fire_bomb", target="e1")
+    act(s, "end_turn", "p2")
+    act(s, "flip_event")
+    act(s, "assist", "p2", battle=b["id"])
+    act(s, "use", "p2", card="fire_bomb", target="e1", dice=[1])
+    # 3 fire ATK, +1 on the Troll's weakness to fire, less the 1 DEF its die gives.
+    assert battle_of(s, "p1")["fighters"]["e1"]["health"] == 11 - (3 + 1 - 1)
+    act(s, "use", "p2", card="heal_potion", target="p1")
+    assert health(s, "p1") == 10 - 2 + 4 and health(s, "p2") == 17
+
+
+# ---------------------------------------------------------------- ally parties
+
+def test_an_ally_party_shares_one_token_on_the_dragon_inn_and_a_grouped_turn():
+    # "To form an Ally Party, all players evolved agree and remove their character token form
+    # the board. They will now use one character among all of them to represent the Ally
+    # Party. Place that character on the Dragon Inn. The token's movement is equivalent to the
+    # character with the highest movement ... The Ally Party is now a grouped turn that
+    # happens after the last active player's turn"
+    s = game(player("captain_hook", cell=[3, 2]), player("peter_pan", cell=[3, 2]),
+             player("snow"), map=[{"cell": [3, 2], "location": "rolling_meadow"}],
+             decks={"locations": ["sunken_fen", "thornwood", "pearl_beach", "shepherds_hill",
+                                  "forgotten_crypt"]})
+    act(s, "offer_alliance", to="p2")
+    assert ft.actors(s) == ["p1", "p2"]
+    act(s, "accept_alliance", "p2")
+    a = s.allies["ally1"]
+    assert a["members"] == ["p1", "p2"] and a["cell"] == 24
+    assert s.order == ["p3", "ally1"] and s.turn["seat"] == "p3"
+    act(s, "end_turn", "p3")
+    assert s.turn["seat"] == "p1"
+    from shared_rules.fairytale import world
+    assert world.movement_allowed(s, "p1") == 5            # Peter Pan's MVM
+    for to in ([3, 2], [3, 1]):
+        act(s, "step", to=to)
+    act(s, "end_turn")
+    assert s.turn["seat"] == "p2" and cell(s, "p2") == [3, 1]
+    for to in ([3, 0], [2, 0], [1, 0]):
+        act(s, "step", "p2", to=to)
+    refused(s, "step", "no_movement_left", "p2", to=[0, 0])
+
+
+def test_a_battle_against_an_ally_party_follows_the_books_order():
+    # "Non-Ally Party Player attacks / Ally Party Player 1 attacks / Non-Ally Party Player
+    # attacks / Ally Party Player 2 attacks / Non-Ally Party Player attacks"
+    s = game(player("captain_hook"), player("peter_pan"), player("snow"))
+    from shared_rules.fairytale import world
+    world.form_alliance(s, ["p2", "p3"], [])
+    act(s, "battle", target="ally1")
+    assert [e["f"] for e in battle_of(s, "p1")["order"]] == ["p1", "p2", "p1", "p3"]
+
+
+# A giant of the scenario's own: 2 health, no defence, 1 ATK, three rewards.
+WEAK_GIANT = {"deck": "enemies", "id": "the_giant", "name": "The Giant", "text": "A boss.",
+              "kind": "boss", "creature": "giant", "reputation": 5, "health": 2,
+              "defence": [0, 0, 0, 0, 0, 0], "attack": [{"atk": 1}] * 6,
+              "rewards": [{"do": "reputation", "n": 2}, {"do": "gain", "n": 4},
+                          {"do": "draw", "deck": "bonus", "n": 1}]}
+
+
+def boss_slain(*more, **kw):
+    """Hook (p1) and Peter Pan (p2) are an Ally Party (with `more` players in it) and slay The
+    Giant at The Beanstalk (Hook's Heavy Attack spends 1 strength); Snow (the last seat) is
+    outside the party."""
+    n = 2 + len(more)
+    rows = [player("captain_hook", quests=["fee_fi_fo_fum"], reputation=5,
+                   traits={"strength": kw.pop("strength", 10)}), player("peter_pan")]
+    rows += [player(c) for c in more] + [player("snow")]
+    s = game(*rows, cards=[WEAK_GIANT],
+             map=[{"cell": [3, 2], "location": "the_beanstalk"}],
+             decks={"bonus": ["steel_sword", "lantern", "iron_helm", "heal_potion",
+                              "fire_bomb"], "battle": _deck(FIVE_A + FIVE_B)}, **kw)
+    act(s, "offer_alliance", to="p2")
+    act(s, "accept_alliance", "p2")
+    for i in range(3, n + 1):
+        act(s, "offer_alliance", "p%d" % i, to="p1")
+        act(s, "accept_alliance", "p1")
+    act(s, "end_turn", "p%d" % (n + 1))
+    act(s, "step", to=[3, 2])
+    act(s, "challenge", quest="fee_fi_fo_fum")
+    b = battle_of(s, "p1")
+    assert sorted(b["fighters"]) == ["e1"] + ["p%d" % i for i in range(1, n + 1)]
+    act(s, "attack", card="heavy_1", target="e1", dice=[1])
+    return s
+
+
+def test_the_survivors_of_a_boss_battle_share_its_rewards_by_negotiation():
+    # "After a Boss Quest has been won, survivors will divvy up the rewards through
+    # negotiation."
+    s = boss_slain()
+    d = [x for x in s.pending if x["kind"] == "negotiate"][0]
+    assert d["seats"] == ["p1", "p2"] and d["rewards"] == [0, 1, 2]
+    assert ft.actors(s) == ["p1", "p2"]
+    refused(s, "propose_split", "bad_split", split=["p1", "p3", "p1"])
+    act(s, "propose_split", split=["p1", "p2", "p2"])
+    refused(s, "accept_split", "accepted")
+    rep = s.players["p1"]["reputation"]
+    # On The Beanstalk each member drew a landmark bonus card (p1 the sword, p2 the lantern).
+    assert s.players["p2"]["hand"] == ["lantern"]
+    act(s, "accept_split", "p2")
+    assert s.players["p1"]["reputation"] == rep + 2 and s.pending == []
+    assert s.players["p2"]["hand"] == ["lantern", "iron_helm"]
+
+
+def test_a_conflict_over_a_bosss_rewards_is_a_battle_the_causer_wins_to_take_all():
+    # "you may cause Conflict by dissolving from your Ally Party before rewards are
+    # distributed, and immediately initiate battle with the Ally Party"; "If the player who
+    # caused Conflict wins, they take all of the rewards."
+    s = boss_slain(strength=2)
+    act(s, "propose_split", split=["p1", "p1", "p1"])
+    act(s, "cause_conflict", "p2")
+    assert s.players["p2"]["ally"] is None and ft.actors(s) == ["p1"]
+    act(s, "face_conflict")
+    b = battle_of(s, "p2")
+    assert b["stakes"]["causer"] == "p2" and b["stakes"]["fought"] == ["p1"]
+    assert [e["f"] for e in b["order"]] == ["p2", "p1"]
+    rep = s.players["p2"]["reputation"]
+    assert hand(s, "p2") == ["weak_2", "weak_3", "block_3", "block_4", "weak_4"]
+    act(s, "attack", "p2", card="weak_2", target="p1")
+    act(s, "defend")                                   # Hook had 1 health left: killed
+    assert s.players["p1"]["battle"] is None and s.battles == []
+    assert s.players["p2"]["reputation"] == rep + 2
+    assert s.players["p2"]["hand"] == ["lantern", "iron_helm"]
+
+
+def test_the_ally_party_that_wins_a_conflict_shares_and_the_ignorers_may_not_object():
+    # "Before Battle Initiates, any player who does not want tc get involved may Ignore
+    # Conflict. Those who ignore conflict will not participate in battle. If the Ally Party
+    # player is victorious, they will decide how to distribute the rewards (they may not take
+    # all of it themselves) within their party. Those who did not battle may not have any
+    # objections."
+    s = boss_slain("alice")
+    act(s, "propose_split", split=["p1", "p1", "p1"])
+    act(s, "cause_conflict", "p2")
+    assert ft.actors(s) == ["p1", "p3"]
+    act(s, "ignore_conflict", "p3")
+    refused(s, "ignore_conflict", "no_decision", "p3")
+    act(s, "face_conflict")
+    b = battle_of(s, "p2")
+    assert sorted(b["fighters"]) == ["p1", "p2"] and s.players["p3"]["battle"] is None
+    act(s, "flee", "p2", dice=[6, 1])                  # the causer flees: the party wins
+    d = [x for x in s.pending if x["kind"] == "negotiate"][0]
+    assert d["seats"] == ["p1"] and d["among"] == ["p1", "p3"]
+    refused(s, "propose_split", "bad_split", split=["p1", "p1", "p1"])
+    refused(s, "cause_conflict", "no_negotiation", "p3")
+    act(s, "propose_split", split=["p3", "p1", "p1"])
+    assert s.pending == [] and s.players["p3"]["reputation"] == 1 + 2
+
+
+def test_a_conflict_nobody_faces_gives_the_causer_everything():
+    # Decision: when every member ignores the Conflict, nobody contests the claim.
+    s = boss_slain()
+    act(s, "propose_split", split=["p1", "p1", "p1"])
+    rep = s.players["p2"]["reputation"]
+    act(s, "cause_conflict", "p2")
+    act(s, "ignore_conflict")
+    assert s.battles == [] and s.players["p2"]["reputation"] == rep + 2
+
+
+def test_dissolving_puts_the_leavers_turn_after_the_last_active_player():
+    # "If player wants, they may Dissolve their alliance at any time. By dissolving, your turn
+    # order now begins after the last active person's turn."
+    s = game(player("captain_hook"), player("peter_pan"), player("snow"), player("alice"))
+    from shared_rules.fairytale import world
+    world.form_alliance(s, ["p2", "p3"], [])
+    act(s, "dissolve", "p2")
+    assert s.allies == {} and s.order == ["p1", "p4", "p3", "p2"]
+
+
+# ---------------------------------------------------------------- factions
+
+WILD = ["big_bad_wolf", "goldilocks", "mowgli", "cheshire_cat", "puss_in_boots"]
+
+
+def test_a_team_bonus_counts_like_characters_up_to_four_and_the_faction_bonus_needs_five():
+    # "STEADY PACE (Two to Four Characters in your party) +1 MVM for each like faction
+    # character in party (up to 4)."; "SCATTER (All Five Characters in your party) When in
+    # Battle, playing an Escape card ALWAYS succeeds."
+    from shared_rules.fairytale import core
+    one = game(player("goldilocks"))
+    two = game(player("goldilocks", party=["mowgli"]))
+    five = game(player("goldilocks", party=["mowgli", "big_bad_wolf", "cheshire_cat",
+                                            "puss_in_boots"]), player("red"),
+                decks={"battle": ["escape_1", "weak_1", "weak_2", "weak_3", "heavy_1"] +
+                       FIVE_B})
+    assert core.movement(one, "p1") == 4 and core.movement(two, "p1") == 4 + 2
+    assert core.movement(five, "p1") == 4 + 4
+    act(five, "battle", target="p2")
+    act(five, "play", card="escape_1")
+    assert five.players["p1"]["battle"] is None
+
+
+def test_faction_bonuses_count_across_an_ally_party_and_never_beyond_five():
+    # "faction bonuses count for the entire party if, for example they control 3 of the 5
+    # Faction characters and you the remaining 2."
+    from shared_rules.fairytale import core, world
+    s = game(player("goldilocks", party=["mowgli", "big_bad_wolf"]),
+             player("cheshire_cat", party=["puss_in_boots"]))
+    assert not core.faction_bonus(s, "p1", "wild_ones")
+    world.form_alliance(s, ["p1", "p2"], [])
+    assert core.faction_bonus(s, "p1", "wild_ones") and core.team_bonus(s, "p2",
+                                                                        "wild_ones") == 4
+
+
+def test_sharpening_the_blades_adds_to_equipped_weapons():
+    # "Equipped Weapons give +1 ATK Bonus in Battle per each like faction character in your
+    # party (up to 4)."
+    s = duel(a=player("headless_horseman", party=["count_dracula"],
+                      equipped={"headless_horseman": ["steel_sword"]}))
+    act(s, "attack", card="heavy_1", target="p2")
+    assert battle_of(s, "p1")["await"]["atk"] == 3 + 1 + 2
+
+
+def test_blood_pact_sacrifices_an_ally_for_health():
+    # "BLOOD PACT (Two to Four Characters in your party) You can sacrifice your ally to gain +2
+    # Health per each like faction character in your party (up to 4)."
+    s = game(player("rumplestiltskin", party=["bastinda", "morgan_la_fey"],
+                    traits={"magic": 5}))
+    act(s, "sacrifice", character="bastinda")
+    assert s.players["p1"]["party"] == ["rumplestiltskin", "morgan_la_fey"]
+    assert health(s, "p1") == 5 + 6
+
+
+def test_hunting_starts_a_battle_from_further_away():
+    # "HUNTING (Two to Four Characters in your party) Can Initiate Player battle up to +1
+    # space away for each like Faction Ally in your party."
+    s = game(player("captain_hook", party=["robin_hood"]), player("red", cell=[3, 1]),
+             map=[{"cell": [3, 2], "location": "rolling_meadow"},
+                  {"cell": [3, 1], "location": "poppy_field"}])
+    act(s, "battle", target="p2")
+    lone = game(player("captain_hook"), player("red", cell=[3, 2]),
+                map=[{"cell": [3, 2], "location": "rolling_meadow"}])
+    refused(lone, "battle", "not_here", target="p2")
+
+
+def test_apprenticeship_lowers_the_magic_of_offerings():
+    # "APPRENTICESHIP ... Quests or items that require magic traits, require 1 less per each
+    # faction character in party (up to 4)." (An Offering of Magic: 3 magic.)
+    s = game(player("merlin", party=["alice"], cell=[3, 2], traits={"magic": 5, "willpower": 5},
+                    quests=["offering_of_magic"], reputation=3),
+             map=[{"cell": [3, 2], "location": "sea_witchs_grotto"}])
+    act(s, "fulfil", quest="offering_of_magic")
+    assert s.players["p1"]["traits"]["magic"] == 5 - 1
+
+
+def test_rummage_lets_a_fugitive_party_draw_again():
+    # "RUMMAGE ... When you draw a bonus card, you can reshuffle it into the Bonus Stack and
+    # re-draw again (before you put it into your hand)."
+    s = game(player("red", party=["snow"]), player("alice"),
+             decks={"locations": ["emerald_city"], "bonus": ["steel_sword"]})
+    act(s, "step", to=[3, 2])
+    assert s.pending[0]["kind"] == "rummage" and s.players["p1"]["hand"] == []
+    act(s, "keep")
+    assert s.players["p1"]["hand"] == ["steel_sword"]
+
+
+def test_mind_shift_rearranges_the_enemys_traits_before_the_first_attack():
+    # "MIND SHIFT (All Five Characters in your party) At the beginning of Battle, rearrange
+    # your enemy's trait points on their character board in any order"
+    s = duel(a=player("rumplestiltskin", party=["bastinda", "morgan_la_fey", "sea_witch",
+                                                "mother_goose"]))
+    act(s, "mind_shift", target="p2", traits={"persuasion": 17})
+    assert s.players["p2"]["traits"]["persuasion"] == 17 and health(s, "p2") == 17
+    act(s, "attack", card="heavy_1", target="p2")
+    refused(s, "mind_shift", "not_now", target="p2", traits={"magic": 17})
+
+
+# ---------------------------------------------------------------- winning and losing
+
+def test_single_player_hunters_come_at_the_second_landmark_and_close_in():
+    # "When 2 landmark locations have been revealed on the map, flip over the first character
+    # card and put its corresponding token on the Dragon Inn. This character will have a move
+    # of 3 and will always try to move towards you in the closest path."
+    s = game(player("captain_hook", cell=[3, 0]),
+             map=[{"cell": [3, 2], "location": "rolling_meadow"},
+                  {"cell": [3, 1], "location": "poppy_field"},
+                  {"cell": [3, 0], "location": "kite_hill"}],
+             hunters=[{"id": "red"}, {"id": "snow"}, {"id": "alice"}],
+             decks={"locations": ["emerald_city", "neverland", "golden_wheat"],
+                    "events": ["quiet_night"]})
+    for to in ([2, 0], [1, 0]):
+        act(s, "step", to=to)
+    assert s.hunters[0]["state"] == "hunting" and s.hunters[0]["cell"] == 24
+    assert s.hunters[1]["state"] == "hidden"
+    assert "snow" not in canon.dumps(ft.view(s, "p1"))
+    act(s, "end_turn")
+    act(s, "flip_event")
+    # Three steps from the Dragon Inn toward [1, 0]: it reaches [3, 0] by the explored cells.
+    assert s.hunters[0]["cell"] == 3
+
+
+def test_killing_the_three_hunters_wins_the_single_player_game():
+    # "Remaining are 3 characters, which you must kill within 30 days"
+    s = game(player("captain_hook", traits={"strength": 10}),
+             hunters=[{"id": "red", "cell": [3, 3], "health": 1},
+                      {"id": "snow", "cell": [0, 0], "health": 5},
+                      {"id": "alice", "cell": [6, 6], "health": 5}],
+             map=[{"cell": [0, 0], "location": "rolling_meadow"},
+                  {"cell": [6, 6], "location": "poppy_field"}],
+             decks={"battle": ["heavy_1", "weak_1", "block_1", "block_2", "parry_1",
+                               "weak_2", "weak_3", "weak_4", "weak_5"]})
+    s.hunters[1]["state"] = "dead"
+    s.hunters[2]["state"] = "dead"
+    act(s, "battle", target="red")
+    events = act(s, "attack", card="heavy_1", target="e1")
+    assert s.status == "finished" and s.winner == "p1" and s.end_reason == "hunters_killed"
+    assert s.epilogue == 1 and of_type(events, "game_over")
+
+
+def test_two_to_four_players_win_by_three_player_kills_and_five_in_all():
+    # "2-4 Players: Your goal is to kill 3 players and 2 characters (they may be a player as
+    # well)."
+    s = duel(a=player("captain_hook", kills={"players": 2, "characters": 4}),
+             b=player("red", traits={"willpower": 2}))
+    act(s, "attack", card="heavy_1", target="p2")
+    act(s, "defend", "p2")
+    assert s.status == "finished" and s.winner == "p1" and s.end_reason == "kills"
+
+
+def test_five_to_ten_players_deaths_become_final_after_two_kills():
+    # "after the first person kills 2 characters, all deaths are final and if your character
+    # dies, you will not be able to choose another character and continue playing."
+    s = game(player("captain_hook", traits={"strength": 10, "persuasion": 10},
+                    kills={"players": 1, "characters": 1}),
+             player("red", traits={"willpower": 2}, party=["pinocchio"]),
+             player("snow"), player("alice"), player("mowgli"),
+             decks={"battle": _deck(FIVE_A + FIVE_B)})
+    act(s, "battle", target="p2")
+    act(s, "attack", card="heavy_1", target="p2")
+    events = act(s, "defend", "p2")
+    assert s.final_deaths and s.players["p2"]["out"] and of_type(events, "eliminated")
+    assert "p2" not in s.order
+
+
+def test_an_end_game_quest_wins_for_its_ally_party():
+    # "In this edition, you may defeat the Trinity or Summon the Dark Dragon."
+    s = game(player("thorne", cell=[3, 2], traits={"magic": 10, "willpower": 5},
+                    hand=["excalibur", "obsidian_orb"], reputation=5),
+             player("red"), map=[{"cell": [3, 2], "location": "marble_ruins"}],
+             decks={"end": ["finding_safe_haven"]})
+    s.players["p1"]["quests"] = ["to_summon_darkness"]
+    s.players["p1"]["progress"]["to_summon_darkness"] = {"stage": 0, "count": 0, "until": 0}
+    act(s, "fulfil", quest="to_summon_darkness")
+    events = act(s, "fulfil", quest="to_summon_darkness")
+    assert s.status == "finished" and s.winner == "p1" and s.epilogue == 4
+    assert "Epilogue 4" in of_type(events, "game_over")[0]["text"]
+
+
+# ---------------------------------------------------------------- modes
+
+def test_adventurers_are_one_party_drawing_two_bonus_cards_a_turn_and_never_recruit():
+    # "You and up to 5 players will each draw 2 bonus cards at the beginning of your turn. You
+    # are all considered a Party and may not recruit new members to your party."
+    s = game(player("captain_hook"), player("red"), options={"mode": "adventurer"},
+             decks={"bonus": ["steel_sword", "lantern", "iron_helm", "heal_potion"]})
+    assert s.allies["ally1"]["members"] == ["p1", "p2"]
+    assert s.players["p1"]["hand"] == ["steel_sword", "lantern"]
+    refused(s, "battle", "no_such_target", target="p2")
+    refused(s, "dissolve", "adventurers")
+
+
+def test_alchemists_keep_heal_and_cure_potions_as_tokens():
+    # "Gain a token and reshuffle this card into the Bonus Deck. The token may be discarded
+    # to...."
+    s = game(player("captain_hook", traits={"strength": 10}), player("red"),
+             options={"alchemist": True},
+             decks={"locations": ["emerald_city"], "bonus": ["heal_potion"]})
+    act(s, "step", to=[3, 2])
+    assert s.players["p1"]["tokens"]["heal"] == 1 and s.decks["bonus"] == ["heal_potion"]
+    act(s, "use", card="heal_token")
+    assert health(s, "p1") == 14 and s.players["p1"]["tokens"]["heal"] == 0
+
+
+def test_tournament_waves_enter_once_the_last_wave_has_left_the_dragon_inn():
+    # "10 people will enter Battle Royale at a time and they must move off of the Dragon Inn.
+    # Once all 10 players move, the next 10 players enter Battle Royale with a handicap of +5
+    # Traits."
+    s = ft.new_game({"players": 12, "mode": "tournament"}, 4)
+    for i in range(12):
+        q = "p%d" % (i + 1)
+        act(s, "choose", q, character=ft.legal_actions(s)[0]["character"])
+    assert [q for q in s.seats if s.players[q]["entered"]] == s.seats[:10]
+    assert s.order == s.seats[:10]
+    p11 = s.players["p11"]
+    assert p11["max_bonus"] == 0
+
+
+# ---------------------------------------------------------------- hidden information and chance
+
+def test_a_seat_sees_its_own_hands_and_never_anothers_or_a_face_down_deck():
+    s = duel(a=player("captain_hook", hand=["fireball"]), b=player("red", hand=["lantern"]))
+    v1 = canon.dumps(ft.view(s, "p1"))
+    v2 = canon.dumps(ft.view(s, "p2"))
+    spec = canon.dumps(ft.view(s, None))
+    assert '"fireball"' in v1 and '"fireball"' not in v2 and '"fireball"' not in spec
+    assert '"heavy_1"' in v1 and '"heavy_1"' not in v2
+    assert '"block_1"' in v2 and '"block_1"' not in v1
+    for card in s.decks["locations"] + s.decks["bonus"]:
+        assert '"%s"' % card not in spec
+
+
+def test_the_table_supplies_the_cards_and_dice_it_reads():
+    # Chance is explicit: a card read must be in the deck drawn from; left over, it is refused.
+    s = game(player("captain_hook"), player("red"),
+             decks={"locations": ["rolling_meadow", "poppy_field"]})
+    refused(s, "step", "not_in_deck", to=[3, 2], cards=["emerald_city"])
+    refused(s, "step", "unused_chance", to=[3, 2], cards=["poppy_field", "rolling_meadow"])
+    refused(s, "step", "unused_chance", to=[3, 2], dice=[3])
+    act(s, "step", to=[3, 2], cards=["poppy_field"])
+    assert s.cells[17] == "poppy_field"
