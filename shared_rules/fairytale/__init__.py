@@ -835,6 +835,9 @@ def _setup_world(s, setup):
     if len(s.seats) == 1 and s.options["mode"] == "standard" and not s.hunters:
         _draw_hunters(s)
     s.day = _int(setup, "day", "setup", 0, 200, 0)
+    # 5-10 players: a setup where somebody has killed 2 characters already has final deaths.
+    s.final_deaths = len(s.seats) >= 5 and s.options["mode"] == "standard" and bool(
+        [q for q in s.seats if s.players[q]["kills"]["characters"] >= 2])
     s.phase = "play"
     ev = setup.get("event")
     s.order = [q for q in world.clockwise(s, s.sundial) if s.players[q]["entered"]]
@@ -847,7 +850,7 @@ def _setup_world(s, setup):
     s.event = ev
     s.event_hold = _int(setup, "event_hold", "setup", 0, 3, s.cat.decks["events"][ev]["duration"])
     s.day = max(1, s.day)
-    t = setup.get("turn", s.order[0] if s.order else None)
+    t = setup.get("turn", world.unit_members(s, s.order[0])[0] if s.order else None)
     if not isinstance(t, str) or t not in s.players or world.unit_of(s, t) not in s.order:
         raise ScenarioError("setup.turn", "must be a seat in the turn order, not %s" % shown(t))
     s.cur = s.order.index(world.unit_of(s, t))

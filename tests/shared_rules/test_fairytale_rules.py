@@ -1229,7 +1229,7 @@ def test_single_player_hunters_come_at_the_second_landmark_and_close_in():
                   {"cell": [3, 0], "location": "kite_hill"}],
              hunters=[{"id": "red"}, {"id": "snow"}, {"id": "alice"}],
              decks={"locations": ["emerald_city", "neverland", "golden_wheat"],
-                    "events": ["quiet_night"]})
+                    "events": ["quiet_night"], "bonus": ["steel_sword", "lantern"]})
     for to in ([2, 0], [1, 0]):
         act(s, "step", to=to)
     assert s.hunters[0]["state"] == "hunting" and s.hunters[0]["cell"] == 24
@@ -1272,16 +1272,24 @@ def test_two_to_four_players_win_by_three_player_kills_and_five_in_all():
 def test_five_to_ten_players_deaths_become_final_after_two_kills():
     # "after the first person kills 2 characters, all deaths are final and if your character
     # dies, you will not be able to choose another character and continue playing."
-    s = game(player("captain_hook", traits={"strength": 10, "persuasion": 10},
-                    kills={"players": 1, "characters": 1}),
-             player("red", traits={"willpower": 2}, party=["pinocchio"]),
-             player("snow"), player("alice"), player("mowgli"),
-             decks={"battle": _deck(FIVE_A + FIVE_B)})
-    act(s, "battle", target="p2")
-    act(s, "attack", card="heavy_1", target="p2")
-    events = act(s, "defend", "p2")
-    assert s.final_deaths and s.players["p2"]["out"] and of_type(events, "eliminated")
+    # The death that makes the second kill comes before "after": Red's party goes on.
+    def five(kills):
+        s = game(player("captain_hook", traits={"strength": 10, "persuasion": 10},
+                        kills=kills),
+                 player("red", traits={"willpower": 2}, party=["pinocchio"]),
+                 player("snow"), player("alice"), player("mowgli"),
+                 decks={"battle": _deck(FIVE_A + FIVE_B)})
+        act(s, "battle", target="p2")
+        act(s, "attack", card="heavy_1", target="p2")
+        return s, act(s, "defend", "p2")
+    s, events = five({"players": 1, "characters": 1})
+    assert s.final_deaths and of_type(events, "deaths_final")
+    assert not s.players["p2"]["out"] and s.players["p2"]["character"] == "pinocchio"
+    s, events = five({"players": 2, "characters": 2})
+    assert s.players["p2"]["out"] and of_type(events, "eliminated")
+    assert s.players["p2"]["party"] == [] and "pinocchio" in s.decks["bonus_discard"]
     assert "p2" not in s.order
+    assert s.status == "ongoing"
 
 
 def test_an_end_game_quest_wins_for_its_ally_party():
@@ -1307,7 +1315,7 @@ def test_adventurers_are_one_party_drawing_two_bonus_cards_a_turn_and_never_recr
              decks={"bonus": ["steel_sword", "lantern", "iron_helm", "heal_potion"]})
     assert s.allies["ally1"]["members"] == ["p1", "p2"]
     assert s.players["p1"]["hand"] == ["steel_sword", "lantern"]
-    refused(s, "battle", "no_such_target", target="p2")
+    refused(s, "battle", "no_player_battles", target="p2")
     refused(s, "dissolve", "adventurers")
 
 
