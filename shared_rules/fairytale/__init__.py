@@ -369,8 +369,8 @@ _C = ("seat", "dice", "cards")
 ACTION_FIELDS = {
     "choose": _C + ("character", "traits"),
     "flip_event": _C,
-    "step": _C + ("to",),
-    "search": _C + ("pay", "traits", "tactic"),
+    "step": _C + ("to", "character"),
+    "search": _C + ("pay", "traits", "tactic", "character"),
     "end_turn": _C,
     "equip": _C + ("item", "character"),
     "unequip": _C + ("item",),
@@ -380,7 +380,9 @@ ACTION_FIELDS = {
     "start_quest": _C + ("quest", "replace"),
     "fulfil": _C + ("quest", "pay"),
     "challenge": _C + ("quest",),
-    "battle": _C + ("target",),
+    "battle": _C + ("target", "character"),
+    "separate": _C + ("character",),
+    "reunite": _C + ("character",),
     "join": _C + ("battle",),
     "assist": _C + ("battle",),
     "interact": _C + ("npc", "pay", "traits", "tactic"),
@@ -925,14 +927,17 @@ def _choose(s, action, events):
 # ---------------------------------------------------------------- apply
 
 HANDLERS = {
-    "flip_event": world.flip_event, "step": world.step, "equip": world.equip,
+    "flip_event": world.flip_event, "step": lambda s, a, ev: _maybe_away(
+        s, a, ev, world.step, world.away_step), "equip": world.equip,
     "unequip": world.unequip, "switch": world.switch, "burn": world.burn,
     "open_quest": world.open_quest, "start_quest": world.start_quest, "fulfil": world.fulfil,
     "challenge": world.challenge, "interact": world.interact,
     "offer_alliance": world.offer_alliance, "dissolve": world.dissolve,
     "recruit": world.recruit, "ignore": world.ignore, "ambush": world.ambush_character,
     "take_victory": world.take_victory, "continue": world.continue_as,
-    "battle": battle.initiate, "join": battle.join, "assist": battle.assist,
+    "battle": lambda s, a, ev: _maybe_away(s, a, ev, battle.initiate, battle.initiate),
+    "separate": world.separate, "reunite": world.reunite,
+    "join": battle.join, "assist": battle.assist,
     "attack": battle.attack, "signature": battle.signature, "super": battle.super_move,
     "play": battle.play, "flee": battle.flee, "end_attack": battle.end_attack,
     "truce": battle.truce, "defend": battle.defend, "enemy_turn": battle.enemy_turn,
@@ -945,11 +950,20 @@ HANDLERS = {
 }
 
 
+def _maybe_away(s, action, events, main, away):
+    """A step, search or battle of the main token, or (with "character") of a separated
+    character of the player's party."""
+    if action.get("character") is None:
+        main(s, action, events)
+    else:
+        world.away_action(s, action, away, events)
+
+
 def _handler(kind):
     if kind in HANDLERS:
         return HANDLERS[kind]
     return {
-        "search": lambda s, a, ev: world.search(s, a, ev),
+        "search": lambda s, a, ev: _maybe_away(s, a, ev, world.search, world.search),
         "end_turn": lambda s, a, ev: (world.my_turn(s, a), world.end_turn(s, ev)),
         "accept_alliance": lambda s, a, ev: world.answer_alliance(s, a, ev, True),
         "decline_alliance": lambda s, a, ev: world.answer_alliance(s, a, ev, False),
@@ -1248,9 +1262,25 @@ def _player_form(s, q, full):
            "cell": core.xy(core.cell_of(s, q)), "ally": p["ally"], "battle": p["battle"],
            "out": p["out"], "entered": p["entered"], "tokens": dict(p["tokens"]),
            "hand_size": len(p["hand"]), "protect": [dict(x) for x in p["protect"]],
-           "assist": p["assist"], "name": core.name_of(s, p["active"])}
+           "assist": p["assist"], "name": core.name_of(s, p["active"]),
+           "away": _away_form(s, p)}
     if full:
         out["hand"] = list(p["hand"])
+    return out
+
+
+def _away_form(s, p):
+    """The separated characters' tokens (while one fights, it stands in for the main token:
+    "stand_in" names it and the others show where the main token waits)."""
+    out = {}
+    frames = p["away"]
+    if p["stand_in"]:
+        frames = {p["stand_in"]["character"]: {"cell": p["cell"], "traits": p["traits"],
+                                                "steps": p["stand_in"]["steps"]}}
+    for c in sorted(frames):
+        a = frames[c]
+        out[c] = {"cell": core.xy(a["cell"]), "traits": dict(a["traits"]),
+                  "health": core.health(a["traits"]), "fighting": bool(p["stand_in"])}
     return out
 
 

@@ -1264,6 +1264,7 @@ def leave(s, b, seat, how, events):
     f["hand"] = []
     p = s.players[seat]
     p["battle"] = None
+    world.stand_back(s, seat)
     for x in fighting(b):
         xf = b["fighters"][x]
         if not is_auto(xf) and hostile(s, b, seat, x):
@@ -1305,7 +1306,8 @@ def kill(s, b, fid, killer, events):
         p["battle"] = None
         _release_hostages(s, b, seat, events)
         if kseat is not None:
-            _kill_point(s, kseat, True, events)
+            # A separated character's death is a character's, not a player's.
+            _kill_point(s, kseat, not p["stand_in"], events)
             if seat in s.players[kseat]["former_allies"]:
                 world.trigger(s, kseat, "killed_former_ally", events)
         world.character_dies(s, seat, c, events)
@@ -1432,6 +1434,7 @@ def end_battle(s, b, events, how):
         s.decks["battle_discard"].extend(f["hand"])
         f["hand"] = []
         s.players[f["seat"]]["battle"] = None
+        world.stand_back(s, f["seat"])
     log(events, "battle_ends", battle=b["id"], how=how)
     stakes = b["stakes"]
     for fid in sorted(b["fighters"]):

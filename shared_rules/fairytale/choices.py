@@ -129,6 +129,10 @@ def _quest_turn(s, q):
     if core.faction_bonus(s, q, "fugitives") and core.health(p["traits"]) > 3 and [
             x for x in p["tactics"] if not p["tactics"][x]]:
         out.append({"type": "distraction", "seat": q})
+    if t["phase"] in ("strategy1", "strategy2") and p["ally"] is None:
+        for c in core.party_of(s, q):
+            if c != p["active"]:
+                out.append({"type": "separate", "seat": q, "character": c})
     # Movement.
     if ph <= 1:
         if world.steps_taken(s, q) < world.movement_allowed(s, q):
@@ -139,10 +143,30 @@ def _quest_turn(s, q):
         if cost is not None and not t["searched"] and (
                 cost == 0 or cost < core.health(p["traits"])):
             out.append({"type": "search", "seat": q})
+        for c in sorted(p["away"]):
+            out.extend(_away_moves(s, q, c))
     # Action.
     if ph <= 2:
         out.extend(_actions(s, q, here))
     out.append({"type": "end_turn", "seat": q})
+    return out
+
+
+def _away_moves(s, q, c):
+    """A separated character's steps and search ("only 1 character may search locations per
+    turn")."""
+    p = s.players[q]
+    at = p["away"][c]["cell"]
+    out = []
+    allow, steps = world.away_movement(s, q, c)
+    if steps < allow:
+        for n in core.NEIGHBOURS[at]:
+            if s.cells[n] is not None or s.decks["locations"]:
+                out.append({"type": "step", "seat": q, "to": core.xy(n), "character": c})
+    cost = world.searchable(s, at)
+    if cost is not None and not s.turn["searched"] and (
+            cost == 0 or cost < core.health(p["away"][c]["traits"])):
+        out.append({"type": "search", "seat": q, "character": c})
     return out
 
 
@@ -201,12 +225,21 @@ def _actions(s, q, here):
     if s.options["mode"] != "adventurer" and not p["away"]:
         for o in s.seats:
             if o != q and world.in_quest_mode(s, o) and core.cell_of(s, o) == here and \
-                    o not in t["offered"] and (p["ally"] is None or
+                    not s.players[o]["away"] and o not in t["offered"] and (p["ally"] is None or
                                                p["ally"] != s.players[o]["ally"]):
                 if len(world._ally_seats(s, q)) + len(world._ally_seats(s, o)) <= core.MAX_ALLY:
                     out.append({"type": "offer_alliance", "seat": q, "to": o})
     if p["ally"] is not None and s.options["mode"] != "adventurer":
         out.append({"type": "dissolve", "seat": q})
+    for c in sorted(p["away"]):
+        at = p["away"][c]["cell"]
+        if at == here:
+            out.append({"type": "reunite", "seat": q, "character": c})
+        for o in s.seats:
+            if o != q and world.in_quest_mode(s, o) and core.cell_of(s, o) == at:
+                a = {"type": "battle", "seat": q, "target": o, "character": c}
+                if _valid(s, a):
+                    out.append(a)
     return out
 
 

@@ -158,7 +158,8 @@ def new_player(seat):
             "poison": 0, "cell": CENTRE, "ally": None, "battle": None, "out": False,
             "entered": True, "bonus_taken": [], "visited": [], "protect": [],
             "former_allies": [], "tokens": {"heal": 0, "cure": 0}, "away": {},
-            "hostages": [], "assist": None, "left_inn": False, "defeated": 0}
+            "hostages": [], "assist": None, "left_inn": False, "defeated": 0,
+            "stand_in": None}
 
 
 def copy_player(p):
@@ -170,6 +171,7 @@ def copy_player(p):
     out["equipped"] = dict([(c, list(p["equipped"][c])) for c in p["equipped"]])
     out["progress"] = dict([(q, dict(p["progress"][q])) for q in p["progress"]])
     out["away"] = clone(p["away"])
+    out["stand_in"] = clone(p["stand_in"])
     out["protect"] = [dict(x) for x in p["protect"]]
     return out
 

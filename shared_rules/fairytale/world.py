@@ -164,6 +164,8 @@ def start_turn(s, events):
               "offered": [], "unequipped": [], "interacted": [], "rejoined": 0,
               "battled": False}
     p = s.players[seat]
+    for c in sorted(p["away"]):
+        p["away"][c]["steps"] = 0
     log(events, "turn_begins", seat=seat, day=s.day)
     if s.event is not None:
         card = s.cat.decks["events"][s.event]
@@ -434,6 +436,7 @@ def phase_after(s, seat, kind):
 
 
 PHASE_AFTER = {"step": "move", "search": "action", "equip": "action", "unequip": "action",
+               "separate": "strategy", "reunite": "action",
                "switch": "action", "open_quest": "action", "start_quest": "action",
                "fulfil": "action", "challenge": "action", "interact": "action",
                "offer_alliance": "action", "battle": "action", "join": "action",
@@ -1218,14 +1221,26 @@ def character_dies(s, seat, c, events):
     for t in core.char(s, c)["tactics"]:
         p["tactics"].pop(t, None)
     s.decks["bonus_discard"].append(c)
+    if p["stand_in"] and p["stand_in"]["character"] == c:
+        # A separated character "may be killed as if they were individual characters": the
+        # main token goes on.
+        stand_back(s, seat)
+        return
     p["poison"] = 0
     final = s.final_deaths or s.options["mode"] == "tournament"
     if final:
         eliminate(s, seat, events)
         return
     if p["party"]:
+        here = [x for x in p["party"] if x not in p["away"]]
+        if here:
+            _new_primary(s, seat, here[0], None, events)
+            return
+        # Only separated characters are left: the first of them leads, where its token is.
         nxt = p["party"][0]
-        _new_primary(s, seat, nxt, None, events)
+        a = p["away"].pop(nxt)
+        p["cell"] = a["cell"]
+        _new_primary(s, seat, nxt, a["traits"], events)
         return
     left = [x for x in s.decks["bonus"] if x in s.cat.decks["characters"]]
     left += [x for x in s.decks["bonus_discard"] if x in s.cat.decks["characters"] and
@@ -1577,3 +1592,140 @@ def finish(s, seat, reason, epilogue, events, winners=None):
     log(events, "game_over", winner=seat, winners=list(s.winners), reason=reason,
         epilogue=epilogue, text=(who + " won. " if who else "Everyone loses. ") +
         EPILOGUES[epilogue])
+
+
+# ---------------------------------------------------------------- separating the party
+
+def separate(s, action, events):
+    """"you may separate your party members ... during your Planningn Phase by placing a token at
+    your location representing the other character": the character gets its own token and
+    "begins with max health points" of its own (split evenly over its trait types)."""
+    seat = action["seat"]
+    p = my_turn(s, action)
+    if s.turn["phase"] not in ("strategy1", "strategy2"):
+        fail("not_now", "You separate your party in a strategy phase.")
+    if p["ally"] is not None:
+        fail("separated", "An Ally Party's members keep their characters together.")
+    c = action.get("character")
+    if c not in party_here(s, seat) or c == p["active"]:
+        fail("not_in_party", "character must be a character of your party with you, other "
+             "than the one you lead, not %s." % shown(c))
+    card = core.char(s, c)
+    traits = core.split_even(card["health"], card["traits"])
+    p["away"][c] = {"cell": p["cell"], "traits": traits, "steps": 0}
+    log(events, "separated", seat=seat, character=c, cell=core.xy(p["cell"]),
+        text="%s separates %s from the party." % (seat_words(s, seat), card["name"]))
+
+
+def party_here(s, seat):
+    return core.party_of(s, seat)
+
+
+def reunite(s, action, events):
+    """"If reunited with the party (during the action phase) your primary character's health
+    and traits will retain the traits from the lowest character between both characters"."""
+    seat = action["seat"]
+    p = my_turn(s, action)
+    _turn_phase(s, "action")
+    c = action.get("character")
+    if c not in p["away"]:
+        fail("not_separated", "character must be a separated character of yours, not %s." %
+             shown(c))
+    a = p["away"][c]
+    if a["cell"] != p["cell"]:
+        fail("not_here", "%s's token is not on your location." % name_of(s, c))
+    if core.health(a["traits"]) < core.health(p["traits"]):
+        p["traits"] = dict(a["traits"])
+    del p["away"][c]
+    cap_health(s, seat)
+    log(events, "reunited", seat=seat, character=c, health=core.health(p["traits"]),
+        text="%s reunites with %s." % (seat_words(s, seat), name_of(s, c)))
+
+
+def stand_in(s, seat, c):
+    """The separated character c acts for the player "as if they were individual characters":
+    its token, traits and items stand in for the main token's until `stand_back`."""
+    p = s.players[seat]
+    a = p["away"].pop(c)
+    main = {"traits": p["traits"], "cell": p["cell"], "active": p["active"],
+            "character": p["character"], "max_bonus": p["max_bonus"], "away": p["away"]}
+    p["traits"], p["cell"], p["active"], p["character"] = a["traits"], a["cell"], c, c
+    p["max_bonus"] = 0
+    p["away"] = dict([(x, {"with": "main"}) for x in p["party"] if x != c])
+    p["stand_in"] = {"character": c, "main": main, "steps": a["steps"]}
+
+
+def stand_back(s, seat):
+    """The main token's character leads again; the stand-in's token keeps its state (unless
+    it died)."""
+    p = s.players[seat]
+    si = p.get("stand_in")
+    if not si:
+        return
+    c = si["character"]
+    frame = {"cell": p["cell"], "traits": p["traits"], "steps": si["steps"]}
+    main = si["main"]
+    for key in ("traits", "cell", "active", "character", "max_bonus", "away"):
+        p[key] = main[key]
+    if c in p["party"]:
+        p["away"][c] = frame
+    p["stand_in"] = None
+
+
+def away_action(s, action, handler, events, keep_if_battle=True):
+    """Run a Quest Mode handler (step, search, battle) for a separated character."""
+    seat = action["seat"]
+    p = my_turn(s, action)
+    c = action.get("character")
+    if c not in p["away"]:
+        fail("not_separated", "character must be a separated character of yours, not %s." %
+             shown(c))
+    stand_in(s, seat, c)
+    ok = False
+    try:
+        handler(s, action, events)
+        ok = True
+    finally:
+        if not (ok and keep_if_battle and p["battle"] is not None):
+            stand_back(s, seat)
+
+
+def away_step(s, action, events):
+    """A step of a separated character: its own movement (its MVM, its items, Steady Pace)."""
+    seat = action["seat"]
+    p = s.players[seat]
+    to = action.get("to")
+    if not core.is_xy(to):
+        fail("off_the_map", "to must be a cell [x, y] of the 7 x 7 map (0 to 6), not %s." %
+             shown(to))
+    c = core.index(to)
+    if c not in core.NEIGHBOURS[p["cell"]]:
+        fail("not_adjacent", "You move one step at a time, to a location next to yours.")
+    _turn_phase(s, "move")
+    allow = core.movement(s, seat) + s.turn["mvm"]
+    if p["stand_in"]["steps"] >= allow:
+        fail("no_movement_left", "%s has moved %d spaces this turn." % (
+            name_of(s, p["active"]), allow))
+    if s.cells[c] is None and not s.decks["locations"]:
+        fail("no_locations", "The location deck is empty: you can only move onto explored "
+             "locations.")
+    s.turn["phase"] = "move"
+    p["stand_in"]["steps"] += 1
+    old = p["cell"]
+    p["cell"] = c
+    _moved_off(s, seat, old)
+    log(events, "moved", seat=seat, to=core.xy(c), character=p["active"])
+    if s.cells[c] is None:
+        lid = core.draw(s, "locations", "location deck")
+        place_location(s, c, lid, events, seat)
+    enter(s, seat, c, events)
+
+
+def away_movement(s, seat, c):
+    """A separated character's movement this turn (what away_step allows), and its steps."""
+    p = s.players[seat]
+    mv = core.char(s, c)["movement"] + core.team_bonus(s, seat, "wild_ones") + s.turn["mvm"]
+    for it in p["equipped"].get(c, []):
+        card = core.item(s, it)
+        mv += card["mvm"] + (card["owner_bonus"]["mvm"] if card["owner"] == c else 0)
+    return mv, p["away"][c]["steps"]

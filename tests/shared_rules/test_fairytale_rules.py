@@ -478,6 +478,86 @@ def test_the_leading_character_is_switched_in_the_action_phase_with_the_same_tra
     refused(s, "step", "phase_over", to=[3, 2])
 
 
+def test_a_separated_character_has_its_own_token_health_and_movement():
+    # "You can do so at any time during your Planningn Phase by placing a token at your
+    # location representing the other character. During your next movement phase, you may
+    # move both characters separately, though only 1 character may search locations per
+    # turn."; "your non-primary character has their own health points and begins with max
+    # health points."
+    s = game(player("captain_hook", party=["peter_pan"], traits={"strength": 12}),
+             player("red"),
+             map=[{"cell": [3, 2], "location": "rolling_meadow"},
+                  {"cell": [2, 3], "location": "kite_hill"}],
+             decks={"locations": ["sunken_fen", "thornwood", "pearl_beach", "golden_wheat"],
+                    "bonus": ["steel_sword"]})
+    refused(s, "separate", "not_in_party", character="captain_hook")
+    act(s, "separate", character="peter_pan")
+    away = s.players["p1"]["away"]["peter_pan"]
+    # Peter Pan's 16 health over willpower, persuasion and magic; Hook keeps his 12.
+    assert away["traits"] == {"intelligence": 0, "strength": 0, "willpower": 6, "magic": 5,
+                              "persuasion": 5} and health(s, "p1") == 12
+    assert s.players["p1"]["party"] == ["captain_hook", "peter_pan"]
+    assert ft.view(s, "p2")["players"]["p1"]["away"]["peter_pan"]["cell"] == [3, 3]
+    # Hook walks his 3, Peter Pan his own 5.
+    act(s, "step", to=[3, 2])
+    for to in ([2, 3], [1, 3], [0, 3], [0, 2], [0, 1]):
+        act(s, "step", to=to, character="peter_pan")
+    refused(s, "step", "no_movement_left", to=[0, 0], character="peter_pan")
+    assert s.players["p1"]["away"]["peter_pan"]["cell"] == 1 * 7 + 0 and cell(s, "p1") == [3, 2]
+    act(s, "search", character="peter_pan")           # the Golden Wheat: a bonus card
+    assert s.players["p1"]["hand"] == ["steel_sword"]
+    refused(s, "search", "searched")
+    # Decision: a search ends the Movement Phase, the player's, for both tokens.
+    refused(s, "step", "phase_over", to=[3, 1])
+    act(s, "end_turn")
+    act(s, "step", "p2", to=[3, 2])
+    refused(s, "offer_alliance", "separated", "p2", to="p1")
+
+
+def test_a_separated_character_reunites_with_the_lower_traits():
+    # "If reunited with the party (during the action phase) your primary character's health
+    # and traits will retain the traits from the lowest character between both characters."
+    s = game(player("captain_hook", party=["peter_pan"], traits={"strength": 12}))
+    act(s, "separate", character="peter_pan")
+    refused(s, "reunite", "not_separated", character="captain_hook")
+    act(s, "reunite", character="peter_pan")
+    assert s.players["p1"]["away"] == {} and health(s, "p1") == 12
+    assert s.players["p1"]["traits"]["strength"] == 12
+    # Hook at his full 20 health, Peter Pan at his 16: Peter Pan's traits are kept.
+    s = game(player("captain_hook", party=["peter_pan"], traits={"strength": 20}),
+             map=[{"cell": [3, 2], "location": "rolling_meadow"}])
+    act(s, "separate", character="peter_pan")
+    act(s, "step", to=[3, 2], character="peter_pan")
+    refused(s, "reunite", "not_here", character="peter_pan")
+    act(s, "step", to=[3, 3], character="peter_pan")
+    act(s, "reunite", character="peter_pan")
+    assert s.players["p1"]["traits"] == {"intelligence": 0, "strength": 0, "willpower": 6,
+                                         "magic": 5, "persuasion": 5}
+
+
+def test_a_separated_character_is_ambushed_and_killed_as_an_individual_character():
+    # "Either character may initiate battle, or be ambushed in battle."; "your characters may
+    # be killed as if the were individual characters."
+    # The Wolf of this scenario bites for 20.
+    wolf = {"deck": "enemies", "id": "wolf", "name": "Wolf", "text": "A minion.",
+            "kind": "minion", "creature": "beast", "reputation": 1, "health": 6,
+            "defence": [0] * 6, "attack": [{"atk": 20}] * 6,
+            "rewards": [{"do": "gain", "n": 2}]}
+    s = game(player("captain_hook", party=["peter_pan"], traits={"strength": 12}),
+             player("red"), decks={"locations": ["whispering_pines"]}, cards=[wolf])
+    act(s, "separate", character="peter_pan")
+    act(s, "step", to=[3, 2], character="peter_pan", cards=["whispering_pines", "wolf"])
+    b = battle_of(s, "p1")
+    assert b["fighters"]["p1"]["character"] == "peter_pan" and health(s, "p1") == 16
+    act(s, "enemy_turn", dice=[1])
+    events = act(s, "defend")                         # 20 ATK: Peter Pan falls
+    assert of_type(events, "killed") and not of_type(events, "eliminated")
+    p = s.players["p1"]
+    assert p["party"] == ["captain_hook"] and p["away"] == {} and p["stand_in"] is None
+    assert p["active"] == "captain_hook" and health(s, "p1") == 12 and cell(s, "p1") == [3, 3]
+    assert "peter_pan" in s.decks["bonus_discard"] and "p1" in s.order
+
+
 def test_items_are_equipped_outside_battle_two_to_a_character():
     # "Each character may equip up to 2 items"; "You may not equip items (unless otherwise
     # noted) during combat."
