@@ -71,6 +71,12 @@ hits you during your Strategy Phase, before your Movement": 1 unblockable per to
   battle ends. Decision: an ambush location springs on the first player to enter it while it
   is face up (revealing it is entering it, except when a hunter reveals it); while its battle
   lasts it does not spring again (a player entering may join that battle).
+- Locations change: "some locations can be destroyed, changed, or even brought back to its
+  original state" (verbs destroy, change, restore: the Earthquake and Stormy Seas events, the
+  Restoration card). Decision: only basic locations ("Landmarks are unique"); a destroyed one
+  stays on the map (no dead ends are made) but lies face down for good, "flipped":
+  "destroyed": nothing to search, no ambush, until restored; a changed one is swapped for the
+  top location card (the old card to the bottom of the deck), face up and unsearched.
 - Searching (`search`): "you must end your movement on that location and search it": the
   search ends the movement (it may be the only thing done). The location's bonus happens,
   then it flips (exhausted), or, with green boxes, a gem goes on a box: a location with k
@@ -195,8 +201,31 @@ members of their Ally Party still in the fight (`propose_split`, `accept_split`;
 gives each reward to one member): "you will not receive any reward from the kill unless you
 were in an Ally Party". `cause_conflict`: "you may cause Conflict by dissolving from your Ally
 Party before rewards are distributed, and immediately initiate battle with the Ally Party";
-the causer takes all if the party's fighters all fall or flee, otherwise the party shares
-them. Decision: nobody in the party may "Ignore Conflict": all its members in Quest Mode fight.
+"Before Battle Initiates, any player who does not want to get involved may Ignore Conflict":
+each other member in Quest Mode answers `face_conflict` or `ignore_conflict`, then the battle
+begins against those who face it (Decision: when nobody does, the causer takes all
+unopposed). The causer takes all if the party's fighters all fall or flee; otherwise the
+victors "decide how to distribute the rewards (they may not take all of it themselves) within
+their party. Those who did not battle may not have any objections": the victors propose (and
+accept among themselves) a split over every surviving member; with more than one member and
+more than one reward, a split giving everything to one victor is refused (Decision: a single
+reward cannot be shared out, so the victors may keep it).
+
+SEPARATING THE PARTY. `separate` (a strategy phase, not in an Ally Party: "You can do so at
+any time during your Planningn Phase by placing a token at your location representing the
+other character"): a character of the party other than the leader gets its own token where
+the player stands, with its own health: "begins with max health points", split evenly over its
+trait types; it carries its equipped items. "step", "search" and "battle" with "character"
+act for it: its own movement (its MVM, its items, Steady Pace) each turn; "only 1 character
+may search locations per turn" (Decision: a search ends the player's Movement Phase, for both
+tokens); "Either character may initiate battle, or be ambushed in battle": it fights "as if
+they were individual characters", with its own traits (Decision: while it fights, the player
+is in battle and the main token waits). Killed, it is a character kill (not a player kill)
+and the main token goes on; a dead leader with only separated characters left continues as
+the first of them, where its token stands. "You will retain any faction bonus while
+separated"; "You may not join an Ally Party if your party is separated". `reunite` (Action
+Phase, both tokens on one location): "your primary character's health and traits will retain
+the traits from the lowest character between both characters".
 
 ALLY PARTIES. `offer_alliance` to a player on your location, `accept_alliance` or
 `decline_alliance`: up to 3 players; their token goes to the Dragon Inn ("Place that character
@@ -216,9 +245,11 @@ character", with 5 cards; "the automated enemy will ALWAYS attack players".
 FACTIONS (counted over the party, and the whole Ally Party's; the team bonus counts 2-4 like
 characters, "up to 4"; the faction bonus is all five; both combinations count): the Wild Ones
 +1 MVM each, all five: an Escape card always succeeds; the Horror Show +1 ATK per weapon each,
-all five: Die Again (Decision: offered on a failed flight's die, the one roll a player makes
-for their own fate: `reroll` or `accept_roll`); the Dark Ones `sacrifice` an ally for 2 health
-each, all five: `mind_shift` (before the first attack, rearrange an enemy player's traits);
+all five: Die Again ("Whenever you would roll a die, you may ignore it and roll
+again": `reroll` or `accept_roll`, once for each die, on a failed flight's die, an automated
+enemy's attack die, and the die pricing an escape from an automated enemy); the Dark Ones
+`sacrifice` an ally for 2 health each, all five: `mind_shift` (before the first attack,
+rearrange an enemy player's traits);
 the Merceneries: initiate battle up to 1 space away each ("for each like Faction Ally",
 counted like the others), all five: `hostage` (an enemy's ally out of their use until they
 `ransom` it for 10 traits; unpaid, it is shuffled into the bonus deck when the battle ends);
@@ -256,6 +287,9 @@ each):
       "intelligence": 7, "strength": 6}}
   {"type": "flip_event", "seat": "p1", "cards": ["harvest_moon"]}
   {"type": "step", "seat": "p1", "to": [3, 2], "cards": ["emerald_city"]}
+  {"type": "step", "seat": "p1", "to": [2, 3], "character": "peter_pan"} (a separated one)
+  {"type": "separate", "seat": "p1", "character": "peter_pan"}
+  {"type": "reunite", "seat": "p1", "character": "peter_pan"}
   {"type": "search", "seat": "p1", "pay": {"strength": 2}}
   {"type": "end_turn", "seat": "p1"}
   {"type": "equip", "seat": "p1", "item": "steel_sword", "character": "captain_hook"}
@@ -333,10 +367,10 @@ THE CATALOG: see cards.py (format, verbs, checker) and shared_rules/data/fairyta
 about 500 authored cards and abilities, 7 use a Python hook (cards.HOOKS: a peek at the bonus
 deck, a swap of traits, a vanishing move); all others are built from the verbs.
 
-NOT IMPLEMENTED: separating a party ("SEPARATING YOUR PARTY": a separated character's own
-token, health and movement, reuniting with the lower traits). Conflict's "Ignore Conflict".
-Die Again on dice other than a failed flight. Locations "destroyed, changed" by cards (only
-`restore` exists).
+NOT IMPLEMENTED: Die Again on the dice rolled inside one play (an automated enemy's defence
+die on your attack, a Heal card's die, Bleed's die, a card's "die"): they are resolved at
+once, so there is no moment to offer the reroll. Other players initiating battle against a
+separated character's token (the book gives no way to name it; it may still be ambushed).
 """
 
 from shared_rules import canon
@@ -806,8 +840,8 @@ def _setup_world(s, setup):
         s.cells[c] = lid
         s.searched[c] = _int(row, "searched", w, 0, 9, 0)
         fl = row.get("flipped", False)
-        if fl is not True and fl is not False:
-            raise ScenarioError(w + ".flipped", "must be true or false")
+        if fl is not True and fl is not False and fl != "destroyed":
+            raise ScenarioError(w + ".flipped", "must be true, false or \"destroyed\"")
         s.flipped[c] = fl
         if s.cat.decks["locations"][lid]["kind"] == "landmark":
             s.landmarks += 1

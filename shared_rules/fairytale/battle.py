@@ -688,6 +688,10 @@ def _after_answer(s, b, attacker, events):
     elif b["fighters"][e["f"]]["out"] is not None:
         _advance(s, b, events)
         _begin_turn(s, b, events)
+    elif e["vs"] is not None and b["fighters"][e["vs"]]["out"] is not None:
+        # The player an automated enemy's turn was for fell (to an assistant's card, say):
+        # the enemy turns on another player, or its turn passes.
+        _begin_turn(s, b, events)
 
 
 def _armour(s, seat, fighting_char, pierced):
@@ -807,17 +811,34 @@ def enemy_turn(s, action, events):
     b["started"] = True
     if f["auto"] in ("minion", "boss", "trinity"):
         d = core.roll(s)
-        row = s.cat.decks["enemies"][f["enemy"]]["attack"][d - 1]
-        log(events, "enemy_attack_roll", battle=b["id"], fighter=e["f"], die=d, atk=row["atk"],
-            status=row["status"], text="%s attacks for %d ATK." % (name_of(s, f["enemy"]),
-                                                                   row["atk"]))
-        if row["atk"] <= 0:
-            _advance(s, b, events)
-            _begin_turn(s, b, events)
+        if core.faction_bonus(s, seat, "horror_show"):
+            # Die Again: "Whenever you would roll a die, you may ignore it and roll again."
+            log(events, "enemy_attack_die", battle=b["id"], fighter=e["f"], die=d)
+            b["await"] = {"kind": "reroll", "seat": seat, "what": "enemy_attack",
+                          "fighter": e["f"], "die": d}
             return
-        hit(s, b, e["f"], seat, row["atk"], s.cat.decks["enemies"][f["enemy"]]["element"],
-            [row["status"]] if row["status"] else [], False, events, {})
+        _enemy_die_attack(s, b, e, seat, d, events)
         return
+    _character_attack(s, b, e, f, seat, events)
+
+
+def _enemy_die_attack(s, b, e, seat, d, events):
+    """A minion's or boss's attack by the die d: the row of its attack table."""
+    f = b["fighters"][e["f"]]
+    row = s.cat.decks["enemies"][f["enemy"]]["attack"][d - 1]
+    log(events, "enemy_attack_roll", battle=b["id"], fighter=e["f"], die=d, atk=row["atk"],
+        status=row["status"], text="%s attacks for %d ATK." % (name_of(s, f["enemy"]),
+                                                               row["atk"]))
+    if row["atk"] <= 0:
+        _advance(s, b, events)
+        _begin_turn(s, b, events)
+        return
+    hit(s, b, e["f"], seat, row["atk"], s.cat.decks["enemies"][f["enemy"]]["element"],
+        [row["status"]] if row["status"] else [], False, events, {})
+
+
+def _character_attack(s, b, e, f, seat, events):
+    """An automated character's attack turn: it flips a card per trait type."""
     flips = _flip(s, b, e["f"], events)
     atk = 0
     cost = 0
@@ -990,6 +1011,8 @@ def _escape(s, b, seat, action, events):
             log(events, "escape_failed", battle=b["id"], seat=seat)
             return
         b["await"] = {"kind": "escape_pay", "seat": seat, "cost": cost}
+        if core.faction_bonus(s, seat, "horror_show"):
+            b["await"]["again"] = True
         return
     bid = action.get("bid", 1)
     b["await"] = {"kind": "bid", "seat": players[0], "escaper": seat, "bid": bid,
@@ -1075,14 +1098,34 @@ def _flee_failed(s, b, seat, events):
 
 
 def reroll(s, action, events, again):
-    """Die Again (all five of the Horror Show): ignore a failed flee's die and roll again."""
+    """Die Again (all five of the Horror Show): "Whenever you would roll a die, you may ignore
+    it and roll again": a failed flight's die, an automated enemy's attack die, the die that
+    prices an escape from an automated enemy (each once)."""
     seat = action["seat"]
     b = of_seat(s, seat)
-    if b is None or b["await"] is None or b["await"]["kind"] != "reroll" or \
-            b["await"]["seat"] != seat:
+    a = b["await"] if b is not None else None
+    if a is not None and a["kind"] == "escape_pay" and a["seat"] == seat and a.get("again"):
+        if not again:
+            fail("no_reroll", "Pay the escape or stay; accept_roll is for a roll waiting.")
+        d = core.roll(s)
+        cost = d + 1
+        log(events, "escape_roll", battle=b["id"], seat=seat, die=d, cost=cost, again=True)
+        if cost >= core.health(s.players[seat]["traits"]):
+            b["await"] = None
+            log(events, "escape_failed", battle=b["id"], seat=seat)
+            return
+        b["await"] = {"kind": "escape_pay", "seat": seat, "cost": cost}
+        return
+    if a is None or a["kind"] != "reroll" or a["seat"] != seat:
         fail("no_reroll", "No roll of yours waits for Die Again.")
-    a = b["await"]
     b["await"] = None
+    if a["what"] == "enemy_attack":
+        d = core.roll(s) if again else a["die"]
+        if again:
+            log(events, "enemy_attack_die", battle=b["id"], fighter=a["fighter"], die=d,
+                again=True)
+        _enemy_die_attack(s, b, turn_fighter(b), seat, d, events)
+        return
     if not again:
         _flee_failed(s, b, seat, events)
         return
@@ -1408,7 +1451,7 @@ def end_check(s, b, events):
 
 def end_battle(s, b, events, how):
     s.battles.remove(b)
-    if b["flip"] is not None:
+    if b["flip"] is not None and not s.flipped[b["flip"]]:
         s.flipped[b["flip"]] = True
     for h in b["hostages"]:
         if not h["paid"] and h["character"] in s.players[h["seat"]]["party"]:
@@ -1458,8 +1501,8 @@ def propose_split(s, action, events):
             [q for q in split if q not in among]:
         fail("bad_split", "split must give each of the %d rewards to one of %s." % (
             len(d["rewards"]), ", ".join(among)))
-    if d.get("victors") and len(among) > 1 and len(set(split)) == 1 and split[0] in d[
-            "victors"]:
+    if d.get("victors") and len(among) > 1 and len(split) > 1 and len(set(split)) == 1 and \
+            split[0] in d["victors"]:
         fail("bad_split", "The victors of a Conflict may not take all of the rewards "
              "themselves.")
     d["proposal"] = {"by": action["seat"], "split": list(split)}
@@ -1547,6 +1590,19 @@ def answer_conflict(s, action, events, face):
         return
     s.pending.remove(d)
     causer = d["causer"]
+    if not world.in_quest_mode(s, causer):
+        # Decision: a causer drawn into another battle (or out) meanwhile forfeits the claim;
+        # the party shares the rewards.
+        left = [q for q in d["seats"] if not s.players[q]["out"]]
+        log(events, "conflict_lapses", seat=causer)
+        if len(left) == 1:
+            _distribute(s, d["enemy"], d["rewards"], left * len(d["rewards"]), events)
+        elif left:
+            s.pending.append({"seat": left[0], "seats": left, "among": left,
+                              "kind": "negotiate", "enemy": d["enemy"],
+                              "rewards": list(d["rewards"]), "proposal": None,
+                              "accepted": []})
+        return
     fighters = [q for q in d["seats"] if q in d["faced"] and world.in_quest_mode(s, q)]
     if not fighters:
         _distribute(s, d["enemy"], d["rewards"], [causer] * len(d["rewards"]), events)

@@ -79,7 +79,11 @@ VERBS = {
     "knock_back": ((), "battle", False),        # the enemy fights as another party member
     "unblockable": ((), "battle", False),       # the next attack this turn cannot be defended
     "teleport": (("to",), "quest", False),      # move to the Dragon Inn or a landmark
-    "restore": ((), "quest", False),            # an exhausted location may be searched again
+    "restore": ((), "quest", False),            # the location here back to its original
+                                               # state: searchable again, not destroyed
+    "destroy": ((), "quest", False),            # the basic location here is destroyed
+    "change": ((), "quest", False),             # the basic location here becomes the top
+                                               # card of the location deck
     "protect": ((), "quest", True),             # nobody may start a battle with you, n turns
     "discard": ((), "any", True),               # discard n random cards of the quest hand
     "win": (("epilogue",), "any", False),       # an end-game quest's ending

@@ -356,7 +356,10 @@ def _battle_moves(s, b, q):
             bids = sorted(set([0, a["bid"], a["bid"] + 1]))
             return [{"type": "counter_bid", "seat": q, "bid": n} for n in bids if n == 0 or n < h]
         if a["kind"] == "escape_pay":
-            return [{"type": "pay_escape", "seat": q}, {"type": "stay", "seat": q}]
+            out = [{"type": "pay_escape", "seat": q}, {"type": "stay", "seat": q}]
+            if a.get("again"):
+                out.append({"type": "reroll", "seat": q})
+            return out
         if a["kind"] == "reroll":
             return [{"type": "reroll", "seat": q}, {"type": "accept_roll", "seat": q}]
         return []

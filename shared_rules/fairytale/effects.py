@@ -222,6 +222,9 @@ def _step(s, seat, t, e, ctx, b, events, action):
                 s.flipped[c] = False
                 s.searched[c] = 0
                 log(events, "restored", cell=core.xy(c))
+    elif verb in ("destroy", "change"):
+        if p is not None:
+            world.alter_location(s, core.cell_of(s, q), verb, events, q)
     elif verb == "protect":
         if p is not None:
             c = core.cell_of(s, q)

@@ -398,6 +398,32 @@ def reveal_hunters(s, events):
 
 # ---------------------------------------------------------------- the map
 
+def alter_location(s, c, how, events, seat):
+    """"some locations can be destroyed, changed, or even brought back to its original state".
+    Decision: only basic locations ("Landmarks are unique"); a destroyed location stays on the
+    map (no dead ends are made) but is face down for good: nothing to search, no ambush, until
+    a `restore` brings it back; a changed location is swapped for the top card of the location
+    deck (the old card goes to the bottom), face up and unsearched, and springs nothing on
+    those standing there. With the location deck empty nothing changes."""
+    loc = core.location(s, c)
+    if loc is None or loc["kind"] != "basic" or s.flipped[c] == "destroyed":
+        return
+    if how == "destroy":
+        s.flipped[c] = "destroyed"
+        log(events, "destroyed", cell=core.xy(c), location=loc["id"],
+            text="%s is destroyed." % loc["name"])
+        return
+    if not s.decks["locations"]:
+        return
+    lid = core.draw(s, "locations", "location deck")
+    s.decks["locations"].append(loc["id"])
+    s.searched[c] = 0
+    s.flipped[c] = False
+    log(events, "changed", cell=core.xy(c), location=loc["id"], to=lid,
+        text="%s changes." % loc["name"])
+    place_location(s, c, lid, events, seat)
+
+
 def place_location(s, c, lid, events, seat):
     """A location card is laid face up on an unexplored cell (discovery)."""
     s.cells[c] = lid
@@ -697,11 +723,12 @@ def rummage(s, action, events, again):
 
 def _decision(s, action, kind):
     seat = action["seat"]
-    for d in s.pending:
-        if d["seat"] == seat and d["kind"] == kind:
-            if s.pending.index(d) != [x["seat"] for x in s.pending].index(seat):
-                fail("decide_first", "Decide first: %s." % decision_words(
-                    s, pending_for(s, seat)[0]))
+    # A Conflict the seat caused waits for the others: it holds back its turn, not its answers.
+    mine = [x for x in s.pending if x["seat"] == seat and x["kind"] != "conflict"]
+    for d in mine:
+        if d["kind"] == kind:
+            if d is not mine[0]:
+                fail("decide_first", "Decide first: %s." % decision_words(s, mine[0]))
             return d
     fail("no_decision", "There is no such decision waiting for you.")
 
@@ -721,7 +748,7 @@ def decision_words(s, d):
     if k == "negotiate":
         return "agree how to share the rewards of %s" % name_of(s, d["enemy"])
     if k == "conflict":
-        return "face or ignore %s's Conflict over the rewards of %s" % (
+        return "the others face or ignore %s's Conflict over the rewards of %s" % (
             seat_words(s, d["causer"]), name_of(s, d["enemy"]))
     if k == "peek":
         return "keep %s on top of the bonus deck or put it at the bottom" % name_of(

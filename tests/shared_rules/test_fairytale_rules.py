@@ -309,6 +309,41 @@ def test_a_landmark_gives_a_bonus_card_the_first_time_a_player_enters_it():
 
 # ---------------------------------------------------------------- quests
 
+def test_locations_are_destroyed_changed_and_brought_back_by_cards():
+    # "During the game, some locations can be destroyed, changed, or even brought back to its
+    # original state." The Earthquake destroys, Stormy Seas change, Restoration brings back.
+    s = game(player("captain_hook", cell=[3, 2], hand=["restoration"]),
+             player("red", cell=[3, 4]), event=None,
+             map=[{"cell": [3, 2], "location": "rolling_meadow"},
+                  {"cell": [3, 4], "location": "whispering_pines"}],
+             decks={"events": ["earthquake"]})
+    events = act(s, "flip_event")
+    assert s.flipped[17] == "destroyed" and of_type(events, "destroyed")
+    assert [x["flipped"] for x in ft.view(s, "p2")["map"] if x["cell"] == [3, 2]] == [
+        "destroyed"]
+    refused(s, "search", "nothing_to_search")
+    act(s, "use", card="restoration")
+    assert s.flipped[17] is False and s.searched[17] == 0
+    act(s, "search")
+    # Red's turn: the Earthquake destroys the ambush under her; it springs no more.
+    act(s, "end_turn")
+    assert s.flipped[31] == "destroyed"
+    act(s, "step", "p2", to=[3, 3])
+    act(s, "step", "p2", to=[3, 4])
+    assert s.players["p2"]["battle"] is None
+    # The Dragon Inn and the landmarks stand.
+    s = game(player("captain_hook"), event=None, decks={"events": ["earthquake"]})
+    act(s, "flip_event")
+    assert s.flipped[24] is False
+    s = game(player("captain_hook", cell=[3, 2]), event=None,
+             map=[{"cell": [3, 2], "location": "rolling_meadow"}],
+             decks={"events": ["stormy_seas"], "locations": ["pearl_beach", "thornwood"]})
+    events = act(s, "flip_event")
+    assert s.cells[17] == "pearl_beach" and s.decks["locations"] == ["thornwood",
+                                                                     "rolling_meadow"]
+    assert of_type(events, "changed")[0]["to"] == "pearl_beach"
+
+
 def test_quests_are_opened_at_the_dragon_inn_from_the_piles_the_reputation_allows():
     # "Easy Quests require a reputation of 1-2 / Medium Quests require a reputation of 3-4 /
     # Boss Quests require a reputation of 5+"; "you may search the Quest Deck your are opening
@@ -917,6 +952,50 @@ def test_escaping_an_automated_enemy_costs_the_die_plus_one():
     assert s.players["p1"]["battle"] is None and health(s, "p1") == 14
     # Hook is shuffled back into the bonus deck (he is not defeated).
     assert "captain_hook" in s.decks["bonus"]
+
+
+HORROR = ["headless_horseman", "frankensteins_monster", "count_dracula", "mr_hyde",
+          "the_phantom"]
+
+
+def test_die_again_rolls_a_players_dice_again():
+    # "DIE AGAIN (All Five Characters in your party) Whenever you would roll a die, you may
+    # ignore it and roll again." Offered on an automated enemy's attack die, an escape's price
+    # and a failed flight.
+    s = game(player("headless_horseman", party=HORROR[1:], traits={"strength": 20}),
+             player("red"), decks={"locations": ["whispering_pines"],
+                                   "battle": _deck(["escape_1"] + FIVE_B[1:])})
+    act(s, "step", to=[3, 2], cards=["whispering_pines", "wolf"])
+    act(s, "enemy_turn", dice=[6])
+    assert battle_of(s, "p1")["await"]["kind"] == "reroll"
+    refused(s, "defend", "nothing_to_defend")
+    act(s, "reroll", dice=[1])                          # the Wolf's 1 ATK instead of 3 (bleed)
+    assert battle_of(s, "p1")["await"]["atk"] == 1
+    act(s, "defend")
+    assert health(s, "p1") == 19
+    act(s, "play", card="escape_1", dice=[5])
+    assert battle_of(s, "p1")["await"] == {"kind": "escape_pay", "seat": "p1", "cost": 6,
+                                           "again": True}
+    act(s, "reroll", dice=[2])
+    assert battle_of(s, "p1")["await"] == {"kind": "escape_pay", "seat": "p1", "cost": 3}
+    refused(s, "reroll", "no_reroll")                   # once for each die
+    act(s, "pay_escape")
+    assert s.players["p1"]["battle"] is None and health(s, "p1") == 16
+    # Without the five, the enemy's die stands.
+    s = game(player("headless_horseman", traits={"strength": 20}), player("red"),
+             decks={"locations": ["whispering_pines"]})
+    act(s, "step", to=[3, 2], cards=["whispering_pines", "wolf"])
+    act(s, "enemy_turn", dice=[6])
+    assert battle_of(s, "p1")["await"]["kind"] == "defend"
+    refused(s, "reroll", "no_reroll")
+
+
+def test_die_again_after_a_failed_flight():
+    s = duel(a=player("headless_horseman", party=HORROR[1:], traits={"strength": 20}))
+    act(s, "flee", dice=[2, 4])
+    assert battle_of(s, "p1")["await"]["kind"] == "reroll"
+    act(s, "reroll", dice=[5])
+    assert s.players["p1"]["battle"] is None
 
 
 def test_defeating_a_minion_gives_its_rewards():
