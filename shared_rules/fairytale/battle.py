@@ -259,6 +259,7 @@ def join(s, action, events):
         entries.append({"f": autos[0], "vs": seat})
     b["order"][at:at] = entries
     _enlist(s, b, [seat], events)
+    b["fighters"][seat]["joined"] = True
     log(events, "joins_battle", seat=seat, battle=b["id"],
         text="%s joins the battle." % seat_words(s, seat))
     world.trigger(s, seat, "joined_battle", events)
@@ -1480,10 +1481,13 @@ def end_battle(s, b, events, how):
         world.stand_back(s, f["seat"])
     log(events, "battle_ends", battle=b["id"], how=how)
     stakes = b["stakes"]
-    for fid in sorted(b["fighters"]):
-        f = b["fighters"][fid]
-        if not is_auto(f) and f["out"] is None:
-            world.rejoin(s, f["seat"], events)
+    # "Big Bad Wolf will enter Quest Mode first, then Goldilocks": those who fought it from
+    # the start, then those who joined.
+    for joined in (False, True):
+        for fid in sorted(b["fighters"]):
+            f = b["fighters"][fid]
+            if not is_auto(f) and f["out"] is None and bool(f.get("joined")) == joined:
+                world.rejoin(s, f["seat"], events)
     if stakes is not None:
         _settle_conflict(s, b, stakes, events)
     world.check_end(s, events)

@@ -1098,6 +1098,36 @@ def test_joining_a_battle_against_an_automated_enemy_the_enemy_attacks_every_pla
     assert len(hand(s, "p2")) == 5
 
 
+def test_a_joiner_who_kills_an_automated_enemy_gets_no_reward_outside_an_ally_party():
+    # "If you join a battle against an automated enemy and you win, you will not receive any
+    # reward from the kill unless you were in an Ally Party with Hook."
+    # Goldilocks (p1) joins Hook's (p2) battle.
+    s = game(player("goldilocks"), player("captain_hook", traits={"strength": 10}),
+             turn="p2", decks={"locations": ["whispering_pines"],
+                               "events": ["quiet_night", "calm_before_the_storm"],
+                               "battle": _deck(FIVE_A + ["heavy_3", "heavy_4", "block_1",
+                                                         "block_2", "parry_1"])})
+    act(s, "step", "p2", to=[3, 2], cards=["whispering_pines", "wolf"])
+    act(s, "enemy_turn", "p2", dice=[1])                 # the Wolf bites for 1
+    act(s, "defend", "p2")
+    act(s, "flip_event")
+    act(s, "step", to=[3, 2])
+    act(s, "join", battle=battle_of(s, "p2")["id"])
+    act(s, "end_attack", "p2")
+    act(s, "attack", card="heavy_3", target="e1", dice=[1])
+    act(s, "attack", card="heavy_4", target="e1", dice=[1])
+    # Goldilocks spent 2 traits and gained nothing; Hook, whose battle it was, takes the
+    # Wolf's reward (gain 2 traits): 10 - 1 + 2.
+    assert health(s, "p1") == 17 - 2 and health(s, "p2") == 11
+    # The two players are left in the battle: "Goldilocks and Big Bad Wolf may call 'a truce
+    # and end the battle."
+    act(s, "truce")
+    act(s, "truce", "p2")
+    # "Big Bad Wolf will enter Quest Mode first, then Goldilocks": the fighter first, then
+    # the joiner.
+    assert s.battles == [] and s.order[-2:] == ["p2", "p1"]
+
+
 def test_an_assistant_uses_items_on_anyone_in_the_battle():
     # "you are able to interact with any player in battle (even a Minion or Boss), but are
     # limited to: Using Disposable Items (Heal, Cure, Poison, etc) on anyone in battle"
@@ -1376,6 +1406,63 @@ def test_mind_shift_rearranges_the_enemys_traits_before_the_first_attack():
     refused(s, "mind_shift", "not_now", target="p2", traits={"magic": 17})
 
 
+MERCS = ["captain_hook", "robin_hood", "the_huntsman", "long_john_silver", "sinbad"]
+
+
+def test_unlikely_hostage_holds_an_enemys_ally_until_ransomed():
+    # "UNLIKELY HOSTAGE (All Five Characters in your party) At the beginning of battle, you can
+    # take one of your enemy's ally. They cannot use that Ally or its ability unless they lose
+    # 10 traits to regain control of their Ally. If they do not pay the trait cost by the end
+    # of battle, their ally is reshuffled into the Bonus Deck."
+    s = duel(a=player("captain_hook", party=MERCS[1:], traits={"strength": 10}),
+             b=player("red", party=["pinocchio"], traits={"willpower": 17}))
+    refused(s, "hostage", "bad_character", target="p2", character="red")
+    act(s, "hostage", target="p2", character="pinocchio")
+    act(s, "end_attack")
+    refused(s, "use", "held", "p2", card="pinocchio")
+    act(s, "truce", "p2")
+    act(s, "truce")
+    assert s.players["p2"]["party"] == ["red"] and "pinocchio" in s.decks["bonus"]
+    s = duel(a=player("captain_hook", party=MERCS[1:], traits={"strength": 10}),
+             b=player("red", party=["pinocchio"], traits={"willpower": 17}))
+    act(s, "hostage", target="p2", character="pinocchio")
+    act(s, "end_attack")
+    act(s, "ransom", "p2")
+    assert health(s, "p2") == 17 - 10
+    act(s, "truce", "p2")
+    act(s, "truce")
+    assert s.players["p2"]["party"] == ["red", "pinocchio"]
+
+
+MAGIC = ["merlin", "alice", "fairy_godmother", "the_wizard_of_oz", "aladdin"]
+
+
+def test_spellcaster_plays_an_action_card_from_the_bonus_discard():
+    # "SPELLCASTER (All Five Characters in your party) You may play an action card from the
+    # Bonus Discard pile as if it were in your hand."
+    s = game(player("merlin", party=MAGIC[1:], traits={"magic": 5}),
+             decks={"bonus_discard": ["healing_rain"]})
+    act(s, "use", card="healing_rain")
+    assert health(s, "p1") == 5 + 3 and s.decks["bonus_discard"] == ["healing_rain"]
+    lone = game(player("merlin", party=MAGIC[1:4], traits={"magic": 5}),
+                decks={"bonus_discard": ["healing_rain"]})
+    refused(lone, "use", "not_in_hand", card="healing_rain")
+
+
+FUGITIVES = ["red", "snow", "pinocchio", "peter_pan", "rapunzel"]
+
+
+def test_distraction_spends_three_traits_to_enable_a_tactic():
+    # "DISTRACTION (All Five Characters in your party) You may spend 3 Traits to enable a
+    # tactic card of your choice."
+    s = game(player("red", party=FUGITIVES[1:], traits={"willpower": 10}))
+    tactic = sorted(s.players["p1"]["tactics"])[0]
+    act(s, "distraction", tactic=tactic)
+    assert s.players["p1"]["tactics"][tactic] is True and health(s, "p1") == 7
+    lone = game(player("red", party=FUGITIVES[1:4], traits={"willpower": 10}))
+    refused(lone, "distraction", "no_distraction", tactic=tactic)
+
+
 # ---------------------------------------------------------------- winning and losing
 
 def test_single_player_hunters_come_at_the_second_landmark_and_close_in():
@@ -1476,6 +1563,40 @@ def test_adventurers_are_one_party_drawing_two_bonus_cards_a_turn_and_never_recr
     assert s.players["p1"]["hand"] == ["steel_sword", "lantern"]
     refused(s, "battle", "no_player_battles", target="p2")
     refused(s, "dissolve", "adventurers")
+
+
+def test_adventurers_fight_a_drawn_character_together_in_alternating_turns():
+    # "When facing other characters (drawn from the Bonus Deck) your party must fight them.
+    # The turn order will start with whomever initiates the attack, then alternate between
+    # player and enemy."; "Rewards from defeated enemies are split amongst the party."
+    s = game(player("captain_hook"), player("goldilocks"), player("merlin"),
+             options={"mode": "adventurer"}, decks={"bonus": ["alice", "lantern"]})
+    b = battle_of(s, "p1")
+    assert [e["f"] + ":" + str(e["vs"]) for e in b["order"]] == [
+        "p1:None", "e1:p1", "p2:None", "e1:p2", "p3:None", "e1:p3"]
+    assert b["fighters"]["e1"]["enemy"] == "alice" and s.pending == []
+    assert s.players["p1"]["hand"] == ["lantern"]
+
+
+def test_adventurers_reshuffle_the_events_and_win_only_by_an_end_game_quest():
+    # "after there are no more Event cards to draw, the game does not end. Instead, you will
+    # reshuffle the Event deck and begin drawing from it again. To win Adventurer Mode you
+    # must defeat the Trinity or Summon the Dark Dragon"
+    s = game(player("captain_hook"), player("red"), options={"mode": "adventurer"},
+             decks={"events": [], "event_discard": ["quiet_night"], "bonus": [
+                 "steel_sword", "lantern", "iron_helm", "heal_potion", "fire_bomb", "haste"]})
+    act(s, "end_turn")
+    events = act(s, "end_turn", "p2")
+    assert of_type(events, "events_reshuffled") and s.clock == "flip"
+    act(s, "flip_event")
+    # Day 1's event went into the new deck too.
+    assert s.status == "ongoing" and s.day == 2 and s.decks["event_discard"] == []
+    assert sorted([s.event] + s.decks["events"]) == ["quiet_day", "quiet_night"]
+    # "max_days" (90 by default) ends an adventure nobody won: everyone loses.
+    s = game(player("captain_hook"), options={"mode": "adventurer", "max_days": 1},
+             decks={"bonus": ["steel_sword", "lantern"]})
+    events = act(s, "end_turn")
+    assert s.status == "finished" and s.winner is None and s.epilogue == 2
 
 
 def test_alchemists_keep_heal_and_cure_potions_as_tokens():
