@@ -508,7 +508,7 @@ def new_game(options, seed, setup=None, cards_=None):
         raise ScenarioError("seed", "must be an integer")
     cat = cards.load_catalog(cards_)
     opts, seat_list = _parse_options(options if options is not None else {})
-    s = core.FairytaleState.__new__(core.FairytaleState)
+    s = core.FairytaleState()
     s.options = opts
     s.seed = seed
     s.extra_cards = cards_
@@ -1435,7 +1435,7 @@ def from_dict(data):
     if data.get("schema") != canon.SCHEMA_VERSION:
         raise ScenarioError("state.schema", "unsupported version %s" % shown(data.get("schema")))
     try:
-        s = core.FairytaleState.__new__(core.FairytaleState)
+        s = core.FairytaleState()
         s.options = dict(data["options"])
         s.seed = data["seed"]
         s.extra_cards = data["cards"]

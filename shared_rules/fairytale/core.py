@@ -80,7 +80,7 @@ class FairytaleState:
     """
 
     def copy(self):
-        s = FairytaleState.__new__(FairytaleState)
+        s = FairytaleState()
         s.options = self.options
         s.seed = self.seed
         s.extra_cards = self.extra_cards

@@ -229,7 +229,9 @@ def test_the_python_hooks_are_few_and_counted():
                 hooks.append(cid + ":" + e["hook"])
                 assert e["hook"] in cards.HOOKS
     assert len(hooks) == 7 and total > 40 * len(hooks)
-    assert "7 use a Python hook" in ft.__doc__.replace("\n", " ")
+    doc = getattr(ft, "__doc__", None)          # MicroPython keeps no docstrings
+    if doc is not None:
+        assert "7 use a Python hook" in doc.replace("\n", " ")
     assert sorted(set([h.split(":")[1] for h in hooks])) == sorted(cards.HOOKS)
 
 

