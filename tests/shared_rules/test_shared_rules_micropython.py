@@ -57,6 +57,8 @@ def test_random_games_are_byte_identical_on_both_interpreters():
              ("storybook", {"mode": "physical", "max_turns": 200}, 8)]
     runs += [("fightclub", {"players": 1}, 1),
              ("fightclub", {"players": 4, "max_rounds": 4}, 2)]
+    runs += [("fairytale", {"players": 2}, 11),
+             ("fairytale", {"players": 3, "mode": "adventurer", "max_days": 20}, 14)]
     mine = [canon.dumps(games.get(g).to_dict(playout.random_game(g, o, s)[0]))
             for g, o, s in runs]
     theirs = run_micropython_code(PLAY % json.dumps(runs).replace("null", "None")).splitlines()
