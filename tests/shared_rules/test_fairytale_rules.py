@@ -143,6 +143,38 @@ def test_the_sundial_flips_an_event_that_touches_each_player_at_the_start_of_the
     assert health(s, "p2") == 12
 
 
+def test_an_event_does_not_touch_a_player_in_battle():
+    # "Event cards do not affect anyone currently in battle."
+    s = game(player("captain_hook", traits={"strength": 10}),
+             player("red", traits={"willpower": 10}), event=None,
+             decks={"events": ["plague", "harvest_moon"], "locations": ["whispering_pines"]})
+    act(s, "flip_event", cards=["plague"])
+    act(s, "end_turn")
+    assert health(s, "p1") == 9 and health(s, "p2") == 9
+    act(s, "step", "p2", to=[3, 2], cards=["whispering_pines", "wolf"])
+    assert s.clock == "flip"
+    act(s, "flip_event", cards=["harvest_moon"])
+    # Hook gains at the start of his turn; Red, in battle, takes no turn and gains nothing.
+    assert health(s, "p1") == 11 and health(s, "p2") == 9 and s.players["p2"]["battle"]
+
+
+def test_the_sundial_is_chosen_and_passes_on_when_removed_from_the_game():
+    # "Next, assign who will be the Sundial."; "The Sundial will always be the sundial unless
+    # they are removed from the game. In that case the next person (clockwise) will be the new
+    # Sundial."
+    s = game(player("captain_hook", traits={"strength": 10, "persuasion": 10},
+                    kills={"players": 2, "characters": 2}),
+             player("red", traits={"willpower": 2}), player("snow"), player("alice"),
+             player("mowgli"), options={"sundial": "p2"}, turn="p1",
+             decks={"battle": _deck(FIVE_A + FIVE_B)})
+    assert s.sundial == "p2" and s.order == ["p2", "p3", "p4", "p5", "p1"]
+    act(s, "battle", target="p2")
+    act(s, "attack", card="heavy_1", target="p2")
+    act(s, "defend", "p2")
+    assert s.players["p2"]["out"] and s.sundial == "p3"
+    refused(s, "flip_event", "not_the_sundial", "p1")
+
+
 def test_an_event_with_a_duration_holds_back_the_next_flip():
     # "there may be events that have durations on them, giving them extra time in play (the
     # Sundial does not flip over a new Event card if the duration is in effect)"
