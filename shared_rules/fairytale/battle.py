@@ -1569,7 +1569,7 @@ def cause_conflict(s, action, events):
     world.leave_ally(s, seat, events, "conflict")
     world.trigger(s, seat, "conflict", events)
     world.trigger(s, seat, "dissolved", events)
-    log(events, "conflict", seat=seat, against=others,
+    log(events, "conflict", seat=seat, against=list(others),
         text="%s causes a Conflict over the rewards." % seat_words(s, seat))
     s.pending.append({"seat": seat, "causer": seat, "seats": others, "kind": "conflict",
                       "enemy": d["enemy"],

@@ -1352,6 +1352,8 @@ def eliminate(s, seat, events):
     p["party"] = []
     p["equipped"] = {}
     p["boxes"] = {}
+    p["away"] = {}
+    p["stand_in"] = None
     s.pending = [d for d in s.pending if d["seat"] != seat]
     if p["ally"] is not None:
         leave_ally(s, seat, events, "eliminated")
