@@ -1655,6 +1655,21 @@ def test_tournament_waves_enter_once_the_last_wave_has_left_the_dragon_inn():
     assert s.order == s.seats[:10]
     p11 = s.players["p11"]
     assert p11["max_bonus"] == 0
+    # Every one of the ten steps off the Dragon Inn: the next wave enters with +5 traits.
+    chars = ["captain_hook", "red", "snow", "alice", "mowgli", "merlin", "sinbad", "bastinda",
+             "mr_hyde", "goldilocks", "pinocchio", "aladdin"]
+    s = game(*[player(c) for c in chars], options={"mode": "tournament"},
+             map=[{"cell": [3, 2], "location": "rolling_meadow"}],
+             decks={"events": ["quiet_night", "calm_before_the_storm"]})
+    assert s.order == s.seats[:10]
+    for i in range(10):
+        q = "p%d" % (i + 1)
+        events = act(s, "step", q, to=[3, 2])
+        if i < 9:
+            act(s, "end_turn", q)
+    assert of_type(events, "wave_enters")[0]["seats"] == ["p11", "p12"]
+    assert s.players["p11"]["max_bonus"] == 5 and health(s, "p11") == 17 + 5
+    assert s.order == s.seats and health(s, "p12") == 17 + 5
 
 
 # ---------------------------------------------------------------- hidden information and chance
