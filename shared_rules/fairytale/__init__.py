@@ -1415,6 +1415,9 @@ def secrets(state, seat=None):
     for h in s.hunters:
         if h["state"] == "hidden":
             out.add(h["id"])
+    for d in s.pending:
+        if d["seat"] == seat and "card" in d:
+            out.discard(d["card"])  # a card the seat is shown (a peek at a deck's top)
     return out
 
 
