@@ -1468,4 +1468,4 @@ def result(state):
 
 
 from shared_rules.fairytale.choices import legal_actions  # noqa: E402,F401
-from shared_rules.fairytale.bot import evaluate, imagine  # noqa: E402,F401
+from shared_rules.fairytale.bot import bot_digest, evaluate, imagine  # noqa: E402,F401
