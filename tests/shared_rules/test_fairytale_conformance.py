@@ -126,3 +126,35 @@ def test_a_refused_action_changes_nothing_mid_game():
                 {"seat": "p1"}):
         check_rejected_changes_nothing(ft, state, bad)
     assert state.status == "ongoing" and n == 150
+
+
+def test_events_are_data_no_later_action_changes():
+    # Found by the golden playthroughs: "alliance_formed" named the party's own list of members,
+    # so a later departure rewrote the event (MicroPython's replay, which encodes each event at
+    # once, printed another list than CPython's).
+    log = []
+    playout.random_game("fairytale", {"players": 4, "alchemist": True, "max_days": 8}, 3,
+                        on_step=lambda s, a, events: log.append((events, canon.dumps(events))))
+    kinds = set(e["type"] for events, text in log for e in events)
+    assert "alliance_formed" in kinds and "left_battle" in kinds
+    for events, text in log:
+        assert canon.dumps(events) == text
+
+
+def test_a_decision_waits_on_its_deciders_not_on_a_conflicts_causer():
+    # Found by a random game: p2 caused a Conflict (the decision waits on the Ally Party, p1 and
+    # p4) and drew a character; legal_actions offered p2 "ignore", which was refused as if p2
+    # had the Conflict to decide first.
+    s = ft.new_game({"players": 4}, 1, {
+        "players": [{"character": "captain_hook"}, {"character": "count_dracula"},
+                    {"character": "red"}, {"character": "robin_hood"}],
+        "event": "quiet_day", "turn": "p2"})
+    s.pending = [{"seat": "p2", "causer": "p2", "seats": ["p1", "p4"], "kind": "conflict",
+                  "enemy": "wolf", "rewards": [0], "faced": [], "ignored": []},
+                 {"seat": "p2", "kind": "character", "card": "snow"}]
+    mine = [a for a in ft.legal_actions(s) if a["seat"] == "p2"]
+    assert {"type": "ignore", "seat": "p2"} in mine
+    for a in mine:
+        assert ft.validate(s, a) is None, a
+    ft.apply(s, {"type": "ignore", "seat": "p2"})
+    assert [d["kind"] for d in s.pending] == ["conflict"]
