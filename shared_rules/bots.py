@@ -26,8 +26,11 @@ IMAGINED_SAMPLES = 4
 
 
 def seeded_rng(engine, state, seed):
-    """The PRNG of a bot's choice: from the seed and a CRC-32 of the canonical state."""
-    text = canon.dumps(engine.to_dict(state))
+    """The PRNG of a bot's choice: from the seed and a CRC-32 of the canonical state (or of
+    the engine's `bot_digest(state)`, canonical text of the parts of a large state that move
+    with every action: any function of the saved state keeps a resumed game's bots the same)."""
+    digest = getattr(engine, "bot_digest", None)
+    text = digest(state) if digest is not None else canon.dumps(engine.to_dict(state))
     return prng.seed_state((seed * 2654435761 + binascii.crc32(text.encode())) & 0xFFFFFFFF)
 
 

@@ -144,8 +144,10 @@ def play_checked_game(game, options, seed, max_actions=5000):
     return match
 
 
-def check_random_games(game, options, seeds, deep=False, max_actions=5000):
-    """Play random games to the end; returns the number of finished games."""
+def check_random_games(game, options, seeds, deep=False, max_actions=5000, on_end=None):
+    """Play random games to the end; returns the number of finished games.
+
+    `on_end(seed, match)` is called with each game as it ended (or stopped)."""
     engine = games.get(game)
     finished = 0
     for seed in seeds:
@@ -166,4 +168,6 @@ def check_random_games(game, options, seeds, deep=False, max_actions=5000):
         assert Match.load(match.save()).save() == match.save()
         if engine.status(match.state) == "finished":
             finished += 1
+        if on_end is not None:
+            on_end(seed, match)
     return finished

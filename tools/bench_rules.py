@@ -3,6 +3,8 @@
     python tools/bench_rules.py [GAME]            # CPython
     micropython tools/bench_rules.py [GAME]       # MicroPython (from the repo root)
     python tools/bench_rules.py --both [GAME]     # both, as a Markdown table row each
+    python tools/bench_rules.py --both GAME N     # N games on each interpreter (default
+                                                  # 200 on CPython, 50 on MicroPython)
 
 Runs on both interpreters (same file). Actions are recorded first from seeded
 random games, then replayed with apply() alone, so "actions/s" measures the
@@ -46,7 +48,8 @@ if small_heap:
 # A name "GAME-VARIANT" benchmarks GAME with that variant's options.
 OPTIONS = {"storybook": {"max_turns": 200}, "royale": {},
            "fightclub": {"players": 2, "max_rounds": 30},
-           "heroes": {"max_turns": 60}, "heroes-ctf": {"mode": "ctf", "max_turns": 60}}
+           "heroes": {"max_turns": 60}, "heroes-ctf": {"mode": "ctf", "max_turns": 60},
+           "fairytale": {"players": 4}, "fairytale-10": {"players": 10}}
 
 
 def record(out, action):
@@ -100,14 +103,16 @@ def main(argv):
     both = "--both" in argv
     args = [a for a in argv if not a.startswith("--")]
     game = args[0] if args else "storybook"
+    count = int(args[1]) if len(args) > 1 else None
     if both:
         import json
         import os
         import subprocess
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         exe = os.path.join(os.path.dirname(sys.executable), "micropython")
-        rows = [bench(game, 200)]
-        proc = subprocess.run([exe, "tools/bench_rules.py", game], cwd=root, capture_output=True,
+        rows = [bench(game, count or 200)]
+        proc = subprocess.run([exe, "tools/bench_rules.py", game] + ([str(count)] if count else []),
+                              cwd=root, capture_output=True,
                               env=dict(os.environ, MICROPYPATH=root + ":.frozen"))
         if proc.returncode != 0:
             print("bench_rules: micropython failed:\n" + proc.stderr.decode(errors="replace")
@@ -122,7 +127,8 @@ def main(argv):
                 r["copies_per_s"], r["random_games_per_s"]))
         return 0
     from shared_rules import canon
-    print(canon.dumps(bench(game, 200 if sys.implementation.name != "micropython" else 50)))
+    print(canon.dumps(bench(game, count or (200 if sys.implementation.name != "micropython"
+                                                else 50))))
     return 0
 
 

@@ -1415,6 +1415,9 @@ def secrets(state, seat=None):
     for h in s.hunters:
         if h["state"] == "hidden":
             out.add(h["id"])
+    for d in s.pending:
+        if d["seat"] == seat and "card" in d:
+            out.discard(d["card"])  # a card the seat is shown (a peek at a deck's top)
     return out
 
 
@@ -1465,4 +1468,4 @@ def result(state):
 
 
 from shared_rules.fairytale.choices import legal_actions  # noqa: E402,F401
-from shared_rules.fairytale.bot import evaluate, imagine  # noqa: E402,F401
+from shared_rules.fairytale.bot import bot_digest, evaluate, imagine  # noqa: E402,F401

@@ -2,6 +2,7 @@
 (`evaluate`, reading only what that seat may know) and the state as the seat may imagine it
 (`imagine`: the hidden decks' order and the dice to come dealt again)."""
 
+from shared_rules import canon
 from shared_rules import prng
 from shared_rules.fairytale import battle
 from shared_rules.fairytale import core
@@ -92,6 +93,15 @@ def _distance_to_prey(s, seat):
         if best is None or d < best:
             best = d
     return best or 0
+
+
+def bot_digest(state):
+    """What seeds the bots' choices (shared_rules/bots.py): canonical text of the PRNG, the
+    clock, the turn, the decisions, the battles and every player's traits, without the decks
+    and the boards that make a full dump of the state four times as long."""
+    s = state
+    return canon.dumps([s.rng, s.phase, s.day, s.cur, s.member, s.turn, s.next_id, s.pending,
+                        s.battles, [[q, s.players[q]["traits"]] for q in s.seats]])
 
 
 def imagine(state, seat, rng):

@@ -1460,7 +1460,7 @@ def form_alliance(s, members, events):
     s.order = kept + [aid]
     if s.cur is not None:
         s.cur = before - 1 if ended else before
-    log(events, "alliance_formed", ally=aid, members=order,
+    log(events, "alliance_formed", ally=aid, members=list(order),
         text="%s form an Ally Party on the Dragon Inn." % " and ".join(
             ["Player " + q[1:] for q in order]))
     for q in order:

@@ -1,0 +1,148 @@
+"""Whole Fairytale Games: The Battle Royale games, engine only: do they all end, and how?
+
+    python tools/fairytale_games.py random --seeds 0-499          # random players, every config
+    python tools/fairytale_games.py bots --seeds 1-500 --configs 1,2,4
+    python tools/fairytale_games.py bots --seeds 1-20 --configs ten --verbose
+
+`random`: seeded random players (shared_rules/playout.py), each game checked by the
+conformance kit (tests/conformance.py: the end state replays from its record, save and load
+agree). `bots`: the greedy bot (shared_rules/bots.py with fairytale.evaluate and imagine) in
+every seat, seeded with the game's seed; the seat that moves is the first of `actors(state)`,
+as the table's bots take their turns (host/bots_at_table.py). A game not finished within
+--limit actions is stuck, and described.
+
+Configs (--configs, comma separated; a number N is N players in the standard mode): solo (1),
+two (2), four (4), six (6), ten (10), adventurer (4 players as one party), tournament (10),
+alchemist (4 players, potions as tokens). Prints one line per config: the games, how they
+ended (the end reason, with the epilogue: 1 the Battle Royale won, 2 everyone loses, 3 and 4
+the End Game quests), the stuck seeds, the actions (mean and max) and the games per second.
+Exits 1 if a game is stuck.
+"""
+
+import argparse
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+
+from shared_rules import bots  # noqa: E402
+from shared_rules import fairytale as ft  # noqa: E402
+from shared_rules.engine import Match  # noqa: E402
+
+CONFIGS = {
+    "solo": {"players": 1},
+    "two": {"players": 2},
+    "four": {"players": 4},
+    "six": {"players": 6},
+    "ten": {"players": 10},
+    "adventurer": {"players": 4, "mode": "adventurer"},
+    "tournament": {"players": 10, "mode": "tournament"},
+    "alchemist": {"players": 4, "alchemist": True},
+}
+NUMBERS = {"1": "solo", "2": "two", "4": "four", "6": "six", "10": "ten"}
+ALL = ("solo", "two", "four", "six", "ten", "adventurer", "tournament", "alchemist")
+
+
+def play_bots(options, seed, limit, setup=None):
+    """A greedy bot in every seat, seeded with the game's seed, the first of the actors moving;
+    stopped after `limit` actions. Returns the Match."""
+    match = Match("fairytale", options, seed, setup)
+    while ft.status(match.state) == "ongoing" and len(match.actions) < limit:
+        s = match.state
+        seat = ft.actors(s)[0]
+        match.apply(bots.choose("greedy", ft, s, seat, seed))
+    return match
+
+
+def play_random(options, seed, limit):
+    """A random game checked by the conformance kit (replay, save and load); the Match."""
+    from conformance import check_random_games
+    out = []
+    check_random_games("fairytale", options, [seed], max_actions=limit,
+                       on_end=lambda sd, m: out.append(m))
+    return out[0]
+
+
+def ending(s):
+    return "%s (epilogue %d)" % (s.end_reason, s.epilogue)
+
+
+def stuck_words(s):
+    """What a game still playing looks like, in one line."""
+    parts = ["day %d" % s.day, "events left %d" % len(s.decks["events"]),
+             "battles %d" % len(s.battles), "pending %d" % len(s.pending),
+             "actors %s" % ",".join(ft.actors(s))]
+    return ", ".join(parts)
+
+
+def seed_range(text):
+    lo, _, hi = text.partition("-")
+    return range(int(lo), int(hi or lo) + 1)
+
+
+def run(kind, name, seeds, limit, verbose=False):
+    """Play the games of one config; print and return its summary line and the stuck seeds."""
+    options = CONFIGS[name]
+    endings = {}
+    lengths = []
+    stuck = []
+    t0 = time.perf_counter()
+    for seed in seeds:
+        match = play_bots(options, seed, limit) if kind == "bots" else \
+            play_random(options, seed, limit)
+        s = match.state
+        n = len(match.actions)
+        if ft.status(s) == "finished":
+            lengths.append(n)
+            key = ending(s)
+            endings[key] = endings.get(key, 0) + 1
+            if verbose:
+                print("%s %s seed %d: %s in %d actions, day %d, winners %s" % (
+                    kind, name, seed, key, n, s.day, ",".join(s.winners) or "none"),
+                    flush=True)
+        else:
+            stuck.append(seed)
+            print("%s %s seed %d: STUCK at %d actions: %s" % (kind, name, seed, n,
+                                                           stuck_words(s)), flush=True)
+    wall = time.perf_counter() - t0
+    games = len(lengths) + len(stuck)
+    line = "%s %s %s: %d games, %s; stuck %s; actions mean %s, max %s; %.2f games/s" % (
+        kind, name, canon_options(options), games,
+        ", ".join("%s %d" % (k, endings[k]) for k in sorted(endings)) or "no ending",
+        ",".join(str(x) for x in stuck) or "none",
+        "%.0f" % (float(sum(lengths)) / len(lengths)) if lengths else "-",
+        max(lengths) if lengths else "-", games / wall if wall > 0 else 0.0)
+    print(line, flush=True)
+    return line, stuck
+
+
+def canon_options(options):
+    from shared_rules import canon
+    return canon.dumps(options)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("kind", choices=("random", "bots"))
+    p.add_argument("--seeds", default="1-500", help="a seed or a range, e.g. 1-500")
+    p.add_argument("--configs", default=",".join(ALL),
+                   help="comma separated: %s, or a player count 1,2,4,6,10" % ", ".join(ALL))
+    p.add_argument("--limit", type=int, default=20000, help="actions before a game is stuck")
+    p.add_argument("--verbose", action="store_true", help="a line for every game")
+    args = p.parse_args(argv)
+    names = [NUMBERS.get(c, c) for c in args.configs.split(",")]
+    for name in names:
+        if name not in CONFIGS:
+            p.error("unknown config %r" % name)
+    any_stuck = False
+    for name in names:
+        line, stuck = run(args.kind, name, seed_range(args.seeds), args.limit, args.verbose)
+        any_stuck = any_stuck or bool(stuck)
+    return 1 if any_stuck else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
