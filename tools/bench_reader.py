@@ -2,6 +2,8 @@
 
     python tools/bench_reader.py [polls]
     micropython tools/bench_reader.py [polls]
+    python tools/bench_reader.py --crowded [most]
+
 
 Runs the MFRC522 driver against the emulator (firmware/sim/mfrc522_emu.py)
 for an empty cell, one card, a card with its identity read, and a card with
@@ -12,6 +14,12 @@ of the poll's duration on a Pico; CPU time (the fastest batch of 10 polls,
 so other processes' load counts least) is what the emulation costs on this
 machine, i.e. in the virtual table. The field-settle wait is left out
 (`field_settle_us` = 0): add 5 ms per poll on hardware.
+
+``--crowded``: one reader's poll as tags crowd its field (1 to ``most`` NTAG tags, 7-byte
+UIDs of no common prefix): the first poll that finds them all (anticollision, identity
+read), a poll of them lying still (each selected by UID), and a poll that finds one
+newcomer among the others lying still (what a token put down on a crowded cell costs).
+Chip time only (emulator clock); hardware/stacks.md uses the figures.
 """
 
 import sys
@@ -80,7 +88,52 @@ def measure(name, uids, polls, with_identity, known=False):
              cpu, drv.errors))
 
 
+def crowded_uids(n):
+    """``n`` distinct 7-byte NTAG UIDs (NXP's 0x04 first), spread like a roll's (an LCG)."""
+    out = []
+    x = 12345
+    for _ in range(n):
+        b = [4]
+        for _ in range(6):
+            x = (x * 1103515245 + 12345) & 0x7FFFFFFF
+            b.append(x >> 16 & 0xFF)
+        out.append(bytes(b))
+    return out
+
+
+def chip_ms(emu, since):
+    us = emu.now_us - since
+    return "%d.%d ms" % (us // 1000, us % 1000 // 100)
+
+
+def crowded(most):
+    """One reader, 1..most tags: chip time of a first poll, a still poll, a newcomer's."""
+    print("tags | first poll (all new, identities read) | lying still | "
+          "one newcomer among the rest lying still")
+    for n in range(1, most + 1):
+        uids = crowded_uids(n)
+        drv, emu = reader_with(uids)
+        ids = {}
+        t = emu.now_us
+        found = drv.inventory(most, ids)
+        first = chip_ms(emu, t)
+        assert len(found) == n, found
+        t = emu.now_us
+        assert len(drv.inventory(most, ids, sorted(found))) == n
+        still = chip_ms(emu, t)
+        drv, emu = reader_with(uids[:-1])
+        ids = {}
+        known = sorted(drv.inventory(most, ids))
+        emu.place(NtagCard(uids[-1], identity_record(b"bench")))
+        t = emu.now_us
+        assert len(drv.inventory(most, ids, known)) == n
+        print("%d | %s | %s | %s (errors %d)" % (n, first, still, chip_ms(emu, t), drv.errors))
+
+
 def main(argv):
+    if len(argv) > 1 and argv[1] == "--crowded":
+        crowded(int(argv[2]) if len(argv) > 2 else 16)
+        return
     polls = int(argv[1]) if len(argv) > 1 else 200
     card = bytes.fromhex("04112233445566")
     pawns = [bytes.fromhex("04112233445567"), bytes.fromhex("04A1B2C3D4E5F6"),
