@@ -3,6 +3,7 @@
     python tools/bench_reader.py [polls]
     micropython tools/bench_reader.py [polls]
     python tools/bench_reader.py --crowded [most]
+    python tools/bench_reader.py --inn
 
 
 Runs the MFRC522 driver against the emulator (firmware/sim/mfrc522_emu.py)
@@ -20,6 +21,13 @@ UIDs of no common prefix): the first poll that finds them all (anticollision, id
 read), a poll of them lying still (each selected by UID), and a poll that finds one
 newcomer among the others lying still (what a token put down on a crowded cell costs).
 Chip time only (emulator clock); hardware/stacks.md uses the figures.
+
+``--inn``: the Dragon Inn's tile (one cell, a reader under each quadrant: firmware/config.py)
+with its location card and ten tokens put down one by one on the reader with the fewest
+tags (as players fill its twelve spots, three a quadrant; the virtual table's hands do the
+same), then an eleventh token: each reader's poll lying still and with that newcomer, the
+round of the four polls (their fields never on together: add 5.1 ms of settle each), and
+the worst a quadrant may hold (the card, its three spots and one token too many).
 """
 
 import sys
@@ -130,7 +138,52 @@ def crowded(most):
         print("%d | %s | %s | %s (errors %d)" % (n, first, still, chip_ms(emu, t), drv.errors))
 
 
+def poll_ms(uids, newcomer=None):
+    """Chip time of one reader's poll of ``uids`` lying still (and ``newcomer`` put down),
+    in 0.1 ms."""
+    drv, emu = reader_with(uids)
+    ids = {}
+    known = sorted(drv.inventory(16, ids))
+    assert len(known) == len(uids)
+    if newcomer is not None:
+        emu.place(NtagCard(newcomer, identity_record(b"bench")))
+    t = emu.now_us
+    found = drv.inventory(16, ids, known)
+    assert len(found) == len(uids) + (newcomer is not None) and drv.errors == 0
+    return (emu.now_us - t) // 100
+
+
+def inn():
+    uids = crowded_uids(12)
+    readers = [[], [], [], []]
+    for uid in uids[:11]:                 # the card, then ten tokens: the fewest first
+        min(readers, key=len).append(uid)
+    late = min(range(4), key=lambda k: len(readers[k]))
+    rnd = 0
+    worst = 0
+    for k in range(4):
+        still = poll_ms(readers[k])
+        new = poll_ms(readers[k], uids[11]) if k == late else None
+        rnd += 51 + still
+        worst = max(worst, still, new or 0)
+        print("reader %d: %d tags lying still %d.%d ms%s" % (
+            k, len(readers[k]), still // 10, still % 10,
+            "; the eleventh token put down on it: %d.%d ms" % (new // 10, new % 10)
+            if new is not None else ""))
+    print("the Inn's most crowded poll: %d.%d ms; a round of its four readers (5.1 ms of "
+          "settle each): %d.%d ms" % (worst // 10, worst % 10, rnd // 10, rnd % 10))
+    full = poll_ms(uids[:4], uids[4])
+    print("a quadrant's worst (the card, three tokens, a fourth put down on it): %d.%d ms"
+          % (full // 10, full % 10))
+    one = poll_ms(uids[:11], uids[11])
+    print("for comparison, one reader under the whole Inn, the eleventh token put down on "
+          "it: %d.%d ms" % (one // 10, one % 10))
+
+
 def main(argv):
+    if len(argv) > 1 and argv[1] == "--inn":
+        inn()
+        return
     if len(argv) > 1 and argv[1] == "--crowded":
         crowded(int(argv[2]) if len(argv) > 2 else 16)
         return
