@@ -50,15 +50,35 @@ CELL_FIELD_SPACING = 2
 CELL_MAX_FIELDS = 4
 
 
-def variant(name, cells=None):
-    """The description of a tile variant; ``cells`` trims a cell tile (1..8)."""
+def variant(name, cells=None, readers=None):
+    """The description of a tile variant; ``cells`` trims a cell tile (1..8).
+
+    ``readers``: {slot: readers} for a crowded cell, whose tags are read by several readers (one
+    under each quadrant of the Dragon Inn, whose ten tokens no one reader polls in time:
+    hardware/stacks.md). The extra readers come after the cells' own (reader ``cells`` on),
+    in slot order, and the spec's ``slots`` maps every reader to the slot it reports: the host
+    sees one slot (its TAG holds the tags of all its readers)."""
     if name == "cell":
         n = 8 if cells is None else cells
         if not 1 <= n <= 8:
             raise ValueError("a cell tile has 1 to 8 cells, not %r" % (n,))
-        return {"variant": "cell", "cells": n, "segments": 4, "leds_per_segment": 6,
+        spec = {"variant": "cell", "cells": n, "segments": 4, "leds_per_segment": 6,
                 "readers": n, "buttons": n, "dice_pockets": 0,
                 "field_spacing": CELL_FIELD_SPACING, "max_fields": CELL_MAX_FIELDS}
+        if readers:
+            slots = list(range(n))
+            for slot in sorted(readers):
+                if 0 <= slot < n and 1 <= readers[slot] <= 4:
+                    slots += [slot] * (readers[slot] - 1)
+                else:
+                    slots = ()
+                    break
+            # 13 at most: a chip select each, the 8 of the cells and 5 spare GPIOs (pins.py)
+            if not n < len(slots) <= 13:
+                raise ValueError(readers)   # (every string costs the tile's heap)
+            spec["readers"] = len(slots)
+            spec["slots"] = bytes(slots)
+        return spec
     if name == "dice":
         return {"variant": "dice", "cells": 3, "segments": 4, "leds_per_segment": 3,
                 "readers": 3, "buttons": 1, "dice_pockets": 3}

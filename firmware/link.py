@@ -32,8 +32,11 @@ _MAX_PENDING = const(12)  # unacked events kept for resend; oldest dropped beyon
 _SEEN = const(16)         # host seqs acted on lately, to drop resent duplicates
 _QUIET_TX_BYTES = const(256)  # the rp2 USB CDC transmit buffer: what a host not reading holds
 _TX_PAYLOAD = const(160)  # the biggest payload the tile encodes in place: a TAG of six tags
-#                           (wire.MAX_TAGS, 10-byte UIDs) is 146 bytes, a SNAPSHOT 128
-#                           (main.py); a longer LOG is encoded apart
+#                           (10-byte UIDs) is 146 bytes, a SNAPSHOT 128 (main.py); a longer
+#                           LOG, and the TAG of a crowded cell (up to wire.MAX_TAGS = 12
+#                           tags, 290 bytes), is encoded apart: its payload and the frame
+#                           kept for resends take blocks of that size anyway, and a whole
+#                           buffer for it would cost every tile 130 bytes of its heap
 _NOISY_MS = const(5000)   # a damaged frame from the host makes the line noisy this long ...
 _NOISY_RESEND = const(4)  # ... and resends go this many times as often (a lost frame is
                           # random damage, not a crowded line: trying sooner is what helps)
@@ -86,18 +89,26 @@ class TileLink:
             self.host_heard = False
         return not self.host_heard
 
-    def send(self, msg_type, payload, key=None):
+    def send(self, msg_type, payload, key=None, buf=None):
         """Send one message; acked types are kept and resent until the host acks them.
 
         Returns its seq, or None if it was sent once but could not be kept for resends:
         the copy needs a block of the frame's size, which a fragmented heap may lack
-        for a while (the caller sends its news again later; see SlotTags.report_slot)."""
+        for a while (the caller sends its news again later; see SlotTags.report_slot).
+        ``buf``: a bytearray made at start-up, big enough for the frame, that holds it
+        (encoded in place, kept there for resends) instead of the link's buffer and a
+        copy: a crowded cell's TAG (presence.py), longer than a fragmented heap has
+        blocks for. One message a key: the next send with the key replaces it."""
         self.seq = (self.seq + 1) & 0xFFFF
-        frame = self._encode(msg_type, self.seq, payload)
+        if buf is None:
+            frame = self._encode(msg_type, self.seq, payload)
+        else:
+            frame = memoryview(buf)[:wire.encode_frame_into(buf, msg_type, self.seq, payload)]
         now = self.ticks_ms()
         if msg_type in wire.ACKED:
             try:
-                frame = bytes(frame)    # kept for resends
+                if buf is None:
+                    frame = bytes(frame)    # kept for resends
             except MemoryError:
                 self.unkept += 1
                 self._write(frame, now)

@@ -106,7 +106,7 @@ class Tile(ReaderSchedule, SlotTags):
         flags = wire.CAP_IDENTITY | wire.CAP_WRITE_IDENTITY | wire.CAP_FIELD_NEIGHBOURS | (
             wire.CAP_WATCHDOG if self.board.has_watchdog else 0)
         return wire.hello(self.board.unique_id(), config.FIRMWARE_VERSION, self.boot_id,
-                          s["cells"], s["segments"], s["leds_per_segment"], s["readers"],
+                          s["cells"], s["segments"], s["leds_per_segment"], s["cells"],
                           s["buttons"], s["dice_pockets"], flags, s["variant"])
 
     def snapshot(self):
@@ -123,7 +123,7 @@ class Tile(ReaderSchedule, SlotTags):
             pockets = []
             rest = []
             room = 128 - 6                          # uptime, slot count, pocket count
-            for i in range(len(self.reported)):
+            for i in range(self.spec["cells"]):     # a slot each (crowded cells: tags())
                 tags = self.tags(i)
                 size = 2                            # slot (or pocket) and count (or flag)
                 for t in tags:
@@ -152,9 +152,17 @@ class Tile(ReaderSchedule, SlotTags):
         """HEALTH: a reader is ok while it polls (one that failed, and was revived but has
         not polled well since, is not); loop_max_ms is the worst since the last HEALTH."""
         readers = []
+        m = self.spec.get("slots")
         for i in range(len(self.readers)):
             r = self.readers[i]
-            readers.append((self.reader_ok[i] and not self.fails[i], r.errors, r.reinits))
+            h = (self.reader_ok[i] and not self.fails[i], r.errors, r.reinits)
+            s = m[i] if m else i
+            if s < i:   # a crowded cell's extra reader: its slot's entry counts it
+                h0 = readers[s]
+                h = (h0[0] and h[0], h0[1] + h[1], h0[2] + h[2])
+                readers[s] = h
+            else:
+                readers.append(h)
         d = self.link.decoder
         return wire.health(self.uptime(), readers, d.crc_errors, d.garbage_bytes,
                            self.link.resends, self.board.heap_free(), self.loop_max_ms)
@@ -282,9 +290,16 @@ class Tile(ReaderSchedule, SlotTags):
     def write_identity(self, msg):
         """Enrollment through this tile's reader: write a tag's identity record, answer
         WRITE_RESULT, and report the tag's new identity (hardware/protocol.md)."""
-        i = msg["slot"]
+        slot = msg["slot"]
         uid = msg["uid"]
         raw = None
+        i = slot if slot < self.spec["cells"] else len(self.readers)
+        m = self.spec.get("slots")
+        if m and i == slot:
+            # A crowded cell: the write goes through the reader that reports the tag.
+            for r in range(len(m)):
+                if m[r] == slot and uid in self.reported[r]:
+                    i = r
         if i >= len(self.readers):
             ok, why = False, "no such slot"
         elif not self.reader_ok[i]:
@@ -313,7 +328,7 @@ class Tile(ReaderSchedule, SlotTags):
             # (every string here costs the tile heap).
         if raw is not None:
             self.identity_written(i, uid, raw)
-        self.link.send(wire.WRITE_RESULT, wire.write_result(msg["seq"], i, ok, uid, why))
+        self.link.send(wire.WRITE_RESULT, wire.write_result(msg["seq"], slot, ok, uid, why))
 
     async def link_task(self):
         sleep_ms = self.board.sleep_ms

@@ -14,6 +14,7 @@ Keys of a variant:
     spi_id, sck, mosi, miso, spi_baud   the readers' SPI bus (SPI0)
     reader_rst                          NRSTPD of every reader (shared, active low)
     reader_cs                           one chip-select per reader, in reader order
+    extra_reader_cs                     more chip-selects: crowded cells' extra readers
     led_data                            WS2812 data (through the 74AHCT125 level shifter)
     pads                                touch pad / button input per cell (high = touched)
     pad_active_high                     True for TTP223 pads (output high when touched)
@@ -32,6 +33,10 @@ PINS = {
     "cells8": dict(_SPI,
                    reader_rst=22,
                    reader_cs=(17, 20, 21, 26, 27, 28, 14, 15),
+                   # Crowded cells' extra readers (firmware/config.py): their chip selects
+                   # follow the cells' own, on the spare GPIOs (a 1-cell Dragon Inn tile's
+                   # four readers use reader_cs[0..3]).
+                   extra_reader_cs=(10, 11, 12, 13, 1),
                    led_data=0,
                    pads=(2, 3, 4, 5, 6, 7, 8, 9),
                    pad_active_high=True,

@@ -13,6 +13,11 @@ tried again at the next poll, and after ``_UNREADABLE`` polls without a good rea
 tag is reported without one, and read again every 8th poll of its slot while it stays
 (``_REREAD``; a TAG follows a good read). A slot holds at most ``wire.MAX_TAGS``: a
 newcomer on a full slot waits until a missing tag is gone.
+
+The lists here are per reader. A crowded cell read by several readers (the spec's
+``slots``, firmware/config.py) is one slot for the host: each of its readers debounces
+what it sees, and the slot's TAG holds the tags of all of them, each once (a token
+across two readers' loops is seen by both; it leaves when neither sees it).
 """
 
 try:
@@ -54,6 +59,13 @@ class SlotTags:
         self.reported = []
         self.identities = []
         self.doubt = []
+        if self.spec.get("slots"):
+            # A crowded cell's TAG (up to wire.MAX_TAGS tags, 290 bytes) is built and kept
+            # in these, made now while the heap is whole: later a fragmented heap may have
+            # no block of that size (report_slot). In the spec: an attribute more would
+            # grow the tile's attribute table (main.py).
+            room = 2 + wire.MAX_TAGS * 24       # slot, count, (uid, identity) blobs
+            self.spec["tx"] = (bytearray(room), bytearray(wire.frame_room(room)))
         # Bit i: slot i changed but its report could not be sent (a MemoryError while
         # the frame was built): it is sent again at the slot's next poll, so a failed
         # send never leaves the host with an old view of the slot.
@@ -64,11 +76,30 @@ class SlotTags:
             self.doubt.append({})
 
     def tags(self, i):
-        """Slot i's reported tags as (uid, identity) pairs, for a message."""
-        ids = self.identities[i]
+        """Reader i's slot's reported tags as (uid, identity) pairs, sorted, for a message:
+        of all the slot's readers if it is a crowded cell."""
+        m = self.spec.get("slots")
+        if not m:
+            ids = self.identities[i]
+            out = []
+            for uid in self.reported[i]:
+                out.append((uid, ids.get(uid)))
+            return out
+        s = m[i]
         out = []
-        for uid in self.reported[i]:
-            out.append((uid, ids.get(uid)))
+        for r in range(len(m)):
+            if m[r] != s:
+                continue
+            ids = self.identities[r]
+            for uid in self.reported[r]:
+                for k in range(len(out)):
+                    if out[k][0] == uid:
+                        if out[k][1] is None:
+                            out[k] = (uid, ids.get(uid))
+                        break
+                else:
+                    out.append((uid, ids.get(uid)))
+        out.sort()
         return out
 
     def known_tags(self, i):
@@ -125,6 +156,7 @@ class SlotTags:
         ids = self.identities[i]
         reported = self.reported[i]
         doubt = self.doubt[i]       # uid -> consecutive polls contradicting the report
+        m = self.spec.get("slots")    # a crowded cell: its readers' tags are one report
         changed = False
         k = len(reported)
         while k:                    # reported tags not seen: gone after gone_polls
@@ -156,7 +188,8 @@ class SlotTags:
             # Every poll that saw it without its identity tried to read it (the driver
             # keeps only good reads): after _UNREADABLE failed reads it goes without.
             if n >= self.timings["arrive_polls"] and (uid in ids or n >= _UNREADABLE) \
-                    and len(reported) < wire.MAX_TAGS:
+                    and (len(self.tags(i)) < wire.MAX_TAGS if m else
+                         len(reported) < wire.MAX_TAGS):
                 doubt.pop(uid, None)
                 ids[uid] = _identity(ids.get(uid))  # the raw pages go: one copy kept
                 reported.append(uid)
@@ -171,7 +204,7 @@ class SlotTags:
         if changed:
             reported.sort()
             self.report_slot(i)
-        elif (self.unsent | self.link.lost) >> i & 1:
+        elif (self.unsent | self.link.lost) >> (m[i] if m else i) & 1:
             self.report_slot(i)     # not yet kept by the link, or dropped from its queue
 
     def identity_written(self, i, uid, raw):
@@ -194,17 +227,36 @@ class SlotTags:
         ``unsent`` and is sent again at its next poll: in a fragmented heap, building the
         message or keeping its frame may find no block of its size for a while, and the
         report must wait, not be lost (a TAG or DICE carries the slot's whole state)."""
-        self.unsent |= 1 << i
+        m = self.spec.get("slots")
+        s = m[i] if m else i    # a crowded cell's extra reader reports its cell's slot
+        self.unsent |= 1 << s
         try:
             if self.spec["dice_pockets"]:
                 reported = self.reported[i]
                 uid = reported[0] if reported else None
                 seq = self.link.send(wire.DICE, wire.dice(
                     i, (uid, self.identities[i].get(uid)) if uid else None), i)
+            elif m:
+                # A crowded cell: the TAG (wire.tag's format: slot, count, then each tag's
+                # uid and identity as length-prefixed blobs) written into its own room.
+                p, keep = self.spec["tx"]
+                p[0] = s
+                n = 2
+                k = 0
+                for t in self.tags(i):
+                    for blob in t:          # its uid, then its identity (None: empty)
+                        p[n] = len(blob) if blob else 0
+                        if blob:
+                            p[n + 1:n + 1 + len(blob)] = blob
+                            n += len(blob)
+                        n += 1
+                    k += 1
+                p[1] = k
+                seq = self.link.send(wire.TAG, memoryview(p)[:n], s, keep)
             else:
-                seq = self.link.send(wire.TAG, wire.tag(i, self.tags(i)), i)
+                seq = self.link.send(wire.TAG, wire.tag(s, self.tags(i)), s)
         except MemoryError:
             return
         if seq is not None:
-            self.unsent &= ~(1 << i)
-            self.link.lost &= ~(1 << i)
+            self.unsent &= ~(1 << s)
+            self.link.lost &= ~(1 << s)

@@ -81,12 +81,16 @@ class ReaderSchedule:
         self.rounds = 0                          # full rounds done (min of polls)
         # Per slot, the bit mask of its neighbours: a row by default, the host's
         # FIELD_NEIGHBOURS once it says where the cells lie (set_neighbours).
-        self.near = row_neighbours(n, spec.get("field_spacing") or n)
+        cells = spec["cells"]
+        self.near = row_neighbours(cells, spec.get("field_spacing") or cells)
         # At most spec["max_fields"] fields on at once (power); not an attribute of its
         # own: each attribute more grows the tile's attribute table (see main.py).
         self.phases = field_phases(self.near, spec.get("max_fields") or 1)
         self.phase = len(self.phases) - 1        # the phase being polled (0 comes first)
         self.todo = []                           # its readers still to poll this round
+        if spec.get("slots"):
+            # A crowded cell's extra readers border what their cell borders (and each other).
+            self.set_neighbours(self.near)
 
     def start_readers(self):
         """Reset every reader (the shared RST line, if there is one: a reader may have hung
@@ -358,10 +362,11 @@ class ReaderSchedule:
     def set_neighbours(self, masks):
         """FIELD_NEIGHBOURS: the host says which readers are neighbours on the table (its
         cells need not lie in a row). An ACK status: unsupported, and nothing changes,
-        unless there is a mask per reader, none names a slot the tile lacks or the reader
+        unless there is a mask per slot, none names a slot the tile lacks or the slot
         itself, and each neighbour names the other back. Every field goes off and the
-        next round polls in the new phases."""
-        n = len(self.readers)
+        next round polls in the new phases. (A crowded cell's extra readers are not the
+        host's to know: they border what their cell borders, reader_neighbours.)"""
+        n = self.spec["cells"]
         if len(masks) != n:
             return wire.ACK_UNSUPPORTED
         for i in range(n):
@@ -370,6 +375,18 @@ class ReaderSchedule:
             for j in range(n):
                 if (masks[i] >> j & 1) != (masks[j] >> i & 1):
                     return wire.ACK_UNSUPPORTED
+        m = self.spec.get("slots")
+        if m:
+            # A crowded cell's readers (their loops 10-15 mm apart under one cell) are each
+            # other's neighbours, and border every reader of the cells their cell borders.
+            near = []
+            for a in range(len(m)):
+                mask = 0
+                for b in range(len(m)):
+                    if b != a and (m[a] == m[b] or masks[m[a]] >> m[b] & 1):
+                        mask |= 1 << b
+                near.append(mask)
+            masks = near
         self.near = masks
         # In place: the readers task holds these lists. Readers left to poll this round
         # wait for the next one.

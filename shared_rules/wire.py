@@ -126,8 +126,9 @@ CONFIG_NAMES = {CONFIG_ARRIVE_POLLS: "arrive_polls", CONFIG_GONE_POLLS: "gone_po
 REBOOT_MAINTENANCE = 1    # the next boot skips the tile: the REPL is free for mpremote
 REBOOT_BOOTLOADER = 2     # the UF2 bootloader (machine.bootloader())
 
-MAX_TAGS = 6      # tags reported per slot: a card and pawns, or a Fight Club wagon's five
-#                   creatures and one more (a sixth is seen, to be refused in words)
+MAX_TAGS = 12     # tags reported per slot: a card and pawns, a Fight Club wagon's five
+#                   creatures and one more (a sixth is seen, to be refused in words), the
+#                   Dragon Inn's location card and ten tokens and one more (hardware/stacks.md)
 _MAX_UID = const(10)       # ISO 14443-3A triple-size UID
 _MAX_IDENTITY = const(16)
 _RECORD_LEN = const(16)    # an identity record: NTAG pages 4..7 (shared_rules/tag_identity.py)

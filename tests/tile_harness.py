@@ -212,13 +212,14 @@ class Board:
         return self.sent
 
 
-def make_tile(cells=4, timings=None, **board_args):
-    """A cell tile of ``cells`` readers on a fresh Board, its readers started."""
+def make_tile(cells=4, timings=None, crowded=None, **board_args):
+    """A cell tile of ``cells`` readers on a fresh Board, its readers started (``crowded``:
+    {slot: readers}, cells read by several readers, firmware/config.py)."""
     board = Board(**board_args)
     t = config.timings()
     t.update({"field_settle_us": 5100, "health_period_ms": 60000})
     t.update(timings or {})
-    tile = Tile(board, config.variant("cell", cells), {})
+    tile = Tile(board, config.variant("cell", cells, crowded), {})
     tile.timings = t            # this tile's own timings, as the harness sets them
     tile.link.timings = t
     for r in tile.readers:

@@ -6,6 +6,12 @@ on each cell in turn and prints the tile's free heap (its "stats" answer, after 
 collection) once the host has seen them. Ends with the free heap a few seconds later.
 
     python tools/bench_tile_memory.py [--cells 7] [--tags 4]
+    python tools/bench_tile_memory.py --cells 7 --tags 2 --crowded 3:4 --inn 12
+
+``--crowded SLOT:READERS`` makes the tile's cell SLOT a crowded cell read by READERS
+readers (the Dragon Inn's quadrants, firmware/config.py), and ``--inn N`` puts N tags
+there (a location card and N - 1 tokens, spread over its readers as players fill its
+spots), after the other cells have their ``--tags``.
 """
 
 import argparse
@@ -23,9 +29,13 @@ from host.virtual import open_table  # noqa: E402
 PAWNS = ("red", "blue", "green", "yellow", "purple", "orange", "white")
 
 
-async def bench(cells, per_cell):
+TOKENS = ["fightclub:c%02d-%02d" % (k % 10 + 1, k // 10 + 1) for k in range(20)]
+
+
+async def bench(cells, per_cell, crowded=None, inn=0):
     registry = tags.Registry(bytes(range(32)))
-    ports, vt = open_table((), tiles=1, cells=cells, heapsize="64k", announce=None)
+    ports, vt = open_table((), tiles=1, cells=cells, heapsize="64k", announce=None,
+                           crowded={0: crowded} if crowded else None)
     tile = vt.tiles[0]
     link = TableLink(ports=ports)
     await link.start()
@@ -34,9 +44,14 @@ async def bench(cells, per_cell):
             await asyncio.sleep(0.05)
         await asyncio.sleep(1.0)
         stats = await asyncio.to_thread(tile.stats)
-        print("tile of %d cells, nothing on it: heap_free %d" % (cells, stats["heap_free"]))
-        for slot in range(cells):
-            items = ["royale:S%d" % (slot + 2)] + ["pawn:" + c for c in PAWNS[:per_cell - 1]]
+        print("tile of %d cells%s, nothing on it: heap_free %d" % (
+            cells, " (crowded: %r)" % crowded if crowded else "", stats["heap_free"]))
+        order = [s for s in range(cells) if s not in (crowded or {})] + sorted(crowded or {})
+        for slot in order:
+            if crowded and slot in crowded:
+                items = ["royale:S%d" % (slot + 2)] + TOKENS[:inn - 1]
+            else:
+                items = ["royale:S%d" % (slot + 2)] + ["pawn:" + c for c in PAWNS[:per_cell - 1]]
             uids = []
             for item in items:
                 uid = tags.virtual_uid("%s@%d" % (item, slot))
@@ -51,12 +66,13 @@ async def bench(cells, per_cell):
                     return 1
                 await asyncio.sleep(0.02)
             stats = await asyncio.to_thread(tile.stats)
-            print("cells 0..%d with %d tags each: heap_free %d" % (slot, per_cell,
-                                                                    stats["heap_free"]))
+            print("cell %d with %d tags: heap_free %d" % (slot, len(items),
+                                                         stats["heap_free"]))
         await asyncio.sleep(3.0)
         stats = await asyncio.to_thread(tile.stats)
+        n = (cells - len(crowded or {})) * per_cell + (inn * len(crowded) if crowded else 0)
         print("steady, %d tags on the tile: heap_free %d, task failures %d" % (
-            cells * per_cell, stats["heap_free"], stats["failures"]))
+            n, stats["heap_free"], stats["failures"]))
     finally:
         await link.stop()
         vt.stop()
@@ -67,8 +83,14 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--cells", type=int, default=7)
     p.add_argument("--tags", type=int, default=4, help="tags per cell (a card and pawns)")
+    p.add_argument("--crowded", default=None, help="SLOT:READERS, a crowded cell")
+    p.add_argument("--inn", type=int, default=12, help="tags on the crowded cell")
     args = p.parse_args(argv)
-    return asyncio.run(bench(args.cells, args.tags))
+    crowded = None
+    if args.crowded:
+        slot, readers = args.crowded.split(":")
+        crowded = {int(slot): int(readers)}
+    return asyncio.run(bench(args.cells, args.tags, crowded, args.inn))
 
 
 if __name__ == "__main__":

@@ -197,6 +197,9 @@ def main(argv=None):
     p.add_argument("--variant", default="cell", choices=("cell", "dice"))
     p.add_argument("--cells", type=int, default=None,
                    help="cells of a cell tile, 1..8 (default 8): as many as it has readers")
+    p.add_argument("--crowded", metavar="SLOT:READERS", default=None,
+                   help="a cell read by several readers, e.g. 0:4 for the Dragon Inn's tile "
+                        "(one cell, a reader under each quadrant: hardware/stacks.md)")
     p.add_argument("--out", help="directory for main.py (and the ROMFS image with --romfs)")
     p.add_argument("--romfs", action="store_true",
                    help="deploy as a ROMFS image (only MicroPython builds with a ROMFS "
@@ -205,10 +208,15 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.variant == "dice" and args.cells not in (None, 3):
         p.error("the dice tray has 3 pockets; --cells is for cell tiles")
+    crowded = None
     try:
-        source = board_main(args.variant, args.cells, args.romfs)
+        if args.crowded:
+            slot, readers = args.crowded.split(":")
+            crowded = {int(slot): int(readers)}
+        source = board_main(args.variant, args.cells, args.romfs, crowded=crowded)
     except ValueError as e:
-        p.error(str(e))
+        p.error("%s (--crowded is SLOT:READERS, 2 to 4 readers)" % e if args.crowded
+                else str(e))
     tree = build(args.board)
     out = args.out or tempfile.mkdtemp(prefix="fairytable-tile-")
     os.makedirs(out, exist_ok=True)
@@ -224,8 +232,9 @@ def main(argv=None):
     if args.deploy:
         return deploy(args.deploy, tree, main_py, args.romfs)
     print("put it on a Pico running MicroPython 1.23+ with:\n  python -m tools.tile_image "
-          "rp2 --variant %s%s%s --deploy PORT" % (
+          "rp2 --variant %s%s%s%s --deploy PORT" % (
               args.variant, " --cells %d" % args.cells if args.cells else "",
+              " --crowded %s" % args.crowded if args.crowded else "",
               " --romfs" if args.romfs else ""))
     return 0
 

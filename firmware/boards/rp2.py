@@ -125,8 +125,9 @@ class Rp2Board:
 
     def readers(self, n):
         out = []
+        cs_pins = self.pins["reader_cs"] + self.pins.get("extra_reader_cs", ())
         for i in range(n):
-            cs = machine.Pin(self.pins["reader_cs"][i], machine.Pin.OUT, value=1)
+            cs = machine.Pin(cs_pins[i], machine.Pin.OUT, value=1)
             out.append(MFRC522(self.spi, cs, self.rst))
         return out
 
@@ -176,8 +177,8 @@ class Rp2Board:
         pass
 
 
-def main(variant="cell", cells=None):
+def main(variant="cell", cells=None, crowded=None):
     """Run the tile; the board's own main.py calls this (e.g. main("dice"))."""
     from firmware.main import run
-    spec = config.variant(variant, cells)
+    spec = config.variant(variant, cells, crowded) if crowded else config.variant(variant, cells)
     run(Rp2Board(spec, pins.variant("cells8" if variant == "cell" else "dice3")), spec)

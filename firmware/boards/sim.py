@@ -310,14 +310,25 @@ def main(argv=None):
 
 
 def _main(argv):
-    # UID_HEX CONTROL_PATH VARIANT CELLS INDEX [SPARES] (the virtual table passes all six)
+    # UID_HEX CONTROL_PATH VARIANT CELLS INDEX [SPARES [CROWDED]] (the virtual table passes
+    # all seven; CROWDED is "-" or crowded cells' readers, "3:4" for slot 3 read by 4, or
+    # "3:4,5:2": firmware/config.py)
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
         import os
         args = os.getenv("FAIRYTABLE_TILE").split()
     uid, control, variant, cells, index = args[:5]
     spares = int(args[5]) if len(args) > 5 else 4
-    spec = config.variant(variant, int(cells))
+    if len(args) > 6 and args[6] != "-":
+        crowded = {}
+        for part in args[6].split(","):
+            part = part.split(":")
+            crowded[int(part[0])] = int(part[1])
+        spec = config.variant(variant, int(cells), crowded)
+        del crowded, part
+    else:
+        spec = config.variant(variant, int(cells))
+    del args
     # The tags the virtual table's hands put down (a card and three pawns a reader) are
     # made first, in a whole heap, before the firmware loads: placing one later only
     # loads a spare, so the emulated tags never fight the firmware for a block of its

@@ -20,6 +20,19 @@ from shared_rules.tag_identity import record as identity_record
 from firmware.sim.mfrc522_emu import NtagCard, free_card
 
 
+def _readers_of(tile, slot):
+    """The emulated readers under slot ``slot``: its own, then a crowded cell's extra ones
+    (the tile's spec, firmware/config.py)."""
+    m = tile.spec.get("slots")
+    if not m:
+        return (slot,)
+    out = [slot]
+    for r in range(len(m)):
+        if m[r] == slot and r != slot:
+            out.append(r)
+    return out
+
+
 def _unhex(s):
     return binascii.unhexlify(s)
 
@@ -183,26 +196,44 @@ class ControlChannel:
             # (its memory as asked), not a second one with its UID. Copies that no
             # reader can tell apart would pile up in the field as the hands put a card
             # "back" again and again, and a lift would leave the others lying there.
-            emu = emulators[req["slot"]]
-            emu.lift(_unhex(req["uid"]))
-            emu.place(self._card(board, req))
+            # A crowded cell (several readers, one slot): the tag goes over the reader
+            # "reader" (0 = the cell's own, then its extra ones), else over the one with
+            # the fewest tags, as players fill the Inn's token spots; "readers" (a list)
+            # puts it across several loops at once (a token on a border).
+            uid = _unhex(req["uid"])
+            group = _readers_of(tile, req["slot"])
+            for r in group:
+                emulators[r].lift(uid)
+            where = req.get("readers")
+            if where is None:
+                k = req.get("reader")
+                if k is None:
+                    k = 0
+                    for j in range(len(group)):
+                        if len(emulators[group[j]].cards) < len(emulators[group[k]].cards):
+                            k = j
+                where = (k,)
+            for k in where:
+                emulators[group[k]].place(self._card(board, req))
             # When the tag entered the field, on the host's clock too (benchmarks).
             return {"ok": True, "at_ns": wall_ns()}
         elif op == "lift":
             # The reply says what the tag holds (pages 4..7), so a hand can put it down
             # elsewhere as it is, e.g. after enrollment wrote it.
             uid = _unhex(req["uid"])
-            emu = emulators[req["slot"]]
             held = None
-            for card in emu.cards:
-                if card.uid == uid:
-                    held = binascii.hexlify(card.mem[16:32]).decode()
-            emu.lift(uid)
+            for r in _readers_of(tile, req["slot"]):
+                emu = emulators[r]
+                for card in emu.cards:
+                    if card.uid == uid:
+                        held = binascii.hexlify(card.mem[16:32]).decode()
+                emu.lift(uid)
             return {"ok": True, "pages": held}
         elif op == "clear":
-            emu = emulators[req["slot"]]
-            for card in list(emu.cards):
-                emu.lift(card.uid)
+            for r in _readers_of(tile, req["slot"]):
+                emu = emulators[r]
+                for card in list(emu.cards):
+                    emu.lift(card.uid)
         elif op == "die":
             emu = emulators[req["pocket"]]
             for card in list(emu.cards):
@@ -244,12 +275,20 @@ class ControlChannel:
         elif op == "reported":
             # Written in pieces, like LED frames: nothing big is built in the heap.
             self.write(b'{"ok": true, "id": %d, "reported": [' % req.get("id", 0))
-            for i in range(len(tile.reported)):
+            # A slot each: a crowded cell's readers' tags together, each once.
+            for i in range(tile.spec["cells"]):
                 self.write(b"[" if i == 0 else b", [")
-                tags = tile.reported[i]
-                for k in range(len(tags)):
-                    self.write(b'"%s"' % binascii.hexlify(tags[k]) if k == 0 else
-                               b', "%s"' % binascii.hexlify(tags[k]))
+                first = True
+                group = _readers_of(tile, i)
+                for g in range(len(group)):
+                    for uid in tile.reported[group[g]]:
+                        dup = False
+                        for h in range(g):
+                            dup = dup or uid in tile.reported[group[h]]
+                        if not dup:
+                            self.write(b'"%s"' % binascii.hexlify(uid) if first else
+                                       b', "%s"' % binascii.hexlify(uid))
+                            first = False
                 self.write(b"]")
             self.write(b"]}\n")
             return None

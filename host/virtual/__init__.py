@@ -24,7 +24,7 @@ def _say_no_table(vtable):
 
 
 def open_table(ports=(), layout=None, tiles=7, cells=7, variants=None, interpreter="auto",
-               heapsize="64k", announce=_say_no_table, tags_per_reader=4):
+               heapsize="64k", announce=_say_no_table, tags_per_reader=4, crowded=None):
     """The serial ports of the table, and the VirtualTable behind them or None.
 
     With ``ports``, those are the table (real tiles): returns ``(list(ports), None)``.
@@ -34,7 +34,9 @@ def open_table(ports=(), layout=None, tiles=7, cells=7, variants=None, interpret
     tiles of ``cells`` cells (``variants``: one per tile), its firmware under
     ``interpreter`` ("auto": MicroPython where it is installed) with ``heapsize`` for
     each tile's firmware and ``tags_per_reader`` emulated tags made at its start (the
-    most the game stacks on a reader). ``announce(vtable)`` says so before it starts (default: the
+    most the game stacks on a reader); ``crowded``: {tile index: {slot: readers}}, cells
+    read by several readers (firmware/config.py). ``announce(vtable)`` says so before it
+    starts (default: the
     "no table configured" line on stderr; None: nothing). The caller stops the virtual
     table (``vtable.stop()``) when it is done with the ports.
     """
@@ -46,7 +48,8 @@ def open_table(ports=(), layout=None, tiles=7, cells=7, variants=None, interpret
         cells = max(t.slots for t in layout.tiles if t.firmware_variant == "cell")
         variants = [t.firmware_variant for t in layout.tiles]
     vtable = VirtualTable(tiles=tiles, cells=cells, variants=variants, heapsize=heapsize,
-                          interpreter=interpreter, quiet=True, tags_per_reader=tags_per_reader)
+                          interpreter=interpreter, quiet=True, tags_per_reader=tags_per_reader,
+                          crowded=crowded)
     if announce is not None:
         announce(vtable)
     try:

@@ -366,7 +366,7 @@ if maintenance():
     print("Fairytable tile: maintenance boot, the tile is not started (reset to start it)")
 else:
 %(path)s    from firmware.boards import rp2
-    rp2.main(%(variant)r, %(cells)d)
+    rp2.main(%(variant)r, %(cells)d%(crowded)s)
 """
 
 MAINTENANCE_WINDOW_MS = 1500
@@ -375,13 +375,17 @@ MAINTENANCE_WINDOW_MS = 1500
 MAINTENANCE_FLAG = "maintenance"
 
 
-def board_main(variant="cell", cells=None, romfs=False, window_ms=MAINTENANCE_WINDOW_MS):
-    """The source of the board's main.py for a tile of ``variant`` with ``cells`` cells."""
+def board_main(variant="cell", cells=None, romfs=False, window_ms=MAINTENANCE_WINDOW_MS,
+               crowded=None):
+    """The source of the board's main.py for a tile of ``variant`` with ``cells`` cells
+    (``crowded``: {slot: readers}, cells read by several readers, firmware/config.py)."""
     from firmware import config, pins
-    spec = config.variant(variant, cells)       # ValueError for a tile that cannot be
+    # ValueError for a tile that cannot be
+    spec = config.variant(variant, cells, crowded) if crowded else config.variant(variant, cells)
     p = pins.variant("cells8" if variant == "cell" else "dice3")
     return BOARD_MAIN % {
         "variant": variant, "cells": spec["cells"], "window": window_ms,
+        "crowded": ", %r" % (dict(crowded),) if crowded else "",
         "flag": MAINTENANCE_FLAG, "pad": p["pads"][0],
         "pull": "PULL_DOWN" if p["pad_active_high"] else "PULL_UP",
         "level": 1 if p["pad_active_high"] else 0,

@@ -180,8 +180,10 @@ class VirtualTile:
         self.ran_at = None
         self.starts += 1
         self.powered = True
+        crowded = self.table.crowded.get(self.index) or {}
         args = [self.uid, self.table.control_path, self.variant, str(self.cells),
-                str(self.index), str(self.table.tags_per_reader)]
+                str(self.index), str(self.table.tags_per_reader),
+                ",".join("%d:%d" % (k, crowded[k]) for k in sorted(crowded)) or "-"]
         code = "from firmware.boards import sim\nsim.main()\n"
         env = dict(os.environ)
         # In the environment, not argv: the unix port would make each argument a qstr, in
@@ -189,6 +191,7 @@ class VirtualTile:
         env["FAIRYTABLE_TILE"] = " ".join(args)
         if self.table.micropython:
             readers = 3 if self.variant == "dice" else self.cells
+            readers += sum(crowded.values()) - len(crowded)   # a crowded cell's extra readers
             heap = image.heapsize_for(self.table.romfs, self.table.heap_bytes, readers,
                                       self.table.tags_per_reader)
             cmd = [self.table.micropython, "-X", "heapsize=%d" % heap,
@@ -579,12 +582,19 @@ class VirtualTable:
 
     ``auto_restart``: the table's watchdog starts a tile process that ended while the
     tile has power again after ``restart_delay_s`` (see the module docstring).
+    ``crowded``: {tile index: {slot: readers}}, cells read by several readers (one slot for
+    the host; the sim spreads a placed tag over them: firmware/sim/control.py);
+    ``cells_of``: {tile index: cells} for tiles of another size than ``cells``.
     """
 
     def __init__(self, tiles=7, cells=7, variant="cell", heapsize="64k", interpreter="auto",
                  uid_base=0xE661410400000000, quiet=False, variants=None, auto_restart=True,
-                 restart_delay_s=RESTART_DELAY_S, tags_per_reader=4, hang_s=HANG_S):
+                 restart_delay_s=RESTART_DELAY_S, tags_per_reader=4, hang_s=HANG_S,
+                 crowded=None, cells_of=None):
         self.n = tiles
+        # {tile index: {slot: readers}}: cells read by several readers, one slot for the
+        # host (the Dragon Inn's quadrants: firmware/config.py, hardware/stacks.md).
+        self.crowded = dict(crowded or {})
         # Emulated tags made at a tile's start, a reader: they live in the sim tile's heap,
         # beside the firmware's (which keeps its heapsize): a real tile's cards take none.
         self.tags_per_reader = tags_per_reader
@@ -617,8 +627,11 @@ class VirtualTable:
         # variants: one per tile (a table of cell tiles and a dice tray); else all `variant`.
         if variants is not None and len(variants) != tiles:
             raise ValueError("variants lists %d tiles, not %d" % (len(variants), tiles))
+        # cells_of: {tile index: cells} for tiles of another size than ``cells`` (the
+        # Dragon Inn's tile of one cell).
+        cells_of = cells_of or {}
         self.tiles = [VirtualTile(self, i, "%016x" % (uid_base + i + 1),
-                                  variants[i] if variants else variant, cells)
+                                  variants[i] if variants else variant, cells_of.get(i, cells))
                       for i in range(tiles)]
         self.server = None
         self.threads = []

@@ -682,7 +682,7 @@ def test_an_anticollision_answer_of_the_wrong_length_is_a_misread():
 # Creature cards of one print run: NTAG213 UIDs alike but for their last bytes, so the
 # anticollision meets collisions deep in the UID; two differ in one bit only.
 STACK = [bytes((4, 0x5A, 0x31, 0x92, 0xC4, 0x7E, last)) for last in
-         (0x80, 0x81, 0x83, 0x90, 0xA7, 0x27, 0x11)]
+         (0x80, 0x81, 0x83, 0x90, 0xA7, 0x27, 0x11, 0x12, 0x10, 0x82, 0xFF, 0x00, 0x7F)]
 
 
 def _creature(k):
@@ -714,12 +714,36 @@ def test_a_stack_of_five_or_six_cards_is_all_found_with_their_identities():
         assert cost_known < cost_search, (n, cost_known, cost_search)
 
 
-def test_a_seventh_card_on_a_stack_is_left_for_a_later_poll():
+def test_a_card_beyond_max_tags_on_a_stack_is_left_for_a_later_poll():
     from shared_rules import wire
-    reader = _stack_reader(7)
+    assert len(STACK) == wire.MAX_TAGS + 1
+    reader = _stack_reader(wire.MAX_TAGS + 1)
     found = reader.drv.inventory(wire.MAX_TAGS)
     assert len(found) == wire.MAX_TAGS and len(set(found)) == wire.MAX_TAGS
     assert all(uid in STACK for uid in found)
+
+
+def test_twelve_tags_in_one_field_are_all_found_lying_still_and_with_a_newcomer():
+    # The Dragon Inn read by one reader (a crowded cell's reader may see them all when the
+    # tokens are pushed together over it): its card and ten tokens, then one more put down;
+    # UIDs that differ in their last byte only (the deepest anticollision), identities read.
+    from shared_rules import wire
+    assert wire.MAX_TAGS >= 12
+    reader = _stack_reader(11)
+    ids = {}
+    found = reader.drv.inventory(wire.MAX_TAGS, ids)
+    assert sorted(found) == sorted(STACK[:11])
+    assert all(parse_identity(ids[STACK[k]]) == _creature(k) for k in range(11))
+    still = reader.drv.inventory(wire.MAX_TAGS, ids, sorted(found))
+    assert sorted(still) == sorted(STACK[:11])
+    reader.emu.place(NtagCard(STACK[11], identity_record(_creature(11))))
+    more = reader.drv.inventory(wire.MAX_TAGS, ids, sorted(still))
+    assert sorted(more) == sorted(STACK[:12])
+    assert parse_identity(ids[STACK[11]]) == _creature(11)
+    reader.emu.lift(STACK[4])
+    assert sorted(reader.drv.inventory(wire.MAX_TAGS, ids, sorted(more))) == \
+        sorted(STACK[:4] + STACK[5:12])
+    assert reader.drv.errors == 0
 
 
 def test_a_card_taken_off_a_stack_of_six_is_gone_and_the_five_stay():

@@ -261,7 +261,7 @@ def test_malformed_identity_write_is_a_clear_wire_error(t, payload, words):
 
 @pytest.mark.parametrize("t,payload,words", [
     (wire.TAG, b"\x01\x01\x08\x01", "payload ends inside uid"),
-    (wire.TAG, b"\x01\x09", "9 tags exceed"),
+    (wire.TAG, b"\x01\x0d", "13 tags exceed"),
     (wire.GESTURE, b"\x01\x09", "unknown kind 9"),
     (wire.ACK, b"\x00\x01\x00\x00", "1 unexpected bytes"),
     (0x3F, b"", "unknown message type 0x3f"),
@@ -373,8 +373,12 @@ def test_other_protocol_version_is_refused_by_name():
 
 
 def test_builders_refuse_out_of_range_fields():
-    with pytest.raises(wire.WireError, match="7 tags exceed the 6 per slot"):
-        wire.tag(0, [(b"\x01\x02\x03\x04", None)] * 7)
+    with pytest.raises(wire.WireError, match="13 tags exceed the 12 per slot"):
+        wire.tag(0, [(b"\x01\x02\x03\x04", None)] * 13)
+    # The Dragon Inn's card, ten tokens and one more: twelve tags in one TAG.
+    twelve = [(bytes((4, 1, 2, 3, 4, 5, k)), bytes(12)) for k in range(12)]
+    assert len(wire.parse(wire.Frame(wire.PROTOCOL_VERSION, wire.TAG, 1,
+                                     wire.tag(0, twelve)))["tags"]) == 12
     # A Fight Club wagon's five creatures and one too many still fit one TAG.
     six = [(bytes((4, 1, 2, 3, 4, 5, k)), b"fc:c0%d" % k) for k in range(6)]
     assert len(wire.parse(wire.Frame(wire.PROTOCOL_VERSION, wire.TAG, 1,
