@@ -1495,6 +1495,9 @@ def end_battle(s, b, events, how):
 
 # ---------------------------------------------------------------- sharing rewards
 
+MOST_PROPOSALS = 2    # splits one seat may propose in one negotiation
+
+
 def propose_split(s, action, events):
     """"survivors will divvy up the rewards through negotiation": a split, each reward to one
     member, that the others accept."""
@@ -1509,6 +1512,18 @@ def propose_split(s, action, events):
             split[0] in d["victors"]:
         fail("bad_split", "The victors of a Conflict may not take all of the rewards "
              "themselves.")
+    # Decision: the book's "through negotiation" gives no end, and a negotiation must end:
+    # a seat may not propose again while its own proposal stands, and proposes at most
+    # MOST_PROPOSALS times; then it accepts a split or causes Conflict.
+    if d["proposal"] is not None and d["proposal"]["by"] == action["seat"]:
+        fail("own_proposal", "Your split stands: wait for the others to accept it, propose "
+             "another, or cause Conflict.")
+    made = dict(d.get("proposals", {}))
+    if made.get(action["seat"], 0) >= MOST_PROPOSALS:
+        fail("proposed_enough", "You have proposed %d splits: accept one, or cause "
+             "Conflict." % MOST_PROPOSALS)
+    made[action["seat"]] = made.get(action["seat"], 0) + 1
+    d["proposals"] = made
     d["proposal"] = {"by": action["seat"], "split": list(split)}
     d["accepted"] = [action["seat"]]
     log(events, "split_proposed", seat=action["seat"], split=list(split))

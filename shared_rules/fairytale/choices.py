@@ -90,7 +90,7 @@ def _decision(s, q, d):
         for start in range(len(members)):
             split = [members[(start + i) % len(members)] for i in range(n)]
             a = {"type": "propose_split", "seat": q, "split": split}
-            if not d.get("victors") or _valid(s, a):
+            if _valid(s, a):
                 out.append(a)
         a = {"type": "cause_conflict", "seat": q}
         if _valid(s, a):
