@@ -199,7 +199,13 @@ kill. Victory cards stay face up and reward their requirement every time it is m
 Automated enemies' rewards go to the battle's owner, shared "through negotiation" with the
 members of their Ally Party still in the fight (`propose_split`, `accept_split`; a split
 gives each reward to one member): "you will not receive any reward from the kill unless you
-were in an Ally Party". `cause_conflict`: "you may cause Conflict by dissolving from your Ally
+were in an Ally Party". "After a Boss Quest has been won, survivors will divvy up the rewards
+through negotiation. If a player does not feel comfortable with the decision, they may
+initiate battle with another player to try to claim the rewards for themself." Decision: the
+book gives a negotiation no end, and one must end: a seat may not propose again while its own
+split stands, and proposes at most twice in one negotiation (battle.MOST_PROPOSALS); then it
+accepts the split that stands or causes Conflict. A member whose own split stands and who may
+not cause Conflict waits, and is not among `actors` until it has a move. `cause_conflict`: "you may cause Conflict by dissolving from your Ally
 Party before rewards are distributed, and immediately initiate battle with the Ally Party";
 "Before Battle Initiates, any player who does not want to get involved may Ignore Conflict":
 each other member in Quest Mode answers `face_conflict` or `ignore_conflict`, then the battle
@@ -1254,18 +1260,24 @@ def actors(state):
     if s.phase == "choose":
         out = set([q for q in s.seats if s.players[q]["character"] is None])
     else:
+        # As legal_actions offers them: a seat's first decision waits for it (a negotiation
+        # holds the decisions after it too), and only the seats with a move are actors.
+        done = set()
         for d in s.pending:
             if d["kind"] == "negotiate":
-                out.update(d["seats"])
+                out.update(battle.negotiators(s, d))
+                done.update(d["seats"])
             elif d["kind"] == "conflict":
-                out.update([q for q in d["seats"] if q not in d["faced"] and
-                            q not in d["ignored"]])
-            else:
+                out.update([q for q in d["seats"] if q not in done and
+                            q not in d["faced"] and q not in d["ignored"]])
+                done.update(d["seats"])
+            elif d["seat"] not in done:
                 out.add(d["seat"])
+                done.add(d["seat"])
         if s.clock == "flip":
             out.add(s.sundial)
         cs = world.current_seat(s)
-        if cs is not None:
+        if cs is not None and not world.pending_for(s, cs):
             out.add(cs)
         for b in s.battles:
             out.add(battle.whose_move(s, b))

@@ -1512,12 +1512,12 @@ def propose_split(s, action, events):
             split[0] in d["victors"]:
         fail("bad_split", "The victors of a Conflict may not take all of the rewards "
              "themselves.")
-    # Decision: the book's "through negotiation" gives no end, and a negotiation must end:
-    # a seat may not propose again while its own proposal stands, and proposes at most
-    # MOST_PROPOSALS times; then it accepts a split or causes Conflict.
+    # Decision (the __init__ docstring, SHARING REWARDS): a negotiation must end, so a seat
+    # may not propose again while its own split stands, and proposes at most MOST_PROPOSALS
+    # times; then it accepts a split or causes Conflict.
     if d["proposal"] is not None and d["proposal"]["by"] == action["seat"]:
-        fail("own_proposal", "Your split stands: wait for the others to accept it, propose "
-             "another, or cause Conflict.")
+        fail("own_proposal", "Your split stands: wait for the others to accept it or "
+             "propose another.")
     made = dict(d.get("proposals", {}))
     if made.get(action["seat"], 0) >= MOST_PROPOSALS:
         fail("proposed_enough", "You have proposed %d splits: accept one, or cause "
@@ -1573,13 +1573,10 @@ def cause_conflict(s, action, events):
     party, then each member still in Quest Mode faces or ignores the Conflict."""
     d = _negotiation(s, action)
     seat = action["seat"]
+    problem = _conflict_problem(s, d, seat)
+    if problem is not None:
+        fail("no_conflict", problem)
     others = [q for q in d["among"] if q != seat and world.in_quest_mode(s, q)]
-    if not world.in_quest_mode(s, seat) or not others:
-        fail("no_conflict", "There is nobody in Quest Mode to fight over the rewards.")
-    if s.players[seat]["ally"] is None:
-        fail("no_conflict", "A Conflict is caused by leaving your Ally Party.")
-    if d.get("victors"):
-        fail("no_conflict", "Those who did not battle may not have any objections.")
     s.pending.remove(d)
     world.leave_ally(s, seat, events, "conflict")
     world.trigger(s, seat, "conflict", events)
@@ -1589,6 +1586,33 @@ def cause_conflict(s, action, events):
     s.pending.append({"seat": seat, "causer": seat, "seats": others, "kind": "conflict",
                       "enemy": d["enemy"],
                       "rewards": list(d["rewards"]), "faced": [], "ignored": []})
+
+
+def _conflict_problem(s, d, seat):
+    """Why `seat` may not cause Conflict over negotiation `d` now (a sentence), or None."""
+    if not world.in_quest_mode(s, seat) or not [
+            q for q in d["among"] if q != seat and world.in_quest_mode(s, q)]:
+        return "There is nobody in Quest Mode to fight over the rewards."
+    if s.players[seat]["ally"] is None:
+        return "A Conflict is caused by leaving your Ally Party."
+    if d.get("victors"):
+        return "Those who did not battle may not have any objections."
+    return None
+
+
+def negotiators(s, d):
+    """The seats of negotiation `d` that have a move now: accept the split that stands,
+    propose one (not while their own stands, at most MOST_PROPOSALS), or cause Conflict. A
+    seat whose own split stands and who may not fight over it waits for the others."""
+    out = []
+    made = d.get("proposals", {})
+    by = d["proposal"]["by"] if d["proposal"] is not None else None
+    for q in d["seats"]:
+        if (by is not None and q not in d["accepted"]) or (
+                by != q and made.get(q, 0) < MOST_PROPOSALS) or \
+                _conflict_problem(s, d, q) is None:
+            out.append(q)
+    return out
 
 
 def answer_conflict(s, action, events, face):

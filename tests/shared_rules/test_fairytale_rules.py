@@ -1275,6 +1275,50 @@ def test_the_survivors_of_a_boss_battle_share_its_rewards_by_negotiation():
     assert s.players["p2"]["hand"] == ["lantern", "iron_helm"]
 
 
+def test_a_negotiation_ends_each_seat_proposing_at_most_twice():
+    # "survivors will divvy up the rewards through negotiation. If a player does not feel
+    # comfortable with the decision, they may initiate battle with another player to try to
+    # claim the rewards for themself": the book gives the negotiation no end. Decision: a seat
+    # may not propose again while its own split stands, and proposes at most twice; then it
+    # accepts a split or causes Conflict.
+    s = boss_slain()
+    act(s, "propose_split", split=["p1", "p1", "p1"])
+    msg = refused(s, "propose_split", "own_proposal", split=["p2", "p2", "p2"])
+    assert msg == "Your split stands: wait for the others to accept it or propose another."
+    act(s, "propose_split", "p2", split=["p2", "p2", "p2"])
+    act(s, "propose_split", split=["p1", "p1", "p2"])
+    act(s, "propose_split", "p2", split=["p2", "p2", "p1"])
+    msg = refused(s, "propose_split", "proposed_enough", split=["p1", "p2", "p1"])
+    assert msg == "You have proposed 2 splits: accept one, or cause Conflict."
+    assert {"type": "propose_split", "seat": "p1", "split": ["p1", "p2", "p1"]} not in \
+        ft.legal_actions(s)
+    rep = s.players["p2"]["reputation"]
+    act(s, "accept_split")
+    assert s.pending == [] and s.players["p2"]["reputation"] == rep + 2
+
+
+def test_a_victor_whose_split_stands_waits_for_the_others():
+    # "Those who did not battle may not have any objections": the victors of a Conflict may
+    # not cause another, so a victor whose own split stands has no move until the other
+    # victor answers, and is not among the seats the game waits for.
+    s = boss_slain("alice")
+    act(s, "propose_split", split=["p1", "p1", "p1"])
+    act(s, "cause_conflict", "p2")
+    act(s, "face_conflict", "p3")
+    act(s, "face_conflict")
+    act(s, "flee", "p2", dice=[6, 1])                  # the causer flees: the party wins
+    d = [x for x in s.pending if x["kind"] == "negotiate"][0]
+    assert d["victors"] == ["p1", "p3"]
+    act(s, "propose_split", split=["p3", "p1", "p1"])
+    assert s.clock == "flip" and s.sundial == "p1"     # p1 still turns the day's event
+    assert [a for a in ft.legal_actions(s) if a["seat"] == "p1"] == [
+        {"type": "flip_event", "seat": "p1"}]
+    from shared_rules.fairytale import battle
+    assert battle.negotiators(s, d) == ["p3"]
+    act(s, "accept_split", "p3")
+    assert s.pending == [] and s.players["p3"]["reputation"] == 1 + 2
+
+
 def test_a_conflict_over_a_bosss_rewards_is_a_battle_the_causer_wins_to_take_all():
     # "you may cause Conflict by dissolving from your Ally Party before rewards are
     # distributed, and immediately initiate battle with the Ally Party"; "If the player who
