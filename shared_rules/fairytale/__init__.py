@@ -253,7 +253,11 @@ characters, "up to 4"; the faction bonus is all five; both combinations count): 
 +1 MVM each, all five: an Escape card always succeeds; the Horror Show +1 ATK per weapon each,
 all five: Die Again ("Whenever you would roll a die, you may ignore it and roll
 again": `reroll` or `accept_roll`, once for each die, on a failed flight's die, an automated
-enemy's attack die, and the die pricing an escape from an automated enemy); the Dark Ones
+enemy's attack die, the die pricing an escape from an automated enemy, and inside plays: a
+minion's or boss's defence die against your attack, your Bleed's die (on an automated enemy,
+or after a player's defence) and your Heal card's die; the battle waits for the roller's
+answer before the play goes on; a die the play rolls after it comes with that answer's
+"dice"); the Dark Ones
 `sacrifice` an ally for 2 health each, all five: `mind_shift` (before the first attack,
 rearrange an enemy player's traits);
 the Merceneries: initiate battle up to 1 space away each ("for each like Faction Ally",
@@ -373,9 +377,11 @@ THE CATALOG: see cards.py (format, verbs, checker) and shared_rules/data/fairyta
 about 500 authored cards and abilities, 7 use a Python hook (cards.HOOKS: a peek at the bonus
 deck, a swap of traits, a vanishing move); all others are built from the verbs.
 
-NOT IMPLEMENTED: Die Again on the dice rolled inside one play (an automated enemy's defence
-die on your attack, a Heal card's die, Bleed's die, a card's "die"): they are resolved at
-once, so there is no moment to offer the reroll. Other players initiating battle against a
+NOT IMPLEMENTED: Die Again on a die rolled inside a card effect (a verb's "n": "die", and the
+attacks that effects make: signature and super moves, an assistant's plays), resolved at once
+in the middle of the effect's steps, so there is no moment to offer the reroll (no authored
+card rolls one); an automated enemy's own dice (its Heal, its Escape) are not the player's.
+Other players initiating battle against a
 separated character's token (the book gives no way to name it; it may still be ambushed).
 """
 

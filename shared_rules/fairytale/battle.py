@@ -525,14 +525,23 @@ def attack(s, action, events):
     log(events, "attack", battle=b["id"], seat=seat, card=cid, target=target, atk=atk,
         paid=pay, text="%s plays %s at %s." % (seat_words(s, seat), card["name"],
                                                  _fighter_words(s, b, target)))
-    hit(s, b, seat, target, atk, element, statuses, f["unblockable"], events, action)
+    hit(s, b, seat, target, atk, element, statuses, f["unblockable"], events, action,
+        rolls_again=_dies_again(s, b, seat))
     f["unblockable"] = False
 
 
+def _dies_again(s, b, fid):
+    """Die Again: the player fighting as `fid` has all five of the Horror Show."""
+    f = b["fighters"][fid]
+    return not is_auto(f) and core.faction_bonus(s, f["seat"], "horror_show")
+
+
 def hit(s, b, attacker, target, atk, element, statuses, unblockable, events, action,
-        knock=None):
+        knock=None, rolls_again=False):
     """An attack of `atk` lands on `target`: an automated enemy defends by its die or its
-    flipped cards at once; a player chooses a defence card (the battle waits)."""
+    flipped cards at once; a player chooses a defence card (the battle waits). With
+    `rolls_again` (an attacking player's Die Again) the battle waits for the attacker to
+    roll again or accept the enemy's defence die, and then its Bleed die."""
     tf = b["fighters"][target]
     atk = adjust(s, b, target, atk, element)
     if tf["exposed"]:
@@ -544,9 +553,25 @@ def hit(s, b, attacker, target, atk, element, statuses, unblockable, events, act
                       "unblockable": unblockable, "knock": knock if knock is not None
                       else (action.get("knock_back") if isinstance(action, dict) else None)}
         return
-    defence = 0
+    defence = None
     if not unblockable:
-        defence = _auto_defence(s, b, target, events) + tf["def_next"]
+        if rolls_again and tf["auto"] not in ("character", "hunter"):
+            d = core.roll(s)
+            log(events, "enemy_defence_die", battle=b["id"], fighter=target, die=d)
+            b["await"] = {"kind": "reroll", "seat": attacker, "what": "enemy_defence",
+                          "fighter": target, "atk": atk, "statuses": list(statuses), "die": d}
+            return
+        defence = _auto_defence(s, b, target, events)
+    _auto_damage(s, b, attacker, target, atk, defence, statuses, rolls_again, events)
+
+
+def _auto_damage(s, b, attacker, target, atk, defence, statuses, rolls_again, events):
+    """An automated enemy's defence (None: the attack was unblockable) against `atk`."""
+    tf = b["fighters"][target]
+    if defence is None:
+        defence = 0
+    else:
+        defence += tf["def_next"]
         tf["def_next"] = 0
     dmg = max(0, atk - defence)
     log(events, "defended", battle=b["id"], fighter=target, atk=atk, defence=defence,
@@ -555,12 +580,25 @@ def hit(s, b, attacker, target, atk, element, statuses, unblockable, events, act
         extra = 0
         if "bleed" in statuses:
             extra = core.roll(s)
-            log(events, "bleeds", battle=b["id"], fighter=target, extra=extra)
-        if "poison" in statuses:
-            tf["poison"] += 1
-        if "stun" in statuses:
-            tf["stun"] = True
-        _lose(s, b, target, dmg + extra, None, events, attacker)
+            if rolls_again:
+                log(events, "bleed_die", battle=b["id"], fighter=target, die=extra)
+                b["await"] = {"kind": "reroll", "seat": attacker, "what": "bleed",
+                              "fighter": target, "damage": dmg, "statuses": list(statuses),
+                              "die": extra}
+                return
+        _auto_wound(s, b, attacker, target, dmg, extra, statuses, events)
+
+
+def _auto_wound(s, b, attacker, target, dmg, extra, statuses, events):
+    """A landed attack on an automated enemy: Bleed's die added, Poison and Stun taken."""
+    tf = b["fighters"][target]
+    if "bleed" in statuses:
+        log(events, "bleeds", battle=b["id"], fighter=target, extra=extra)
+    if "poison" in statuses:
+        tf["poison"] += 1
+    if "stun" in statuses:
+        tf["stun"] = True
+    _lose(s, b, target, dmg + extra, None, events, attacker)
 
 
 def _auto_defence(s, b, fid, events):
@@ -568,7 +606,13 @@ def _auto_defence(s, b, fid, events):
     if f["auto"] in ("character", "hunter"):
         flips = _flip(s, b, fid, events)
         return sum([s.cat.battle_card(c)["def"] for c in flips])
-    d = core.roll(s)
+    return _die_defence(s, b, fid, core.roll(s), events)
+
+
+def _die_defence(s, b, fid, d, events):
+    """A minion's or boss's defence by the die d: "By matching the die value to the
+    corresponding die symbol on the Minion card, you can see the results"."""
+    f = b["fighters"][fid]
     value = s.cat.decks["enemies"][f["enemy"]]["defence"][d - 1]
     log(events, "enemy_defence_roll", battle=b["id"], fighter=fid, die=d, defence=value)
     return value
@@ -655,15 +699,41 @@ def defend(s, action, events):
         _statuses(s, b, seat, attacker, a["statuses"], action, events)
         if b not in s.battles:
             return
-        extra = 0
         if "bleed" in a["statuses"]:
             extra = core.roll(s)
+            if attacker in b["fighters"] and _dies_again(s, b, attacker):
+                # The attacker's Die Again: the Bleed die is theirs to roll again.
+                log(events, "bleed_die", battle=b["id"], fighter=seat, die=extra)
+                b["await"] = {"kind": "reroll", "seat": b["fighters"][attacker]["seat"],
+                              "what": "bleed", "fighter": seat, "from": attacker,
+                              "damage": dmg - absorbed, "lose": lose,
+                              "statuses": list(a["statuses"]), "knock": a["knock"],
+                              "die": extra}
+                return
+            _player_wound(s, b, seat, attacker, dmg - absorbed, extra, lose, a["statuses"],
+                          a["knock"], events)
+            return
+        _player_wound(s, b, seat, attacker, dmg - absorbed, None, lose, a["statuses"],
+                      a["knock"], events)
+        return
+    _player_wound(s, b, seat, attacker, None, None, lose, a["statuses"], a["knock"], events)
+
+
+def _player_wound(s, b, seat, attacker, n, extra, lose, statuses, knock, events):
+    """The end of a player's defence: when the attack landed, `n` health lost (what the items
+    did not absorb) and Bleed's `extra` if it bled; a Knock Back; then the attacker's turn
+    goes on. `n` is None when no damage got through the defence."""
+    f = b["fighters"][seat]
+    if n is not None:
+        if extra is not None:
             log(events, "bleeds", battle=b["id"], fighter=seat, extra=extra)
+        else:
+            extra = 0
         if f["out"] is None:
-            _lose(s, b, seat, dmg - absorbed + extra, lose, events, attacker)
-    if b in s.battles and f["out"] is None and "knock_back" in a["statuses"]:
+            _lose(s, b, seat, n + extra, lose, events, attacker)
+    if b in s.battles and f["out"] is None and "knock_back" in statuses:
         # A Knock Back is the card's ability: it needs no damage.
-        _knock_back(s, b, seat, a["knock"], events)
+        _knock_back(s, b, seat, knock, events)
     if b in s.battles:
         _after_answer(s, b, attacker, events)
 
@@ -929,14 +999,18 @@ def play(s, action, events):
         c = _tag_choice(s, b, seat, action.get("character"))
     if t == "escape":
         _check_escape(s, b, seat, action)
+    chosen = _chosen(action.get("traits")) if t == "heal" else None
     f["hand"].remove(cid)
     s.decks["battle_discard"].append(cid)
     f["plays"] += 1
     if t == "heal":
         d = core.roll(s)
-        got = core.gain_traits(p["traits"], d, core.max_health(s, p), None,
-                               _chosen(action.get("traits")))
-        log(events, "healed", battle=b["id"], seat=seat, die=d, gained=got)
+        if _dies_again(s, b, seat):
+            log(events, "heal_die", battle=b["id"], seat=seat, die=d)
+            b["await"] = {"kind": "reroll", "seat": seat, "what": "heal", "die": d,
+                          "traits": chosen}
+            return
+        _heal(s, b, seat, d, chosen, events)
     elif t == "cure":
         p["poison"] = 0
         f["stun"] = False
@@ -952,6 +1026,14 @@ def play(s, action, events):
             text="%s tags out: %s fights on." % ("Player " + seat[1:], name_of(s, c)))
     else:
         _escape(s, b, seat, action, events)
+
+
+def _heal(s, b, seat, d, chosen, events):
+    """A Heal card's die: that many traits gained (of the kinds chosen), never above the
+    maximum."""
+    p = s.players[seat]
+    got = core.gain_traits(p["traits"], d, core.max_health(s, p), None, chosen)
+    log(events, "healed", battle=b["id"], seat=seat, die=d, gained=got)
 
 
 def _chosen(v):
@@ -1101,7 +1183,9 @@ def _flee_failed(s, b, seat, events):
 def reroll(s, action, events, again):
     """Die Again (all five of the Horror Show): "Whenever you would roll a die, you may ignore
     it and roll again": a failed flight's die, an automated enemy's attack die, the die that
-    prices an escape from an automated enemy (each once)."""
+    prices an escape from an automated enemy, and inside plays a minion's or boss's defence
+    die against your attack, your Bleed's die (on an automated enemy or a player) and your Heal
+    card's die (each once)."""
     seat = action["seat"]
     b = of_seat(s, seat)
     a = b["await"] if b is not None else None
@@ -1120,6 +1204,27 @@ def reroll(s, action, events, again):
     if a is None or a["kind"] != "reroll" or a["seat"] != seat:
         fail("no_reroll", "No roll of yours waits for Die Again.")
     b["await"] = None
+    if a["what"] in ("enemy_defence", "bleed", "heal"):
+        d = core.roll(s) if again else a["die"]
+        if again and a["what"] == "heal":
+            log(events, "heal_die", battle=b["id"], seat=seat, die=d, again=True)
+        elif again:
+            log(events, a["what"] + "_die", battle=b["id"], fighter=a["fighter"], die=d,
+                again=True)
+        if a["what"] == "heal":
+            _heal(s, b, seat, d, a["traits"], events)
+        elif "from" in a:
+            _player_wound(s, b, a["fighter"], a["from"], a["damage"], d, a["lose"],
+                          a["statuses"], a["knock"], events)
+        elif b["fighters"][a["fighter"]]["out"] is not None:
+            return      # the enemy fell or left meanwhile (to an assistant's play, say)
+        elif a["what"] == "enemy_defence":
+            _auto_damage(s, b, seat, a["fighter"], a["atk"],
+                         _die_defence(s, b, a["fighter"], d, events), a["statuses"], True,
+                         events)
+        else:
+            _auto_wound(s, b, seat, a["fighter"], a["damage"], d, a["statuses"], events)
+        return
     if a["what"] == "enemy_attack":
         d = core.roll(s) if again else a["die"]
         if again:

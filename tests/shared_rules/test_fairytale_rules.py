@@ -1030,6 +1030,68 @@ def test_die_again_after_a_failed_flight():
     assert s.players["p1"]["battle"] is None
 
 
+def test_die_again_inside_your_own_plays():
+    # "DIE AGAIN (All Five Characters in your party) Whenever you would roll a die, you may
+    # ignore it and roll again." Inside your own plays too: your attack ("Once played, roll a
+    # die to see if the enemy defends"), its Bleed ("Enemy rolls a die and adds that value to
+    # the move they just attacked with") and your Heal card (it rolls "a die to determine how
+    # many traits they gain").
+    s = game(player("headless_horseman", party=HORROR[1:], traits={"strength": 20}),
+             player("red"), decks={"locations": ["whispering_pines"], "battle": _deck(
+                 ["heavy_1", "serrated", "heal_1", "block_1", "block_2"])})
+    act(s, "step", to=[3, 2], cards=["whispering_pines", "goblin"])
+    act(s, "enemy_turn", dice=[1])
+    act(s, "accept_roll")
+    act(s, "defend", card="block_1")
+    assert health(s, "p1") == 20
+    # The Goblin's defence die shows 6 (DEF 2): the battle waits for the Horseman.
+    act(s, "attack", card="heavy_1", target="e1", dice=[6], **{"with": ["serrated"]})
+    assert battle_of(s, "p1")["await"] == {
+        "kind": "reroll", "seat": "p1", "what": "enemy_defence", "fighter": "e1", "atk": 3,
+        "statuses": ["bleed"], "die": 6}
+    refused(s, "attack", "answer_first", card="block_2", target="e1")
+    # Rolled again: 1 (DEF 0), so 3 ATK land; then Bleed's die (4) waits in its turn.
+    events = act(s, "reroll", dice=[1, 4])
+    assert of_type(events, "defended")[0]["damage"] == 3
+    assert battle_of(s, "p1")["await"]["what"] == "bleed"
+    assert battle_of(s, "p1")["fighters"]["e1"]["health"] == 6
+    act(s, "reroll", dice=[2])
+    refused(s, "reroll", "no_reroll")                   # once for each die
+    assert battle_of(s, "p1")["fighters"]["e1"]["health"] == 6 - 3 - 2
+    assert health(s, "p1") == 19                        # the Heavy Attack cost 1
+    act(s, "play", card="heal_1", dice=[3])
+    assert battle_of(s, "p1")["await"]["what"] == "heal"
+    act(s, "accept_roll")
+    assert health(s, "p1") == 22 and battle_of(s, "p1")["await"] is None
+    # Without the five, the Goblin's defence die stands at once.
+    s = game(player("headless_horseman", traits={"strength": 20}), player("red"),
+             decks={"locations": ["whispering_pines"], "battle": _deck(
+                 ["heavy_1", "serrated", "heal_1", "block_1", "block_2"])})
+    act(s, "step", to=[3, 2], cards=["whispering_pines", "goblin"])
+    act(s, "enemy_turn", dice=[1])
+    act(s, "defend", card="block_1")
+    events = act(s, "attack", card="heavy_1", target="e1", dice=[6, 4], **{"with": [
+        "serrated"]})
+    assert of_type(events, "defended")[0]["damage"] == 1 and of_type(events, "bleeds")
+    assert battle_of(s, "p1")["await"] is None
+
+
+def test_die_again_on_the_bleed_of_an_attack_on_a_player():
+    # Bleed: "Enemy rolls a die and adds that value to the move they just attacked with": the
+    # attacker's die, so the attacker's Die Again, after the defender's answer.
+    s = duel(a=player("headless_horseman", party=HORROR[1:], traits={"strength": 20}),
+             deck=["heavy_1", "serrated", "weak_1", "heavy_2", "weak_2"] + FIVE_B)
+    act(s, "attack", card="heavy_1", target="p2", **{"with": ["serrated"]})
+    act(s, "defend", "p2", dice=[6])
+    assert battle_of(s, "p1")["await"]["what"] == "bleed" and "p2" not in ft.actors(s)
+    assert health(s, "p2") == 17
+    refused(s, "accept_roll", "no_reroll", "p2")
+    act(s, "reroll", dice=[1])
+    assert health(s, "p2") == 17 - 3 - 1
+    assert battle_of(s, "p1")["await"] is None
+    act(s, "attack", card="weak_1", target="p2")      # the Horseman's attack turn goes on
+
+
 def test_defeating_a_minion_gives_its_rewards():
     # "Once battle has ended, if you are victorious, you will receive any rewards from killing
     # the enemy." (The Wolf: 2 traits.)
