@@ -205,8 +205,9 @@ initiate battle with another player to try to claim the rewards for themself." D
 book gives a negotiation no end, and one must end: a seat may not propose again while its own
 split stands, and proposes at most twice in one negotiation (battle.MOST_PROPOSALS); then it
 accepts the split that stands or causes Conflict. A member whose own split stands and who may
-not cause Conflict waits, and is not among `actors` until it has a move. `cause_conflict`: "you may cause Conflict by dissolving from your Ally
-Party before rewards are distributed, and immediately initiate battle with the Ally Party";
+not cause Conflict waits, and is not among `actors` until it has a move. `cause_conflict`:
+"you may cause Conflict by dissolving from your Ally Party before rewards are distributed, and
+immediately initiate battle with the Ally Party";
 "Before Battle Initiates, any player who does not want to get involved may Ignore Conflict":
 each other member in Quest Mode answers `face_conflict` or `ignore_conflict`, then the battle
 begins against those who face it (Decision: when nobody does, the causer takes all

@@ -22,10 +22,7 @@ def of_seat(s, seat):
     bid = s.players[seat]["battle"]
     if bid is None:
         return None
-    for b in s.battles:
-        if b["id"] == bid:
-            return b
-    return None
+    return by_id(s, bid)
 
 
 def by_id(s, bid):
@@ -1278,13 +1275,18 @@ def signature(s, action, events):
     for x in use:
         f["hand"].remove(x)
         s.decks["battle_discard"].append(x)
+    _move_plays(s, b, f, seat, sg["effects"], target, events, action, "signature",
+                sg["name"], "%s uses %s." % (seat_words(s, seat), sg["name"]))
+
+
+def _move_plays(s, b, f, seat, effs, target, events, action, kind, name, text):
+    """A signature or super move, paid for, is played: logged, then its effects."""
     f["plays"] += 1
     b["started"] = True
-    log(events, "signature", battle=b["id"], seat=seat, move=sg["name"],
-        text="%s uses %s." % (seat_words(s, seat), sg["name"]))
+    log(events, kind, battle=b["id"], seat=seat, move=name, text=text)
     from shared_rules.fairytale import effects
-    effects.run(s, seat, sg["effects"], {"mode": "battle", "battle": b["id"], "target": target,
-                                         "source": f["character"]}, events, action)
+    effects.run(s, seat, effs, {"mode": "battle", "battle": b["id"], "target": target,
+                                "source": f["character"]}, events, action)
 
 
 def combo_cards(s, hand, combo):
@@ -1334,13 +1336,8 @@ def super_move(s, action, events):
     pay = core.payment(p["traits"], sp["cost"], action.get("pay"))
     core.spend(p["traits"], pay)
     f["supered"] = True
-    f["plays"] += 1
-    b["started"] = True
-    log(events, "super_move", battle=b["id"], seat=seat, move=sp["name"],
-        text="%s unleashes %s!" % (seat_words(s, seat), sp["name"]))
-    from shared_rules.fairytale import effects
-    effects.run(s, seat, sp["effects"], {"mode": "battle", "battle": b["id"], "target": target,
-                                         "source": f["character"]}, events, action)
+    _move_plays(s, b, f, seat, sp["effects"], target, events, action, "super_move",
+                sp["name"], "%s unleashes %s!" % (seat_words(s, seat), sp["name"]))
 
 
 # ---------------------------------------------------------------- faction bonuses at the start
