@@ -3,13 +3,16 @@
     python tools/fairytale_games.py random --seeds 0-499          # random players, every config
     python tools/fairytale_games.py bots --seeds 1-500 --configs 1,2,4
     python tools/fairytale_games.py bots --seeds 1-20 --configs ten --verbose
+    python tools/fairytale_games.py bots --seeds 1-100 --configs two --setup FILE.json
 
 `random`: seeded random players (shared_rules/playout.py), each game checked by the
 conformance kit (tests/conformance.py: the end state replays from its record, save and load
 agree). `bots`: the greedy bot (shared_rules/bots.py with fairytale.evaluate and imagine) in
 every seat, seeded with the game's seed; the seat that moves is the first of `actors(state)`,
 as the table's bots take their turns (host/bots_at_table.py). A game not finished within
---limit actions is stuck, and described.
+--limit actions is stuck, and described. `--setup FILE`: every game starts from the setup in
+that JSON file (a scenario's "setup": its players, say the five of a faction in one party, to
+play a rule that random draws seldom reach); its players are the config's player count.
 
 Configs (--configs, comma separated; a number N is N players in the standard mode): solo (1),
 two (2), four (4), six (6), ten (10), adventurer (4 players as one party), tournament (10),
@@ -83,7 +86,7 @@ def seed_range(text):
     return range(int(lo), int(hi or lo) + 1)
 
 
-def run(kind, name, seeds, limit, verbose=False):
+def run(kind, name, seeds, limit, verbose=False, setup=None):
     """Play the games of one config; print and return its summary line and the stuck seeds."""
     options = CONFIGS[name]
     endings = {}
@@ -91,7 +94,7 @@ def run(kind, name, seeds, limit, verbose=False):
     stuck = []
     t0 = time.perf_counter()
     for seed in seeds:
-        match = play_bots(options, seed, limit) if kind == "bots" else \
+        match = play_bots(options, seed, limit, setup) if kind == "bots" else \
             play_random(options, seed, limit)
         s = match.state
         n = len(match.actions)
@@ -132,14 +135,32 @@ def main(argv=None):
                    help="comma separated: %s, or a player count 1,2,4,6,10" % ", ".join(ALL))
     p.add_argument("--limit", type=int, default=20000, help="actions before a game is stuck")
     p.add_argument("--verbose", action="store_true", help="a line for every game")
+    p.add_argument("--setup", help="a JSON file: the setup every bot game starts from")
     args = p.parse_args(argv)
+    setup = None
+    if args.setup:
+        if args.kind != "bots":
+            p.error("--setup is for bot games")
+        from shared_rules import canon
+        from shared_rules.errors import ScenarioError
+        try:
+            with open(args.setup) as f:
+                setup = canon.loads(f.read())
+        except (OSError, ValueError) as e:
+            p.error("cannot read the setup %s: %s" % (args.setup, e))
+        for name in args.configs.split(","):
+            try:
+                ft.new_game(CONFIGS[NUMBERS.get(name, name)], 1, setup)
+            except (KeyError, ScenarioError) as e:
+                p.error("the setup %s does not fit %s: %s" % (args.setup, name, e))
     names = [NUMBERS.get(c, c) for c in args.configs.split(",")]
     for name in names:
         if name not in CONFIGS:
             p.error("unknown config %r" % name)
     any_stuck = False
     for name in names:
-        line, stuck = run(args.kind, name, seed_range(args.seeds), args.limit, args.verbose)
+        line, stuck = run(args.kind, name, seed_range(args.seeds), args.limit, args.verbose,
+                          setup)
         any_stuck = any_stuck or bool(stuck)
     return 1 if any_stuck else 0
 
