@@ -155,7 +155,7 @@ modifier cards "with" it: traits spent, ATK = the card + weapons (+1 per weapon 
 Horror Show character) + this turn's bonuses; a Spell has the caster's element, other attacks
 a weapon's), `signature` (the fighting character's combination of cards, no traits:
 "You may use as many Signature Moves as you are able to play them"), `super` (with 5 or less
-health, or the card's number; once a turn), `play` (Heal: a die's worth of traits; Cure:
+health, or the card's number; once in a battle: see SUPER MOVES below), `play` (Heal: a die's worth of traits; Cure:
 poison and stun; Tactic: enable a dormant tactic card; Escape; Tag Out), `use` (battle
 abilities, tactics, equipped items, action cards), `flee` (only before the first play of the
 turn), `truce`, `end_attack`. "If an attack is played, the defending player may play a
@@ -188,6 +188,14 @@ you move out of that location". A player leaving a battle rejoins the turn order
 current player's turn", those leaving in turn one after another; several battles run at once
 and every seat a battle waits for may act (`actors`). Decision: a tactic or escape card ("You
 may play this at any time") is played on your own attack turn.
+
+SUPER MOVES. "To initiate it, you must have 5 or less health"; "Think of these as desperation
+moves"; "Doing these moves are like a "last ditch" effort to win or end combat"; "they will
+usually require you to spend enough traits to leave you with very little health - so make it
+count!". The book gives no limit to how often. Decision: a player uses a Super Move once in a
+battle (whichever character it fights as). Once a turn let two bots trade supers that heal
+(It's Alive!: spend 2, gain 10; Children of the Night: 6 ATK, gain 4) turn after turn and the
+battle never ended (6 players, seed 284: 20,000 actions on day 1).
 
 KILLS. A fighter at 0 health is killed. A killed player's fighting character is discarded with
 its equipped items; the player "will continue as the next character in your party" (its full

@@ -322,7 +322,6 @@ def _begin_turn(s, b, events):
         f["atk_turn"] = 0
         f["unblockable"] = False
         f["used"] = []
-        f["supered"] = False
         f["no_attack"] = f["stun"]
         f["stun"] = False
         poison = f["poison"] if is_auto(f) else s.players[f["seat"]]["poison"]
@@ -372,7 +371,6 @@ def _begin_turn_same(s, b, events):
     f = b["fighters"][turn_fighter(b)["f"]]
     f["plays"] = 0
     f["used"] = []
-    f["supered"] = False
     for fid in fighting(b):
         if not is_auto(b["fighters"][fid]):
             _draw_up(s, b, fid)
@@ -1330,7 +1328,8 @@ def super_move(s, action, events):
         fail("too_healthy", "%s needs %d or less health; you have %d." % (
             sp["name"], sp["at_most"], core.health(p["traits"])))
     if f["supered"]:
-        fail("supered", "You have used your Super Move this turn.")
+        # Decision (the __init__ docstring, SUPER MOVES): once in a battle.
+        fail("supered", "You have used your Super Move in this battle.")
     _attacks_allowed(s, f, sp["effects"])
     target = _effect_target(s, b, seat, sp["effects"], action)
     pay = core.payment(p["traits"], sp["cost"], action.get("pay"))

@@ -825,6 +825,25 @@ def test_a_super_move_needs_five_or_less_health():
     refused(t, "defend", "unblockable", "p2", card="block_1")
 
 
+def test_a_super_move_is_used_once_in_a_battle():
+    # "Think of these as desperation moves"; "Doing these moves are like a "last ditch" effort
+    # to win or end combat" ... "make it count!". Decision: once in a battle. (It's Alive!:
+    # spend 2 traits, gain 10; once a turn, two such supers traded blows forever.)
+    s = duel(a=player("frankensteins_monster", traits={"strength": 5}),
+             b=player("red", traits={"willpower": 10, "intelligence": 7}))
+    act(s, "super")
+    assert health(s, "p1") == 5 - 2 + 10
+    act(s, "end_attack")
+    act(s, "end_attack", "p2")
+    traits = s.players["p1"]["traits"]                   # wounded to 5 or less again
+    for k in traits:
+        traits[k] = 0
+    traits["strength"] = 4
+    msg = refused(s, "super", "supered")
+    assert msg == "You have used your Super Move in this battle."
+    assert not [a for a in ft.legal_actions(s) if a["type"] == "super"]
+
+
 def test_fleeing_is_a_roll_of_one_die_each():
     # "To Flee, you and your enemy will roll one D6 die each. If you roll higher, you may Flee
     # Battle. If you roll less, you do not flee and instead, end your attack phase and your
