@@ -62,6 +62,15 @@ def test_a_two_player_bot_game_with_a_shared_reward_ends(seed):
     assert s.end_reason == "no_events" and s.winners == []
 
 
+@pytest.mark.parametrize("seed", [50, 284])
+def test_a_six_player_bot_game_with_healing_super_moves_ends(seed):
+    # These seeds once ran forever: two bots traded Super Moves that heal (It's Alive!,
+    # Children of the Night) every turn, each back at 5 or less health by its next turn;
+    # a Super Move is now used once in a battle.
+    s = ends({"players": 6}, seed).state
+    assert s.end_reason in ("no_events", "all_out", "last_standing"), s.end_reason
+
+
 def test_bots_are_deterministic_for_a_seed_and_see_no_hidden_card():
     a = fairytale_games.play_bots({"players": 3, "max_days": 2}, 9, 120)
     b = fairytale_games.play_bots({"players": 3, "max_days": 2}, 9, 120)
