@@ -204,6 +204,9 @@ deck (searched and chosen, the deck shuffled) entering at the Dragon Inn. The ki
 character (a player's or an automated one) scores a kill point and takes a Victory card of the
 stack they choose (`take_victory`: alliance or betrayal); killing a player is also a player
 kill. Victory cards stay face up and reward their requirement every time it is met.
+Decision: the book does not say what a kill brings when the two stacks are empty: the kill
+counts, with no card; a kill waits for a card only while the stacks hold one more than the
+kills already waiting will take (two kills in one blow with one card left: the first gets it).
 Automated enemies' rewards go to the battle's owner, shared "through negotiation" with the
 members of their Ally Party still in the fight (`propose_split`, `accept_split`; a split
 gives each reward to one member): "you will not receive any reward from the kill unless you

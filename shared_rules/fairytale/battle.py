@@ -1471,7 +1471,10 @@ def _kill_point(s, seat, player, events):
         world.trigger(s, seat, "killed_player", events)
     world.trigger(s, seat, "killed_character", events)
     world.quest_event(s, seat, "kill", None, events)
-    if s.decks["alliance"] or s.decks["betrayal"]:
+    # Decision (the __init__ docstring, KILLS): a kill brings a Victory card while the stacks
+    # hold one for it, counting the cards the kills still waiting will take.
+    waiting = len([d for d in s.pending if d["kind"] == "victory"])
+    if len(s.decks["alliance"]) + len(s.decks["betrayal"]) > waiting:
         s.pending.append({"seat": seat, "kind": "victory"})
 
 

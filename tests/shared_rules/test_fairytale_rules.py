@@ -1174,6 +1174,28 @@ def test_a_kill_earns_a_victory_card_of_the_chosen_stack_whose_reward_recurs():
     assert "red" in s.decks["bonus_discard"]
 
 
+def test_a_kill_with_the_victory_stacks_spent_counts_without_a_card():
+    # "These cards represent 1 kill point"; the book has 37 of them and does not say what a
+    # kill brings once they are all taken. Decision: the kill counts, with no card. Hook kills
+    # Red and then Snow (an Ally Party) with one Betrayal card left: one card for the first.
+    s = game(player("captain_hook", traits={"strength": 10, "persuasion": 10}),
+             player("red", traits={"willpower": 2}), player("snow", traits={"willpower": 2}),
+             player("alice"), decks={"battle": _deck(FIVE_A + FIVE_B),
+                                     "betrayal": ["headhunter"], "alliance": []})
+    from shared_rules.fairytale import world
+    world.form_alliance(s, ["p2", "p3"], [])
+    act(s, "battle", target="ally1")
+    act(s, "attack", card="heavy_1", target="p2")
+    act(s, "defend", "p2")
+    act(s, "attack", card="heavy_2", target="p3")
+    act(s, "defend", "p3")
+    assert s.players["p1"]["kills"] == {"players": 2, "characters": 2}
+    assert [d["kind"] for d in s.pending if d["seat"] == "p1"] == ["victory"]
+    act(s, "take_victory", deck="betrayal")
+    assert s.players["p1"]["victory"] == ["headhunter"]
+    assert not [d for d in s.pending if d["kind"] == "victory"]
+
+
 def test_with_no_party_left_a_character_is_searched_from_the_bonus_deck():
     # "if you have no characters, you would search the Bonus Deck for any remaining
     # characters and use that one, shuffling the bonus deck before replacing it"
