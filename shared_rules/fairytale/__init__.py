@@ -144,50 +144,50 @@ default all they can) and break when full; other armour adds its DEF to every de
 
 BATTLE (battle.py). A battle has an order of turns: the initiator first ("When you initiate a
 battle against an enemy, you will be on the offensive"; ambushed, the enemy first). Against
-automated enemies each player's turn pairs with the enemy's turn against that player ("the
-turn order would be Hook attacks, the Troll attacks Hook, Goldilocks attacks, the Troll
-attacks Goldilocks"); against an Ally Party's token: "Non-Ally Party Player attacks, Ally
-Party Player 1 attacks, Non-Ally Party Player attacks, Ally Party Player 2 attacks". The
-battle deck is shared by all battles; each player in battle holds a hand of 5 and draws back
-to 5 at every turn's start ("both players may keep any cards in their hand and draw up to 5");
-an empty deck is its discard pile shuffled. On an attack turn: `attack` (an attack card and
-modifier cards "with" it: traits spent, ATK = the card + weapons (+1 per weapon per like
-Horror Show character) + this turn's bonuses; a Spell has the caster's element, other attacks
-a weapon's), `signature` (the fighting character's combination of cards, no traits:
-"You may use as many Signature Moves as you are able to play them"), `super` (with 5 or less
-health, or the card's number; once in a battle: see SUPER MOVES below), `play` (Heal: a die's worth of traits; Cure:
+automated enemies each player's turn pairs with the enemy's turn against that player ("the turn
+order would be Hook attacks, the Troll attacks Hook, Goldilocks attacks, the Troll attacks
+Goldilocks"); against an Ally Party's token: "Non-Ally Party Player attacks, Ally Party Player
+1 attacks, Non-Ally Party Player attacks, Ally Party Player 2 attacks". The battle deck is
+shared by all battles; each player in battle holds a hand of 5 and draws back to 5 at every
+turn's start ("both players may keep any cards in their hand and draw up to 5"); an empty deck
+is its discard pile shuffled. On an attack turn: `attack` (an attack card and modifier cards
+"with" it: traits spent, ATK = the card + weapons (+1 per weapon per like Horror Show
+character) + this turn's bonuses; a Spell has the caster's element, other attacks a weapon's),
+`signature` (the fighting character's combination of cards, no traits: "You may use as many
+Signature Moves as you are able to play them"), `super` (with 5 or less health, or the card's
+number; once in a battle: see SUPER MOVES below), `play` (Heal: a die's worth of traits; Cure:
 poison and stun; Tactic: enable a dormant tactic card; Escape; Tag Out), `use` (battle
 abilities, tactics, equipped items, action cards), `flee` (only before the first play of the
-turn), `truce`, `end_attack`. "If an attack is played, the defending player may play a
-defense card": the battle waits for the target's `defend` (one defense card or none; its DEF,
-armour, this battle's DEF bonuses; "absorb"; "lose"). Weakness +1 ATK, the same element -1.
-A hit that deals any damage brings its status effects: Break (an equipped item is discarded,
-the defender's "break" or the first), Bleed (the attacker's die more, unblockable), Pierce (the
+turn), `truce`, `end_attack`. "If an attack is played, the defending player may play a defense
+card": the battle waits for the target's `defend` (one defense card or none; its DEF, armour,
+this battle's DEF bonuses; "absorb"; "lose"). Weakness +1 ATK, the same element -1. A hit that
+deals any damage brings its status effects: Break (an equipped item is discarded, the
+defender's "break" or the first), Bleed (the attacker's die more, unblockable), Pierce (the
 best armour is ignored), Poison (a token: 1 unblockable at the start of each turn, in battle
 and Quest Mode, until cured), Stun (no attack on the next attack turn), Dizzy (the hand is
 discarded and 1 card drawn). Knock Back (a Rabid played by a player, or an effect): the
 attacker's choice ("knock_back") of another character of the enemy's party fights on. An
-automated enemy's turn is the attacked player's `enemy_turn`: a minion or boss rolls its
-attack die ("roll a die and match the corresponding symbol"); an automated character flips as
-many battle cards as it has trait types: attacks summed into one attack that costs it their
-traits ("Hook will lose 3 traits ... to deal a possible 7 damage"), a Rabid adds Poison,
-modifiers add their status, Heal: a die's worth of health, Cure: statuses off and +1 health,
-Tactic: another attack turn, Escape: a roll-off, winning it reshuffles the character into the
-bonus deck. On the player's attack an automated enemy defends at once: a minion or boss by its
-defence die, a character by flipping as many cards (the defense cards' DEF added: "If any
-defense cards are revealed by the third card, add up all the defense values"). Escape against
-players: "a gamble of who wants to spend the most traits": the escaper bids ("bid"), each enemy
-player answers (`counter_bid`), all spend their bids, and the escape succeeds when the
-escaper's bid is the highest. Against an automated enemy: a die, and "that value ... traits +1"
-to leave (`pay_escape`, or `stay`: "There is no penalty for a failed Escape Card attempt").
-Flee: one die each; "If you roll higher, you may Flee Battle. If you roll less, you do not
-flee and instead, end your attack phase and your enemy's first attack will be unblockable"
-(Decision: a tie is not higher: the flight fails). After an escape or a flight, the enemies
-"may not initiate battle with you while sharing the same location as you for 2 turns or until
-you move out of that location". A player leaving a battle rejoins the turn order "after the
-current player's turn", those leaving in turn one after another; several battles run at once
-and every seat a battle waits for may act (`actors`). Decision: a tactic or escape card ("You
-may play this at any time") is played on your own attack turn.
+automated enemy's turn is the attacked player's `enemy_turn`: a minion or boss rolls its attack
+die ("roll a die and match the corresponding symbol"); an automated character flips as many
+battle cards as it has trait types: attacks summed into one attack that costs it their traits
+("Hook will lose 3 traits ... to deal a possible 7 damage"), a Rabid adds Poison, modifiers add
+their status, Heal: a die's worth of health, Cure: statuses off and +1 health, Tactic: another
+attack turn, Escape: a roll-off, winning it reshuffles the character into the bonus deck. On
+the player's attack an automated enemy defends at once: a minion or boss by its defence die, a
+character by flipping as many cards (the defense cards' DEF added: "If any defense cards are
+revealed by the third card, add up all the defense values"). Escape against players: "a gamble
+of who wants to spend the most traits": the escaper bids ("bid"), each enemy player answers
+(`counter_bid`), all spend their bids, and the escape succeeds when the escaper's bid is the
+highest. Against an automated enemy: a die, and "that value ... traits +1" to leave
+(`pay_escape`, or `stay`: "There is no penalty for a failed Escape Card attempt"). Flee: one
+die each; "If you roll higher, you may Flee Battle. If you roll less, you do not flee and
+instead, end your attack phase and your enemy's first attack will be unblockable" (Decision: a
+tie is not higher: the flight fails). After an escape or a flight, the enemies "may not
+initiate battle with you while sharing the same location as you for 2 turns or until you move
+out of that location". A player leaving a battle rejoins the turn order "after the current
+player's turn", those leaving in turn one after another; several battles run at once and every
+seat a battle waits for may act (`actors`). Decision: a tactic or escape card ("You may play
+this at any time") is played on your own attack turn.
 
 SUPER MOVES. "To initiate it, you must have 5 or less health"; "Think of these as desperation
 moves"; "Doing these moves are like a "last ditch" effort to win or end combat"; "they will
@@ -254,7 +254,9 @@ left the board). "any effect that targets the token will affect the entire party
 against the token brings in every member in Quest Mode. `dissolve`: the leaver's own token
 goes down where the party stands and its turn comes after the last active player's.
 
-ASSIST AND JOIN. `assist` (in a strategy phase, on the battle's location): the assistant's
+ASSIST AND JOIN. `assist` (in a strategy phase, on the battle's location: "you may choose to
+Assist by stating your intention during your Planning Phase"; Decision: one statement a turn,
+so a player cannot hop between battles without end): the assistant's
 strategy plays may then target anyone in that battle, a minion or boss included, and `give`
 passes an item to a player in battle (equipped at once) or from battle to the assistant.
 `join` (Action Phase, on the location): the joiner's turn "will follow the last offensive

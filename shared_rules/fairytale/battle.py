@@ -276,6 +276,10 @@ def assist(s, action, events):
             action.get("battle")))
     if p["assist"] == b["id"]:
         fail("assisting", "You already assist that battle.")
+    # Decision (the __init__ docstring, ASSIST AND JOIN): one statement a turn.
+    if "assist" in s.turn["used"]:
+        fail("assisted", "You have stated whom you assist this turn.")
+    s.turn["used"].append("assist")
     p["assist"] = b["id"]
     log(events, "assists", seat=seat, battle=b["id"],
         text="%s assists the battle." % seat_words(s, seat))

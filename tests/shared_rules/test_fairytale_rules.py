@@ -1285,6 +1285,31 @@ def test_an_assistant_uses_items_on_anyone_in_the_battle():
     assert health(s, "p1") == 10 - 2 + 4 and health(s, "p2") == 17
 
 
+def test_an_assistant_states_whom_it_assists_once_a_turn():
+    # "you may choose to Assist by stating your intention during your Planning Phase".
+    # Decision: one statement a turn (a bot once hopped between two battles without end).
+    s = game(player("captain_hook", traits={"strength": 10}, reputation=3),
+             player("goldilocks"), player("snow"), player("alice"),
+             decks={"locations": ["whispering_pines"]})
+    act(s, "step", to=[3, 2], cards=["whispering_pines", "troll"])
+    act(s, "enemy_turn", dice=[1])
+    act(s, "defend")
+    act(s, "step", "p2", to=[3, 2])
+    act(s, "end_turn", "p2")
+    act(s, "step", "p3", to=[3, 2])
+    act(s, "battle", "p3", target="p2")
+    act(s, "step", "p4", to=[3, 2])
+    act(s, "end_turn", "p4")
+    act(s, "flip_event")
+    first, second = [b["id"] for b in s.battles]
+    assert s.turn["seat"] == "p4" and s.turn["phase"] == "strategy1"
+    act(s, "assist", "p4", battle=first)
+    msg = refused(s, "assist", "assisted", "p4", battle=second)
+    assert msg == "You have stated whom you assist this turn."
+    assert not [a for a in ft.legal_actions(s) if a["type"] == "assist"]
+    assert s.players["p4"]["assist"] == first
+
+
 # ---------------------------------------------------------------- ally parties
 
 def test_an_ally_party_shares_one_token_on_the_dragon_inn_and_a_grouped_turn():
