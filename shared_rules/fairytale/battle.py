@@ -1730,8 +1730,11 @@ def answer_conflict(s, action, events, face):
     seat = action["seat"]
     d = None
     for x in s.pending:
+        # The first Conflict over rewards that names the seat: two may wait at once, and
+        # they are answered in the order they began (as legal_actions offers them).
         if x["kind"] == "conflict" and seat in x["seats"]:
             d = x
+            break
     if d is None or seat in d["faced"] or seat in d["ignored"]:
         fail("no_decision", "No Conflict waits for your answer.")
     (d["faced"] if face else d["ignored"]).append(seat)

@@ -1492,6 +1492,20 @@ def test_the_ally_party_that_wins_a_conflict_shares_and_the_ignorers_may_not_obj
     assert s.pending == [] and s.players["p3"]["reputation"] == 1 + 2
 
 
+def test_two_conflicts_waiting_are_answered_in_the_order_they_began():
+    # Two Conflicts over rewards can wait on one player at once (a 4-player adventurer bot
+    # game, seed 147): the answer goes to the first, the one legal_actions offers.
+    s = boss_slain("alice")
+    act(s, "propose_split", split=["p1", "p1", "p1"])
+    act(s, "cause_conflict", "p2")
+    first = [d for d in s.pending if d["kind"] == "conflict"][0]
+    later = dict(first, seats=["p1"], faced=["p1"], ignored=[], rewards=[0])
+    s.pending.append(later)                     # a later Conflict p1 has already faced
+    assert {"type": "face_conflict", "seat": "p1"} in ft.legal_actions(s)
+    act(s, "face_conflict")
+    assert first["faced"] == ["p1"]
+
+
 def test_a_conflict_nobody_faces_gives_the_causer_everything():
     # Decision: when every member ignores the Conflict, nobody contests the claim.
     s = boss_slain()
