@@ -16,7 +16,7 @@
   const board = $("#board"), tray = $("#tray"), readersBox = $("#readers");
   let view = null, ws = null, backoff = 500, nextId = 1, shapeKey = "", cellPx = 0, headPx = 0;
   let tool = "tap", picked = null, faceDown = false, moveFrom = null, refusalKey = "";
-  let gesturesOpen = false, youHtml = "";
+  let gesturesOpen = false, youHtml = "", openChoice = null, panelsKey = "";
   const cellEls = {}, pocketEls = {}, readerEls = {};
   // For tools and tests: the last view, and when each new action count was drawn (wall ms).
   window.fairytable = {get view() { return view; }, get connected() {
@@ -326,9 +326,57 @@
       '" data-online="' + t.online + '" data-total="' + t.total + '"><span class="dot"></span>' +
       t.online + " of " + t.total + " tiles online" + (t.offline.length ? ": " +
       esc(t.offline.join("; ")) + " offline" : "") + "</span>";
+    const pk = JSON.stringify(v.panels || []);
+    if (pk !== panelsKey) { panelsKey = pk; $("#panels").innerHTML = panelsHtml(v.panels || []); }
     const log = $("#log");
     log.innerHTML = v.log.map(l => "<li>" + esc(l) + "</li>").join("");
     log.scrollTop = log.scrollHeight;
+  }
+
+  // Panels of words beside the board (the game's numbers, a seat's own board): a title and
+  // rows of a label, a value and a note; a row's state is said in its words as well as shown.
+  function panelsHtml(panels) {
+    return panels.map(p => '<section class="panel"><h4>' + esc(p.title) + "</h4>" +
+      p.rows.map(r => '<div class="prow' + (r.state ? " " + esc(r.state) : "") + '"' +
+        (r.colour ? ' style="--own:' + esc(r.colour) + '"' : "") + ">" +
+        (r.shape ? '<span class="shape">' + esc(r.shape) + "</span> " : "") +
+        '<span class="k">' + esc(r.label) + "</span>" +
+        (r.value ? ' <span class="v">' + esc(r.value) + "</span>" : "") +
+        (r.note ? '<div class="n">' + esc(r.note) + "</div>" : "") + "</div>").join("") +
+      "</section>").join("");
+  }
+
+  // A seat's choices, under their groups' headings; a choice with "then" opens its second step
+  // (a target, a way to pay) below its group.
+  function choicesHtml(choices) {
+    if (openChoice !== null && !(choices[openChoice] && choices[openChoice].then)) openChoice = null;
+    const button = (c, attrs) => "<button " + attrs + (c.enabled ? "" : " disabled") +
+      (c.title ? ' title="' + esc(c.title) + '"' : "") +
+      (c.chosen ? ' class="on" aria-pressed="true"' : "") + ">" + esc(c.label) +
+      (c.chosen ? " ✓" : "") + (c.then ? (openChoice !== null && choices[openChoice] === c ?
+        " ▴" : " ▾") : "") + "</button>";
+    let h = "", group = undefined, members = [];
+    const close = () => {
+      if (group === undefined) return;
+      h += "</div>";
+      const open = members.find(i => i === openChoice);
+      if (open !== undefined) h += '<div class="row then">' + choices[open].then.map((c, j) =>
+        button(c, 'data-then="' + open + "." + j + '"')).join("") + "</div>";
+    };
+    choices.forEach((c, i) => {
+      const g = c.group || "";
+      if (g !== group) {
+        close();
+        group = g; members = [];
+        if (g) h += '<div class="grp">' + esc(g) + "</div>";
+        h += '<div class="row">';
+      }
+      members.push(i);
+      h += button(c, 'data-choice="' + i + '"' + (c.control && c.control.op === "button" ?
+        ' data-button="' + esc(c.control.name) + '"' : ""));
+    });
+    close();
+    return h;
   }
 
   // ------------------------------------------------------------ a seat's controls
@@ -361,12 +409,10 @@
         (faceDown ? ' class="on"' : "") + ">Face down (hidden)</button></div>";
     }
     const choices = you.choices || [];
-    h += '<div class="row choices">' + choices.map((c, i) => '<button data-choice="' + i + '"' +
-      (c.control.op === "button" ? ' data-button="' + esc(c.control.name) + '"' : "") +
-      (c.enabled ? "" : " disabled") + (c.chosen ? ' class="on" aria-pressed="true"' : "") +
-      ">" + esc(c.label) + (c.chosen ? " ✓" : "") + "</button>").join("") +
-      ((v.tray || []).some(p => p.wanted) ? '<button data-op="throw">Throw the dice</button>' : "") +
-      "</div>";
+    h += '<div class="choices">' + choicesHtml(choices) +
+      ((v.tray || []).some(p => p.wanted) ? '<div class="row"><button data-op="throw">' +
+        "Throw the dice</button></div>" : "") + "</div>";
+    if ((you.board || []).length) h += '<div class="board">' + panelsHtml(you.board) + "</div>";
     const tools = [["tap", "Tap"], ["double", "Double tap"], ["hold", "Hold"], ["lift", "Lift"],
                    ["move", "Move"]];
     h += '<details class="gestures"' + (gesturesOpen ? " open" : "") +
@@ -387,8 +433,16 @@
       faceDown = b.dataset.face === "down"; drawYou(view); };
     for (const b of box.querySelectorAll("button[data-tool]")) b.onclick = () => {
       tool = b.dataset.tool; picked = null; moveFrom = null; drawYou(view); lightTargets(); };
-    for (const b of box.querySelectorAll("button[data-choice]")) b.onclick = () =>
-      send(Object.assign({}, choices[parseInt(b.dataset.choice, 10)].control));
+    for (const b of box.querySelectorAll("button[data-choice]")) b.onclick = () => {
+      const i = parseInt(b.dataset.choice, 10), c = choices[i];
+      if (c.then) { openChoice = openChoice === i ? null : i; drawYou(view); return; }
+      openChoice = null;
+      send(Object.assign({}, c.control)); };
+    for (const b of box.querySelectorAll("button[data-then]")) b.onclick = () => {
+      const [i, j] = b.dataset.then.split(".").map(x => parseInt(x, 10));
+      const c = (choices[i].then || [])[j];
+      openChoice = null;
+      if (c && c.control) send(Object.assign({}, c.control)); };
     for (const b of box.querySelectorAll("button[data-op]")) b.onclick = () =>
       send({op: b.dataset.op});
   }
