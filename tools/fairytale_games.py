@@ -3,13 +3,16 @@
     python tools/fairytale_games.py random --seeds 0-499          # random players, every config
     python tools/fairytale_games.py bots --seeds 1-500 --configs 1,2,4
     python tools/fairytale_games.py bots --seeds 1-20 --configs ten --verbose
+    python tools/fairytale_games.py bots --seeds 1-5 --configs 1,2,4,6,10 --table --verbose
 
 `random`: seeded random players (shared_rules/playout.py), each game checked by the
 conformance kit (tests/conformance.py: the end state replays from its record, save and load
 agree). `bots`: the greedy bot (shared_rules/bots.py with fairytale.evaluate and imagine) in
 every seat, seeded with the game's seed; the seat that moves is the first of `actors(state)`,
-as the table's bots take their turns (host/bots_at_table.py). A game not finished within
---limit actions is stuck, and described.
+as the table's bots take their turns (host/bots_at_table.py); with --table, each bot's action
+carries the cards the table reads and the dice it throws (host/games/fairytale/chance.py): the
+game `fairytable run --game fairytale --headless --bots N --seed S` must end as. A game not
+finished within --limit actions is stuck, and described.
 
 Configs (--configs, comma separated; a number N is N players in the standard mode): solo (1),
 two (2), four (4), six (6), ten (10), adventurer (4 players as one party), tournament (10),
@@ -46,14 +49,26 @@ NUMBERS = {"1": "solo", "2": "two", "4": "four", "6": "six", "10": "ten"}
 ALL = ("solo", "two", "four", "six", "ten", "adventurer", "tournament", "alchemist")
 
 
-def play_bots(options, seed, limit, setup=None):
+def play_bots(options, seed, limit, setup=None, table=False):
     """A greedy bot in every seat, seeded with the game's seed, the first of the actors moving;
-    stopped after `limit` actions. Returns the Match."""
+    stopped after `limit` actions. Returns the Match.
+
+    `table`: the game `fairytable run --game fairytale --headless --bots N --seed S` plays on
+    the virtual table, without the table: each bot's action with the cards the table reads
+    and the dice it throws (host/games/fairytale/chance.py), as the virtual hands draw and
+    throw them. The table game must end exactly as this one (its journal the same actions)."""
+    chance = None
+    if table:
+        from host.games.fairytale.chance import table_chance
+        chance = table_chance
     match = Match("fairytale", options, seed, setup)
     while ft.status(match.state) == "ongoing" and len(match.actions) < limit:
         s = match.state
         seat = ft.actors(s)[0]
-        match.apply(bots.choose("greedy", ft, s, seat, seed))
+        action = bots.choose("greedy", ft, s, seat, seed)
+        if chance is not None:
+            action = chance(s, action, seed, len(match.actions))
+        match.apply(action)
     return match
 
 
@@ -83,15 +98,16 @@ def seed_range(text):
     return range(int(lo), int(hi or lo) + 1)
 
 
-def run(kind, name, seeds, limit, verbose=False):
-    """Play the games of one config; print and return its summary line and the stuck seeds."""
+def run(kind, name, seeds, limit, verbose=False, table=False):
+    """Play the games of one config; print and return its summary line and the stuck seeds
+    (`table`: the bots' games as the table plays them, with the table's cards and dice)."""
     options = CONFIGS[name]
     endings = {}
     lengths = []
     stuck = []
     t0 = time.perf_counter()
     for seed in seeds:
-        match = play_bots(options, seed, limit) if kind == "bots" else \
+        match = play_bots(options, seed, limit, table=table) if kind == "bots" else \
             play_random(options, seed, limit)
         s = match.state
         n = len(match.actions)
@@ -132,6 +148,9 @@ def main(argv=None):
                    help="comma separated: %s, or a player count 1,2,4,6,10" % ", ".join(ALL))
     p.add_argument("--limit", type=int, default=20000, help="actions before a game is stuck")
     p.add_argument("--verbose", action="store_true", help="a line for every game")
+    p.add_argument("--table", action="store_true",
+                   help="bots: with the cards and dice the table supplies, as `fairytable run "
+                   "--game fairytale --headless` plays (what its games must end as)")
     args = p.parse_args(argv)
     names = [NUMBERS.get(c, c) for c in args.configs.split(",")]
     for name in names:
@@ -139,7 +158,8 @@ def main(argv=None):
             p.error("unknown config %r" % name)
     any_stuck = False
     for name in names:
-        line, stuck = run(args.kind, name, seed_range(args.seeds), args.limit, args.verbose)
+        line, stuck = run(args.kind, name, seed_range(args.seeds), args.limit, args.verbose,
+                          args.table)
         any_stuck = any_stuck or bool(stuck)
     return 1 if any_stuck else 0
 
