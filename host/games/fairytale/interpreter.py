@@ -420,6 +420,12 @@ class FairytaleTable(DiceTrayInterpreter):
             self._say_all(s, diff)
             return None
         if flip is not None:
+            if flip not in s.decks["events"]:
+                self.mismatches.append(Mismatch("not_in_deck", [EVENTS], "%s is not in the "
+                                                "event deck (it was dealt out of this game, or "
+                                                "flipped before): lift it off the event deck's "
+                                                "reader." % places.name(s, flip)))
+                return None
             return self._checked(s, [EVENTS], {"type": "flip_event", "seat": s.sundial,
                                                "cards": [flip]},
                                  "Lift it off the event deck's reader.")
@@ -555,7 +561,8 @@ class FairytaleTable(DiceTrayInterpreter):
                 continue
             if a["type"] == "take_victory":
                 (card,) = laid if len(laid) == 1 else (None,)
-                if card is not None and places.victory_deck(card) == a["deck"]:
+                if card is not None and places.victory_deck(card) == a["deck"] and \
+                        card in s.decks[a["deck"]]:
                     out.append(dict(a, cards=[card]))
                 continue
             cards = places.reader_cards(s, a)
@@ -596,6 +603,10 @@ class FairytaleTable(DiceTrayInterpreter):
                 return "%s is in %s's hand, not %s's: it is played from %s." % (
                     places.name(s, card), places.player_words(s, owner), who,
                     place_words(s, (SEAT, places.seat_number(s, owner))))
+            deck = places.victory_deck(card)
+            if deck is not None and card not in s.decks[deck]:
+                return "%s was taken before: a victory card is the top card of the %s stack." \
+                    % (places.name(s, card), deck)
             kind = places.kind_words(card)
             if kind is not None:
                 return "%s is %s, not on a seat's card reader." % (places.name(s, card), kind)

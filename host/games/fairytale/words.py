@@ -61,7 +61,7 @@ class FairytaleWords(WebFace):
             if action.get("character"):
                 who = " with %s" % places.name(state, action["character"])
             return "step%s to %s" % (who, places.xy(action["to"]))
-        if kind in places.READER_PLAYS:
+        if kind in places.READER_PLAYS and places.is_table_action(action):
             n = places.seat_number(state, action["seat"]) if action.get("seat") in \
                 state.players else None
             where = " on %s" % places.reader_words(state, n) if n else ""
