@@ -93,7 +93,8 @@ def test_a_two_player_game_plays_its_first_actions_as_the_engine_alone(tmp_path)
     assert summary["status"] == "ongoing" and summary["actions"] == 90
     assert canon.dumps(actions) == canon.dumps(expected.actions)
     kinds = set(a["type"] for a in actions)
-    assert {"choose", "flip_event", "step", "battle", "attack", "defend"} <= kinds
+    assert {"choose", "flip_event", "battle", "attack", "defend", "open_quest", "start_quest",
+            "equip"} <= kinds
     # Both seats chose at once, each laying a character card on its own reader.
     assert [a["seat"] for a in actions[:2]] == ["p1", "p2"]
 

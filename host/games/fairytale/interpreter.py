@@ -650,15 +650,20 @@ class FairytaleTable(DiceTrayInterpreter):
         read."""
         t = self.throw
         s = self.state
-        for pocket in sorted(p for p in self.pockets if self.pockets[p]):
-            if pocket in self.used:
-                continue
-            self.used.add(pocket)
-            if more_dice(s, t.action, t.values) <= 0:
+        fresh = sorted(p for p in self.pockets if self.pockets[p] and p not in self.used)
+        wanted = min(places.POCKETS, more_dice(s, t.action, t.values))
+        if wanted <= 0:
+            for pocket in fresh:
+                self.used.add(pocket)
                 self.note("The die in pocket %d is not wanted now: take it out." % (pocket + 1))
-                continue
+            return self._throw_done(s)
+        if len(fresh) < wanted:
+            return None     # a throw of two dice is read once both have settled
+        # Read in pocket order (the pockets report one by one, in any order).
+        for pocket in fresh[:wanted]:
+            self.used.add(pocket)
             t.values.append(int(self.pockets[pocket].split(":")[2]))
-            self.progress_at = now
+        self.progress_at = now
         return self._throw_done(s)
 
     def _throw_done(self, s):

@@ -363,3 +363,13 @@ def test_the_dragon_inn_reads_ten_tokens_and_its_card():
     lay_out(table)
     assert len(table.observed[INN]) == 11
     assert table.reconcile(0) is None and table.mismatches == []
+
+
+def test_two_dice_are_read_in_pocket_order_whichever_settles_first():
+    """The tray's pockets report one by one, in any order: a throw of two dice is read once
+    both have settled, pocket 1's first."""
+    match, table = battles(table_for())
+    table.button("p1", "flee")
+    assert table.dice(1, "die:2:3", None, 0) is None
+    assert table.throw.values == []
+    assert table.dice(0, "die:1:5", None, 0) == {"type": "flee", "seat": "p1", "dice": [5, 3]}
