@@ -123,6 +123,15 @@ class TableInterpreter:
         """A seat button pressed: an action or None. Default: None."""
         return None
 
+    def seat_gesture(self, seat, kind, now):
+        """A "tap", "double" or "hold" on the pad of seat number `seat`'s card reader: an
+        action or None (a game whose seats make choices without a phone reads them here).
+        Default: nothing, said in the log."""
+        self.note("A %s on seat %d's card reader does nothing: the seat buttons and the "
+                  "cells' pads play." % ({"tap": "tap", "double": "double tap", "hold": "hold"}
+                                         .get(kind, kind), seat))
+        return None
+
     def dice(self, pocket, item, problem, now):
         """A die settled in a tray pocket (`item` is its face), or the pocket emptied (None).
 
