@@ -15,8 +15,13 @@ character it leads. Cells are [x, y] as the engine and the table name them (x th
 y the row, the Dragon Inn at [3, 3]).
 """
 
+import json
 import re
 
+from host.games.fairytale import places
+from host.games.fairytale.chance import more_dice, table_cards
+from host.games.fairytale.words import SEAT_COLOURS
+from host.web.errors import Refused
 from host.web.face import SHAPES, WebFace, and_list, cell_words, css, item
 from shared_rules import fairytale as ft
 from shared_rules.fairytale import battle as fights
@@ -88,7 +93,7 @@ ENDINGS = {"no_events": "the events ran out", "day_limit": "the days ran out",
            "end_quest": "an End Game quest is completed"}
 PILES = {"easy": "the Easy quests", "medium": "the Medium quests", "boss": "the Boss quests",
          "end": "the End Game quests"}
-MOST_CHOICES = 6       # of one group (equip, use, open a quest): a few that matter, then "more"
+PLAY = "play:"         # a choice's move on the table: "play:" and the action (JSON)
 
 
 # ---------------------------------------------------------------- words
@@ -146,6 +151,10 @@ class FairytaleFace(WebFace):
 
     def action_words(self, kind):
         return ACTIONS.get(kind, kind.replace("_", " "))
+
+    def book_colour(self, state, seat):
+        """The seat's colour, as the table lights its token (scenes.py)."""
+        return SEAT_COLOURS[list(state.seats).index(seat) % len(SEAT_COLOURS)]
 
     def seat_shape(self, state, seat):
         return SHAPES[list(state.seats).index(seat) % len(SHAPES)]
@@ -537,7 +546,9 @@ class FairytaleFace(WebFace):
                 return who(fid)
             return self._gone.get((s.seed, ev.get("battle"), fid), "the enemy")
 
-        if k in ("chance_taken", "sundial_flips", "turn_begins", "play_begins",
+        if k == "turn_begins":
+            return ["%s's turn begins." % who(ev["seat"])]
+        if k in ("chance_taken", "sundial_flips", "play_begins",
                  "enemy_attack_die", "bonus_deck_empty", "rejoins"):
             return []
         if k == "attack_turn_ends":
@@ -924,46 +935,74 @@ class FairytaleFace(WebFace):
                      if b["fighters"][fid]["out"] is None]
             out[cell].append(item("token", "Battle", "A battle: %s" % "; ".join(sides),
                                   shape="⚔"))
-        units = {}
-        for q in s.seats:
-            p = known["players"][q]
-            if p["character"] is None or p["out"] or not p["entered"]:
-                continue
-            unit = p["ally"] or q
-            units.setdefault(unit, []).append(q)
-        for unit in sorted(units, key=lambda u: s.seats.index(units[u][0])):
-            members = units[unit]
-            lead = members[0]
-            p = known["players"][lead]
-            cell = tuple(p["cell"])
-            if len(members) > 1:
-                title = "The Ally Party of %s" % and_list(self.who(s, q) for q in members)
-            else:
-                title = "%s, %d of %d health%s" % (
-                    self.who(s, lead), p["health"], p["max_health"],
-                    ", in battle" if p["battle"] is not None else "")
-            out[cell].append(item("pawn", short(p["name"]), title,
-                                  colour=css(self.seat_colour(s, lead)),
-                                  shape=self.seat_shape(s, lead), owner=lead))
-            for q in members:
-                for c, a in sorted(known["players"][q]["away"].items()):
-                    if a.get("fighting"):
-                        continue
-                    out[tuple(a["cell"])].append(item(
-                        "figure", short(self.name(s, c)), "%s's %s (separated), %d health" % (
-                            self.seat_name(s, q), self.name(s, c), a["health"]),
-                        colour=css(self.seat_colour(s, q)), shape=self.seat_shape(s, q),
-                        owner=q))
-        for n in known["npcs"]:
-            card = s.cat.decks["npcs"][n["id"]]
-            out[tuple(n["cell"])].append(item("token", short(card["name"]), "%s: %s" % (
-                card["name"], card["text"]), shape="◇"))
-        for h in known["hunters"]:
-            if h.get("cell") is None or h["state"] == "dead":
-                continue
-            out[tuple(h["cell"])].append(item("figure", short(h["name"]), "%s, a hunter, %d "
-                                              "health" % (h["name"], h["health"]), shape="☠"))
+        for token, where in sorted(places.tokens(s).items()):
+            out.setdefault(where["cell"], []).append(self._token(s, known, token, where))
+        self._deck_cells(s, seat, reveal, out)
         return out
+
+    def _token(self, s, known, token, where):
+        """A token on the map as a piece: a player's (its colour and shape), an Ally Party's,
+        a separated character's, an NPC's, a hunter's."""
+        cid = token[len(places.TOKEN):]
+        if where["unit"] is not None:
+            members = [q for q in s.allies[where["unit"]]["members"]
+                       if not s.players[q]["out"]]
+            lead = members[0]
+            return item("pawn", short(self.name(s, cid)), "The Ally Party of %s" % and_list(
+                self.who(s, q) for q in members), colour=css(self.seat_colour(s, lead)),
+                shape=self.seat_shape(s, lead), owner=lead)
+        q = where["seat"]
+        if q is not None:
+            p = known["players"][q]
+            if where["character"] is not None and where["character"] != p["active"]:
+                a = p["away"].get(cid, {})
+                return item("figure", short(self.name(s, cid)), "%s's %s (separated)%s" % (
+                    self.seat_name(s, q), self.name(s, cid), ", %d health" % a["health"]
+                    if "health" in a else ""), colour=css(self.seat_colour(s, q)),
+                    shape=self.seat_shape(s, q), owner=q)
+            return item("pawn", short(self.name(s, cid)), "%s, %d of %d health%s" % (
+                self.who(s, q), p["health"], p["max_health"],
+                ", in battle" if p["battle"] is not None else ""),
+                colour=css(self.seat_colour(s, q)), shape=self.seat_shape(s, q), owner=q)
+        if cid in s.cat.decks["npcs"]:
+            card = s.cat.decks["npcs"][cid]
+            return item("token", short(card["name"]), "%s: %s" % (card["name"], card["text"]),
+                        shape="◇")
+        health = [h["health"] for h in known["hunters"] if h["id"] == cid]
+        return item("figure", short(self.name(s, cid)), "%s, a hunter%s" % (
+            self.name(s, cid), ", %d health" % health[0] if health else ""), shape="☠")
+
+    def _deck_cells(self, s, seat, reveal, out):
+        """The deck readers beside the map: the day's event face up, the bonus deck (a
+        character drawn waits there for its drawer), the quest piles."""
+        if s.event is not None:
+            ev = s.cat.decks["events"][s.event]
+            out[places.EVENTS] = [item("card", short(ev["name"]), "Day %d: %s. %s" % (
+                s.day, ev["name"], ev["text"]), id=s.event)]
+        else:
+            out[places.EVENTS] = [item("card_back", "Events", "The event deck: %s left" %
+                                       plural(len(s.decks["events"]), "card"))]
+        bonus = [item("card_back", "Bonus", "The bonus deck: %s" % plural(
+            len(s.decks["bonus"]), "card"))]
+        for d in s.pending:
+            if d["kind"] != "character":
+                continue
+            if reveal or d["seat"] == seat:
+                bonus.append(item("card", short(self.name(s, d["card"])), "%s, drawn by %s: "
+                                  "recruit, ignore or ambush" % (self.name(s, d["card"]),
+                                                                 self.who(s, d["seat"])),
+                                  id=d["card"]))
+            else:
+                bonus.append(item("card_back", "?", "A character drawn by %s, who decides "
+                                  "about it" % self.who(s, d["seat"])))
+        out[places.BONUS] = bonus
+        for cell, piles in ((places.EASY, ("easy",)), (places.MEDIUM, ("medium",)),
+                            (places.BOSS, ("boss", "end"))):
+            n = sum(len(s.decks[x]) for x in piles)
+            label = PILES[piles[0]].split(" ", 1)[1].capitalize()
+            out[cell] = [item("card_back", label.replace(" quests", ""), "%s: %s%s" % (
+                label, plural(n, "card"), " (and the End Game quests, face up)"
+                if "end" in piles else ""))]
 
     def _fighter_health(self, s, b, fid):
         f = b["fighters"][fid]
@@ -1086,19 +1125,18 @@ class FairytaleFace(WebFace):
                 "moves": self._moves(s, seat, legal)}
 
     def _hand(self, s, seat, known):
-        """The cards the seat holds: its quest hand, and its battle hand in battle."""
+        """The cards the seat holds (its battle hand in battle, else its quest hand): a card
+        picked goes on the seat's card reader, read once it lies still."""
         out = []
         p = known["players"][seat]
-        for cid in p.get("hand", []):
-            out.append({"id": cid, "label": self.name(s, cid), "kind": "card", "targets": [],
-                        "reader": True, "title": self._card_text(s, cid)})
+        cards = list(p.get("hand", []))
         for b in known["battles"]:
             f = b["fighters"].get(seat)
             if f is not None and "hand" in f:
-                for cid in f["hand"]:
-                    out.append({"id": cid, "label": self.name(s, cid), "kind": "card",
-                                "targets": [], "reader": True,
-                                "title": self._card_text(s, cid)})
+                cards = list(f["hand"])
+        for cid in cards:
+            out.append({"id": cid, "label": self.name(s, cid), "kind": "card", "targets": [],
+                        "reader": True, "title": self._card_text(s, cid)})
         return out
 
     def _card_text(self, s, cid):
@@ -1378,6 +1416,149 @@ class FairytaleFace(WebFace):
                     s, ab["cell"])})
         return rows
 
+    # ------------------------------------------------------------ a seat's controls
+
+    def control(self, s, seat, a):
+        """How the seat's page makes action `a`: a choice no card shows is sent as it is (the
+        phone's button); a move the table shows is carried out by the virtual hands as a
+        person's would be (the token stepped, the location card laid, the cards laid on the
+        seat's reader, the seat's button pressed and the dice thrown)."""
+        if not places.is_table_action(a):
+            return {"op": "action", "action": a}
+        kind = a["type"]
+        for name, thrown in sorted(places.THROWS.items()):
+            if thrown == kind:
+                return {"op": "button", "name": name}
+        play = PLAY + json.dumps(a, sort_keys=True)
+        if kind == "step":
+            return {"op": "place", "cell": list(a["to"]), "card": play}
+        if kind == "flip_event":
+            return {"op": "place", "cell": list(places.EVENTS), "card": play}
+        if kind == "open_quest":
+            cell = places.PILE_CELL.get(places.quest_pile(a.get("quest")), places.EASY)
+            return {"op": "place", "cell": list(cell), "card": play}
+        return {"op": "place", "reader": places.seat_number(s, seat), "card": play}
+
+    def held_cards(self, s, seat):
+        """The cards the seat holds: its quest hand and its battle hand."""
+        out = list(s.players[seat]["hand"])
+        b = fights.of_seat(s, seat)
+        if b is not None and seat in b["fighters"]:
+            out.extend(b["fighters"][seat]["hand"])
+        return out
+
+    def place_steps(self, match, table, seat, card, place, face_down=False):
+        """A choice's move ("card": "play:" and the action) as the hands make it, or one card
+        of the seat's hand laid on its reader (read once it lies still, as a person's)."""
+        s = match.state
+        if isinstance(card, str) and card.startswith(PLAY):
+            try:
+                action = json.loads(card[len(PLAY):])
+            except ValueError:
+                action = None
+            return self._play_steps(match, table, seat, action, place)
+        if place[0] != places.SEAT:
+            raise Refused(400, "The cards of your hand are played on your card reader.", [place])
+        if card not in self.held_cards(s, seat):
+            raise Refused(403, "%s does not hold that card." % self.seat_name(s, seat))
+        return [("place", place, places.CARD + card)]
+
+    def _play_steps(self, match, table, seat, action, place):
+        s = match.state
+        at = [place] if place[0] != places.SEAT else None
+        if not isinstance(action, dict) or action.get("seat") != seat or \
+                not isinstance(action.get("type"), str) or not places.is_table_action(action):
+            raise Refused(400, "That is not a move this page offers: reload it.", at)
+        problem = ft.validate(s, action)
+        if problem is not None:
+            raise Refused(409, problem.message, at)
+        kind = action["type"]
+        if kind == "step":
+            mine = [i for i, c in sorted(places.movable(s, seat).items())
+                    if c == action.get("character")]
+            if not mine:
+                raise Refused(409, "No token of yours moves now.", at)
+            home = places.tokens(s)[mine[0]]["cell"]
+            to = tuple(action["to"])
+            steps = [("place", to, places.CARD + c) for c in table_cards(s, action)]
+            return steps + [("lift", home, mine[0]), ("place", to, mine[0])]
+        if kind == "flip_event":
+            top = table_cards(s, action)
+            if not top:
+                raise Refused(409, "The event deck is empty.")
+            return [("lift", places.EVENTS, i) for i in sorted(table.observed.get(
+                places.EVENTS, ()))] + [("place", places.EVENTS, places.CARD + top[0])]
+        if kind == "open_quest":
+            cell = places.PILE_CELL[places.quest_pile(action["quest"])]
+            return [("place", cell, places.CARD + action["quest"])]
+        n = places.seat_number(s, seat)
+        reader = (places.SEAT, n)
+        cards = table_cards(s, action) if kind == "take_victory" else \
+            places.reader_cards(s, action)
+        if not cards:
+            raise Refused(409, "Nothing to lay on your card reader for that now.")
+        steps = [("lift", reader, i) for i in sorted(table.seat_observed.get(n, ()))]
+        steps += [("place", reader, places.CARD + c) for c in cards]
+        # The reader reads the first play its cards make; a hold moves to the next (an
+        # attack at the second of two enemies), a tap plays it now.
+        plays = self._plays(match, seat, cards)
+        k = plays.index(action) if action in plays else 0
+        return steps + [("gesture", reader, "hold")] * k + [("gesture", reader, "tap")]
+
+    def _plays(self, match, seat, cards):
+        """The seat's plays whose cards are `cards`, in the order its reader offers them."""
+        s = match.state
+        laid = frozenset(cards)
+        out = []
+        for a in self._legal(match, seat):
+            if a["type"] not in places.READER_PLAYS:
+                continue
+            if a["type"] == "take_victory":
+                if len(cards) == 1 and places.victory_deck(cards[0]) == a["deck"]:
+                    out.append(a)
+                continue
+            mine = places.reader_cards(s, a)
+            if mine is not None and frozenset(mine) == laid and len(mine) == len(cards):
+                out.append(a)
+        return out
+
+    def liftable(self, match, table, seat, place, card=None):
+        s = match.state
+        if place[0] == places.SEAT:
+            seen = table.seat_observed.get(place[1])
+            if not seen:
+                raise Refused(409, "Nothing lies on your card reader.")
+            return seen[-1]
+        for token in sorted(places.movable(s, seat)):
+            if token in table.observed.get(place, ()):
+                return token
+        raise Refused(403, "You move only your own token, on your turn.", [place])
+
+    def check_move(self, match, table, seat, place, to, item):
+        s = match.state
+        character = places.movable(s, seat).get(item)
+        action = {"type": "step", "seat": seat, "to": list(to)}
+        if character is not None:
+            action["character"] = character
+        problem = ft.validate(s, action)
+        if problem is not None:
+            raise Refused(409, problem.message, [to])
+        if s.cells[core.index(list(to))] is None:
+            raise Refused(409, "%s is not discovered yet: step there with its button (\"Step "
+                          "to %s and discover it\"), and the location card is laid for you."
+                          % (cell_words(to), cell_words(to)), [to])
+
+    async def throw(self, hands, table, rng):
+        """The dice the tray waits for, thrown for a person (two at a time, as the tray
+        reads them)."""
+        t = table.throw
+        if t is None or not table.pockets_wanted():
+            raise Refused(409, "The tray waits for no dice now.")
+        values = [rng.randint(1, 6) for _ in range(more_dice(table.state, t.action,
+                                                             t.values))]
+        await hands.throw(table, values, lambda: False)
+        return values
+
     # ------------------------------------------------------------ a seat's choices
 
     def choices(self, s, seat, legal):
@@ -1433,7 +1614,7 @@ class FairytaleFace(WebFace):
                 q = s.cat.decks["quests"][a["quest"]]
                 then.append({"label": "%s (%s): %s" % (q["name"], q["pile"].capitalize(),
                                                        q["text"]),
-                             "control": {"op": "action", "action": a}, "enabled": True})
+                             "control": self.control(s, seat, a), "enabled": True})
             out.append(self._step_choice("Open a quest (%d to choose from)" % len(quests), then,
                                          "Quests", "At the Dragon Inn you may look through "
                                          "the piles your reputation allows and take one."))
@@ -1462,8 +1643,8 @@ class FairytaleFace(WebFace):
         out = []
         for kind in kinds:
             if kind not in by_kind:
-                out.append({"label": STANDING[kind], "control": {"op": "action", "action": {
-                    "type": kind, "seat": seat}}, "enabled": False,
+                out.append({"label": STANDING[kind], "control": self.control(
+                    s, seat, {"type": kind, "seat": seat}), "enabled": False,
                     "group": GROUPS.get(kind, "Turn")})
         return out
 
@@ -1477,9 +1658,8 @@ class FairytaleFace(WebFace):
         then = self._paid(s, seat, a, "")
         if len(then) > 1:
             return self._step_choice(label, then, group, title)
-        out = {"label": label, "control": {"op": "action", "action": then[0]["control"][
-            "action"] if then else a}, "enabled": True, "group": group}
-        if then and then[0]["label"] and then[0]["control"]["action"].get("pay"):
+        out = {"label": label, "control": then[0]["control"], "enabled": True, "group": group}
+        if then[0]["label"] and then[0]["control"].get("action", {}).get("pay"):
             out["label"] = "%s (%s)" % (label, then[0]["label"][0].lower() + then[0]["label"][1:])
         if title:
             out["title"] = title
@@ -1489,8 +1669,10 @@ class FairytaleFace(WebFace):
         """The ways of paying for action `a` (the default first), each a choice: [{"label":
         "Pay 2 with Strength and 1 with Magic", "control", "enabled"}]; one plain choice
         when it costs nothing or may be paid only one way."""
+        plain = [{"label": words, "control": self.control(s, seat, a), "enabled": True}]
+        if places.is_table_action(a):
+            return plain        # the table reads its play with the cost paid the usual way
         cost = self._cost(s, seat, a)
-        plain = [{"label": words, "control": {"op": "action", "action": a}, "enabled": True}]
         if not cost:
             return plain
         traits = s.players[seat]["traits"]

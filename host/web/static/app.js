@@ -393,7 +393,22 @@
     let h = '<div class="me"><b>You play ' + esc(you.name) + "</b>" +
       (you.bot ? " (a bot plays this seat)" : "") + "</div>";
     if (you.note) h += '<p class="note">' + esc(you.note) + "</p>";
-    if (!you.controls) { box.innerHTML = h; youHtml = ""; return; }
+    if (!you.controls) {
+      // A real table (or a bot's seat): the cards are played on the table; the choices no
+      // card shows (the phone's buttons and the seat buttons) are still made here.
+      const phone = you.bot ? [] : (you.choices || []).map(c => c.then ?
+        Object.assign({}, c, {then: c.then.filter(x => x.control && ["action", "button"]
+          .includes(x.control.op))}) : c).filter(c => c.then ? c.then.length :
+        c.control && ["action", "button"].includes(c.control.op));
+      h += '<div class="choices">' + choicesHtml(phone) + "</div>";
+      if ((you.board || []).length) h += '<div class="board">' + panelsHtml(you.board) +
+        "</div>";
+      if (h === youHtml) return;
+      youHtml = h;
+      box.innerHTML = h;
+      bindChoices(box, phone);
+      return;
+    }
     const hand = you.hand || [];
     if (picked && !hand.find(c => c.id === picked)) picked = null;
     if (hand.length) {
@@ -433,6 +448,12 @@
       faceDown = b.dataset.face === "down"; drawYou(view); };
     for (const b of box.querySelectorAll("button[data-tool]")) b.onclick = () => {
       tool = b.dataset.tool; picked = null; moveFrom = null; drawYou(view); lightTargets(); };
+    bindChoices(box, choices);
+    for (const b of box.querySelectorAll("button[data-op]")) b.onclick = () =>
+      send({op: b.dataset.op});
+  }
+
+  function bindChoices(box, choices) {
     for (const b of box.querySelectorAll("button[data-choice]")) b.onclick = () => {
       const i = parseInt(b.dataset.choice, 10), c = choices[i];
       if (c.then) { openChoice = openChoice === i ? null : i; drawYou(view); return; }
@@ -443,8 +464,6 @@
       const c = (choices[i].then || [])[j];
       openChoice = null;
       if (c && c.control) send(Object.assign({}, c.control)); };
-    for (const b of box.querySelectorAll("button[data-op]")) b.onclick = () =>
-      send({op: b.dataset.op});
   }
 
   function hint() {
