@@ -298,6 +298,8 @@ class FairytaleFace(WebFace):
         if s.phase == "choose":
             if seat in who:
                 return "Choose your primary character (%d still choosing)" % len(who)
+            if len(who) == 1:
+                return "%s chooses a primary character" % self.seat_name(s, who[0])
             return "%s choose their primary characters" % and_list(
                 self.seat_name(s, q) for q in who)
         parts = []
@@ -1108,7 +1110,7 @@ class FairytaleFace(WebFace):
             rows.append({"label": label, "value": value, "note": ", ".join(note),
                          "state": state})
         doing = self._battle_banner(s, fights.by_id(s, b["id"]), None).split(": ", 1)[-1]
-        rows.append({"label": "Now", "value": doing.capitalize()})
+        rows.append({"label": "Now", "value": doing[:1].upper() + doing[1:]})
         return {"title": "Battle at %s, round %d" % (self._place(s, b["cell"]), b["round"]),
                 "rows": rows}
 
@@ -1183,25 +1185,28 @@ class FairytaleFace(WebFace):
                 return ("Choose your primary character: its health is split evenly over the "
                         "traits its board shows, and you begin on the Dragon Inn.")
             return "Wait for the others to choose."
-        if not legal:
-            if fights.of_seat(s, seat) is not None:
-                return "Your battle waits for the other side."
-            return "Wait for your turn: the others are playing."
         kinds = set(a["type"] for a in legal)
+        sundial = " You are the Sundial: flip the event of the new day." \
+            if "flip_event" in kinds else ""
         mine = [d for d in s.pending if d["seat"] == seat or seat in (d.get("seats") or [])]
-        if mine:
+        if mine and [a for a in legal if a["type"] != "flip_event"]:
             return "Decide: %s." % world.decision_words(s, mine[0])
         b = fights.of_seat(s, seat)
         if b is not None:
             a = b["await"]
+            q = fights.whose_move(s, b)
             if a is not None and a["seat"] == seat:
-                return "Now: %s." % fights.await_words(s, b)
+                return "Now: %s.%s" % (fights.await_words(s, b), sundial)
+            if q != seat:
+                return "Your battle waits for %s.%s" % (self.who(s, q), sundial)
             if "enemy_turn" in kinds:
-                return "The enemy's turn: roll its attack die."
+                return "The enemy's turn: roll its attack die.%s" % sundial
             return ("Your attack turn: play an attack (with a modifier), a Signature Move, a "
-                    "battle card or an item; then end the attack turn.")
+                    "battle card or an item; then end the attack turn.%s" % sundial)
+        if not legal:
+            return "Wait for your turn: the others are playing."
         if "flip_event" in kinds and world.current_seat(s) != seat:
-            return "You are the Sundial: flip the event of the new day."
+            return sundial.strip()
         if world.current_seat(s) == seat:
             left = world.movement_allowed(s, seat) - world.steps_taken(s, seat)
             if left > 0 and "step" in kinds:
@@ -1623,7 +1628,9 @@ class FairytaleFace(WebFace):
     def _step_choice(self, label, then, group, title=None):
         if len(then) == 1:
             one = dict(then[0])
-            one["label"] = "%s: %s" % (label, then[0]["label"]) if then[0]["label"] else label
+            more = then[0]["label"]
+            one["label"] = label if not more else "%s %s" % (label, more) if more[0].islower() \
+                else "%s: %s" % (label, more)
             one["group"] = group
             if title:
                 one["title"] = title
@@ -1767,13 +1774,14 @@ class FairytaleFace(WebFace):
         return ""
 
     def _attack_words(self, s, seat, a):
+        """"with Venom at Player 2 (Mr. Hyde)": the modifiers and the target of an attack."""
         b = fights.of_seat(s, seat)
         parts = []
         if a.get("with"):
             parts.append("with %s" % and_list(self.name(s, m) for m in a["with"]))
         if b is not None and a.get("target") in b["fighters"]:
             parts.append("at %s" % self.fighter(s, b, a["target"]))
-        return " ".join(parts).capitalize()
+        return " ".join(parts)
 
     def _label(self, s, seat, a):   # noqa: C901 (one case per action)
         k = a["type"]
@@ -1879,8 +1887,7 @@ class FairytaleFace(WebFace):
                 c["faction"], "no faction"))
         if k == "attack":
             words = self._attack_words(s, seat, a)
-            return "Attack with %s%s" % (name(a["card"]), " " + words[0].lower() + words[1:]
-                                         if words else "")
+            return "Attack with %s%s" % (name(a["card"]), " " + words if words else "")
         if k == "signature":
             c = core.char(s, b["fighters"][seat]["character"])
             sg = c["signatures"][a["move"]]
