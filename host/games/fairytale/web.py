@@ -93,6 +93,8 @@ ENDINGS = {"no_events": "the events ran out", "day_limit": "the days ran out",
            "end_quest": "an End Game quest is completed"}
 PILES = {"easy": "the Easy quests", "medium": "the Medium quests", "boss": "the Boss quests",
          "end": "the End Game quests"}
+# How a fighter left a battle (the engine's "out"), in words.
+OUT_WORDS = {"dead": "killed", "fled": "fled", "escaped": "escaped", "left": "left"}
 PLAY = "play:"         # a choice's move on the table: "play:" and the action (JSON)
 
 
@@ -462,8 +464,9 @@ class FairytaleFace(WebFace):
             if b is not None and action["target"] in b["fighters"]:
                 return "%s %s" % (self.action_words(kind), self.fighter(
                     s, b, action["target"]))
-        if kind == "choose" and action.get("character"):
-            return "choose %s" % self.name(s, action["character"])
+        if kind in ("choose", "continue"):
+            # The character comes out of the bonus deck: named once it is on the table.
+            return "choose a character" if kind == "choose" else "continue as another character"
         return self.action_words(kind)
 
     def describe(self, state, action, events):
@@ -931,7 +934,7 @@ class FairytaleFace(WebFace):
             if not pieces:
                 pieces.append(item("card_back", "?", "%s: not discovered yet" %
                                    cell_words(cell)))
-        for b in known["battles"]:
+        for b in known["battles"] if s.status == "ongoing" else []:
             cell = tuple(b["cell"])
             sides = [self._fighter_health(s, b, fid) for fid in sorted(b["fighters"])
                      if b["fighters"][fid]["out"] is None]
@@ -958,7 +961,7 @@ class FairytaleFace(WebFace):
             p = known["players"][q]
             if where["character"] is not None and where["character"] != p["active"]:
                 a = p["away"].get(cid, {})
-                return item("figure", short(self.name(s, cid)), "%s's %s (separated)%s" % (
+                return item("pawn", short(self.name(s, cid)), "%s's %s (separated)%s" % (
                     self.seat_name(s, q), self.name(s, cid), ", %d health" % a["health"]
                     if "health" in a else ""), colour=css(self.seat_colour(s, q)),
                     shape=self.seat_shape(s, q), owner=q)
@@ -971,7 +974,7 @@ class FairytaleFace(WebFace):
             return item("token", short(card["name"]), "%s: %s" % (card["name"], card["text"]),
                         shape="◇")
         health = [h["health"] for h in known["hunters"] if h["id"] == cid]
-        return item("figure", short(self.name(s, cid)), "%s, a hunter%s" % (
+        return item("token", short(self.name(s, cid)), "%s, a hunter%s" % (
             self.name(s, cid), ", %d health" % health[0] if health else ""), shape="☠")
 
     def _deck_cells(self, s, seat, reveal, out):
@@ -1040,8 +1043,8 @@ class FairytaleFace(WebFace):
                 for q in s.seats]}]
         known = ft.view(s, seat)
         out = [self._players_panel(s, known)]
-        fights_now = [self._battle_panel(s, b) for b in known["battles"]]
-        out.extend(fights_now)
+        if s.status == "ongoing":
+            out.extend(self._battle_panel(s, b) for b in known["battles"])
         if s.event is not None:
             ev = s.cat.decks["events"][s.event]
             out.append({"title": "Day %d: %s" % (s.day, ev["name"]), "rows": [
@@ -1063,7 +1066,7 @@ class FairytaleFace(WebFace):
                 if p["kills"]["players"]:
                     value += " (%d of players)" % p["kills"]["players"]
             where = []
-            if p["battle"] is not None:
+            if p["battle"] is not None and s.status == "ongoing":
                 where.append("in battle")
             if p["ally"] is not None:
                 mates = [x for x in known["allies"][p["ally"]]["members"] if x != q]
@@ -1074,6 +1077,8 @@ class FairytaleFace(WebFace):
             if len(p["party"]) > 1:
                 where.append("party of %d" % len(p["party"]))
             where.append("reputation %d" % p["reputation"])
+            if q in known["actors"] and not p["out"]:
+                where.insert(0, "acting now")
             rows.append({"label": self.who(s, q) if p["character"] else self.seat_name(s, q),
                          "value": value, "note": ", ".join(where),
                          "shape": self.seat_shape(s, q), "colour": css(self.seat_colour(s, q)),
@@ -1104,8 +1109,13 @@ class FairytaleFace(WebFace):
                 if p["poison"]:
                     note.append("poisoned")
                 state = "lit" if f["seat"] == waiting else None
+                if state:
+                    note.insert(0, "to move now")
+                label = "%s as %s" % (self.seat_name(s, f["seat"]), self.name(
+                    s, f["character"])) if f["character"] != p["active"] else label
             if f["out"] is not None:
-                note.append(str(f["out"]).replace("_", " "))
+                value = OUT_WORDS.get(f["out"], str(f["out"]).replace("_", " "))
+                note = []
                 state = "dim"
             rows.append({"label": label, "value": value, "note": ", ".join(note),
                          "state": state})

@@ -208,19 +208,25 @@
       badge + "</div>";
   }
 
-  // Text that does not fit its cell gets smaller, then the cell says how many pieces it holds.
+  // Text that does not fit its cell gets smaller; a cell still too full is crowded (labels
+  // go, pieces shrink: their titles still name them) and gets smaller again.
   function fit(container) {
+    const over = () => container.scrollHeight > container.clientHeight + 1 ||
+      container.scrollWidth > container.clientWidth + 1;
     container.style.fontSize = "";
     container.classList.remove("crowded");
-    let size = Math.max(9, Math.round(cellPx / 6.5));
-    container.style.fontSize = size + "px";
-    while ((container.scrollHeight > container.clientHeight + 1 ||
-            container.scrollWidth > container.clientWidth + 1) && size > 7) {
-      size -= 1;
+    container.parentElement.classList.remove("crowded");
+    for (const crowded of [false, true]) {
+      container.classList.toggle("crowded", crowded);
+      container.parentElement.classList.toggle("crowded", crowded);
+      let size = Math.max(9, Math.round(cellPx / 6.5));
       container.style.fontSize = size + "px";
+      while (over() && size > 7) {
+        size -= 1;
+        container.style.fontSize = size + "px";
+      }
+      if (!over()) return;
     }
-    if (container.scrollHeight > container.clientHeight + 1 ||
-        container.scrollWidth > container.clientWidth + 1) container.classList.add("crowded");
   }
 
   function render(v) {

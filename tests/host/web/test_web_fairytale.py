@@ -126,12 +126,15 @@ class Witness:
         return found
 
 
-def play(players, seed, limit, setup=None, each=None):
-    """A game of greedy bots, engine only, `each(match, action, events)` after every action."""
+def play(players, seed, limit, setup=None, each=None, before=None):
+    """A game of greedy bots, engine only: `before(match, action)` when a bot has chosen,
+    `each(match, action, events)` after every action."""
     match = Match("fairytale", {"players": players}, seed, setup)
     while ft.status(match.state) == "ongoing" and len(match.actions) < limit:
         s = match.state
         action = bots.choose("greedy", ft, s, ft.actors(s)[0], seed)
+        if before is not None:
+            before(match, action)
         events = match.apply(action)
         if each is not None:
             each(match, action, events)
@@ -187,7 +190,14 @@ def test_every_viewer_reads_words_and_a_spectator_never_a_hidden_card(players, s
                 for c in page["you"]["choices"]:
                     seen_kinds.add(c["group"])
 
-    match = play(players, seed, limit, setup, each)
+    def asked(match, action):
+        # A bot's move asked of the table (said in the log before it is made).
+        s = match.state
+        if witness:
+            words = FACE.request_words(s, action)
+            assert not codes([words]) and not witness[0].leaks(s, words), words
+
+    match = play(players, seed, limit, setup, each, asked)
     s = match.state
     if limit >= 400:
         assert s.status == "finished"
