@@ -1132,9 +1132,9 @@ class FairytaleFace(WebFace):
             return {"hand": [], "choices": [], "note": None, "board": []}
         legal = self._legal(match, seat)
         known = ft.view(s, seat)
-        return {"hand": self._hand(s, seat, known), "choices": self.choices(s, seat, legal),
-                "note": self._note(s, seat, legal), "board": self.board(s, seat, known, legal),
-                "moves": self._moves(s, seat, legal)}
+        return {"name": self.who(s, seat), "hand": self._hand(s, seat, known),
+                "choices": self.choices(s, seat, legal), "note": self._note(s, seat, legal),
+                "board": self.board(s, seat, known, legal), "moves": self._moves(s, seat, legal)}
 
     def _hand(self, s, seat, known):
         """The cards the seat holds (its battle hand in battle, else its quest hand): a card
@@ -1255,6 +1255,13 @@ class FairytaleFace(WebFace):
                 {"label": "Kills", "value": "%d (%d of players)" % (
                     p["kills"]["characters"], p["kills"]["players"])}]
         out.append({"title": "%s, your leading character" % c["name"], "rows": rows})
+        for b in known["battles"]:
+            f = b["fighters"].get(seat)
+            if f is not None and "hand" in f:
+                out.append({"title": "Battle hand (%d)" % len(f["hand"]), "rows": [
+                    {"label": self.name(s, x), "value": self._battle_value(s, x),
+                     "note": s.cat.battle_card(x)["text"]} for x in f["hand"]] or [
+                    {"label": "empty"}]})
         out.append({"title": "Traits (your health)", "rows": [
             {"label": TRAIT_WORDS[t], "value": str(p["traits"][t]),
              "state": "dim" if not p["traits"][t] else None} for t in TRAITS]})
@@ -1295,13 +1302,6 @@ class FairytaleFace(WebFace):
         status = self._status_rows(s, seat, p)
         if status:
             out.append({"title": "Status", "rows": status})
-        for b in known["battles"]:
-            f = b["fighters"].get(seat)
-            if f is not None and "hand" in f:
-                out.append({"title": "Battle hand (%d)" % len(f["hand"]), "rows": [
-                    {"label": self.name(s, x), "value": self._battle_value(s, x),
-                     "note": s.cat.battle_card(x)["text"]} for x in f["hand"]] or [
-                    {"label": "empty"}]})
         return out
 
     def _moves_panel(self, s, seat, p, c, kinds):
@@ -1591,8 +1591,24 @@ class FairytaleFace(WebFace):
         out.extend(self._grouped(s, seat, by_kind))
         out.extend(self._standing(s, seat, by_kind))
         order = dict((g, i) for i, g in enumerate(GROUP_ORDER))
-        out.sort(key=lambda c: order.get(c.get("group"), len(order)))
+        rank = dict((k, i) for i, k in enumerate(KIND_ORDER))
+        out.sort(key=lambda c: (order.get(c.get("group"), len(order)),
+                                rank.get(self._kind_of(c), len(rank))))
         return out
+
+    def _kind_of(self, c):
+        """The action type a choice makes (its first step's, for a choice of two steps)."""
+        control = c.get("control") or (c.get("then") or [{}])[0].get("control") or {}
+        if "action" in control:
+            return control["action"].get("type")
+        if isinstance(control.get("card"), str) and control["card"].startswith(PLAY):
+            try:
+                return json.loads(control["card"][len(PLAY):]).get("type")
+            except ValueError:
+                return None
+        if control.get("op") == "button":
+            return places.THROWS.get(control.get("name"))
+        return None
 
     def _grouped(self, s, seat, by_kind):
         """Uses and quests to open, one button per card, its targets and payments a second
@@ -1990,6 +2006,12 @@ GROUPS = {"choose": "Choose your character", "continue": "Decide", "recruit": "D
           "switch": "Party", "separate": "Party", "reunite": "Party", "sacrifice": "Party",
           "distraction": "Party", "offer_alliance": "Party", "dissolve": "Party",
           "interact": "Turn", "burn": "Use", "use": "Use", "end_turn": "Turn"}
+# Within a group: what a player looks for first (an attack before a truce, a step before the
+# end of the turn).
+KIND_ORDER = ("take_victory", "recruit", "defend", "counter_bid", "pay_escape", "stay",
+              "reroll", "accept_roll", "enemy_turn", "attack", "signature", "super", "play",
+              "use", "mind_shift", "hostage", "ransom", "step", "search", "battle", "join",
+              "assist", "truce", "flee", "end_attack")
 GROUP_ORDER = ("Choose your character", "Decide", "The day", "Battle", "Move", "Use", "Quests",
                "Items", "Party", "Turn")
 

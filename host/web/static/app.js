@@ -127,12 +127,13 @@
     const cols = x.maxC - x.minC + 1, rows = x.maxR - x.minR + 1, G = 4;
     const most = tv ? 130 : mode === "kiosk" ? 66 : 76;
     let S = Math.floor(($("#boardwrap").clientWidth || window.innerWidth) / cols) - G;
-    if (mode === "kiosk") {
-      // The board, and below it the dice tray and the card readers, on the screen under
-      // the top bar (one line or two, as its words need).
+    if (mode === "kiosk" || tv) {
+      // The kiosk: the board, and below it the dice tray and the card readers, on the screen
+      // under the top bar (one line or two, as its words need). A TV, which nobody scrolls:
+      // the whole board under the top bar.
       headPx = $("header").offsetHeight;
-      const below = (v.tray ? 70 : 0) + ((v.readers || []).length ? 90 : 0);
-      S = Math.min(S, Math.floor((window.innerHeight - headPx - 16 - below - G * rows) / rows));
+      const below = tv ? 0 : (v.tray ? 70 : 0) + ((v.readers || []).length ? 90 : 0);
+      S = Math.min(S, Math.floor((window.innerHeight - headPx - 20 - below - G * rows) / rows));
     }
     return Math.max(40, Math.min(most, S));
   }
@@ -210,22 +211,24 @@
 
   // Text that does not fit its cell gets smaller; a cell still too full is crowded (labels
   // go, pieces shrink: their titles still name them) and gets smaller again.
+  // First with whole words (no word broken: "Harvest Moon", not "Harve st Moon").
   function fit(container) {
-    const over = () => container.scrollHeight > container.clientHeight + 1 ||
-      container.scrollWidth > container.clientWidth + 1;
+    const pieces = [...container.querySelectorAll(".piece")];
+    const over = whole => container.scrollHeight > container.clientHeight + 1 ||
+      container.scrollWidth > container.clientWidth + 1 ||
+      (whole && pieces.some(p => p.scrollWidth > p.clientWidth + 1));
     container.style.fontSize = "";
-    container.classList.remove("crowded");
-    container.parentElement.classList.remove("crowded");
-    for (const crowded of [false, true]) {
+    for (const [whole, crowded] of [[true, false], [false, false], [false, true]]) {
+      container.classList.toggle("whole", whole);
       container.classList.toggle("crowded", crowded);
       container.parentElement.classList.toggle("crowded", crowded);
       let size = Math.max(9, Math.round(cellPx / 6.5));
       container.style.fontSize = size + "px";
-      while (over() && size > 7) {
+      while (over(whole) && size > 7) {
         size -= 1;
         container.style.fontSize = size + "px";
       }
-      if (!over()) return;
+      if (!over(whole)) return;
     }
   }
 
@@ -288,7 +291,8 @@
       if (shown.length > 5000) shown.shift();
     }
     // The top bar's words took another line (or one less): fit the board again.
-    if (mode === "kiosk" && $("header").offsetHeight !== headPx) { shapeKey = ""; render(v); }
+    if ((mode === "kiosk" || tv) && $("header").offsetHeight !== headPx) {
+      shapeKey = ""; render(v); }
   }
 
   function seatOf(v, seat) { return v.seats.find(s => s.seat === seat); }

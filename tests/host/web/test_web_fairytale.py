@@ -111,7 +111,7 @@ class Witness:
 
     def leaks(self, state, text, seat=None):
         hidden = set(ft.secrets(state, seat))
-        found = [c for c in hidden if c in text and word(c).search(text)]
+        found = [c + " @ " + text[max(0, word(c).search(text).start() - 80):word(c).search(text).end() + 40] for c in hidden if c in text and word(c).search(text)]
         for name in sorted(set(self.cards[c][0] for c in hidden if c in self.cards)):
             bearers = self.names[name]
             if name not in text or not bearers <= hidden or bearers & self.seen:

@@ -152,9 +152,20 @@ def test_the_tv_draws_the_map_on_49_cells_as_it_is_discovered(tmp_path, browser)
         live(tv)
         assert tv.evaluate("window.fairytable.view.status") == "ongoing"
         assert host.staff("resume")[0] == 200
-        # Much of the way: the map discovered around the Inn, a hunter fought.
-        wait_view(tv, "v.knowledge.map.length >= 6 && v.knowledge.battles.length >= 1 && "
-                  "v.status === 'ongoing'", 180000)
+        # Much of the way: the map discovered around the Inn, a hunter fought; staff hold the
+        # game there while the TV is read.
+        moment = ("v.knowledge.map.length >= 6 && v.knowledge.battles.length >= 1 && "
+                  "v.status === 'ongoing'")
+        for _ in range(3):
+            wait_view(tv, moment, 180000)
+            assert host.staff("pause")[0] == 200
+            wait_view(tv, "v.paused")
+            if tv.evaluate("(v => %s)(window.fairytable.view)" % moment):
+                break
+            assert host.staff("resume")[0] == 200
+        else:
+            raise AssertionError("the game went past the moment three times")
+        tv.wait_for_timeout(500)
         map_cells = tv.evaluate("[...document.querySelectorAll('#board .cell')].filter(e => "
                                 "+e.dataset.cell.split(',')[0] < 7).length")
         assert map_cells == 49
@@ -192,6 +203,8 @@ def test_the_tv_draws_the_map_on_49_cells_as_it_is_discovered(tmp_path, browser)
         if v["knowledge"]["battles"]:
             assert re.search(r"Battle at .* round \d", tv.inner_text("#panels"))
         assert tv.evaluate(OVERFLOW) == [], tv.evaluate(OVERFLOW)
+        board = tv.locator("#board").bounding_box()     # a TV is not scrolled
+        assert board["y"] + board["height"] <= 1080, board
         legend = tv.inner_text("#legend")
         assert "a cell not yet discovered" in legend and "a battle going on there" in legend
         shot(tv, "fairytale-tv")

@@ -8,7 +8,8 @@ The journal's actions are replayed: for each message, the state after its "actio
 the engine's secrets (`secrets(state, None)`: the face-down decks, the hands, the decisions,
 the hunters still face down) and the cards the table has seen face up so far (`Witness`,
 tests/host/web/test_web_fairytale.py). No message holds a hidden card's id, nor the name of a
-hidden card the table has never seen; no card back carries an id.
+hidden card the table has never seen (the LED scenes aside: effect names and numbers); no card
+back carries an id.
 """
 
 import asyncio
@@ -21,6 +22,16 @@ from shared_rules.engine import Match
 from test_web_fairytale import SHORT, Witness
 from test_web_no_leak import spectate
 from web_helpers import Host
+
+
+def without_leds(obj):
+    """A view without its LED scenes: effect names and numbers (a "rainbow" there is the
+    lights' effect, not the event card), as the web table's own redaction leaves them."""
+    if isinstance(obj, dict):
+        return dict((k, without_leds(v)) for k, v in obj.items() if k != "leds")
+    if isinstance(obj, list):
+        return [without_leds(x) for x in obj]
+    return obj
 
 
 def check(texts, journal_path):
@@ -41,7 +52,7 @@ def check(texts, journal_path):
         assert "you" not in view and view["viewer"]["seat"] is None
         state, seen = moments[view["game_id"]][view["actions"]]
         witness.seen = seen
-        leaked = witness.leaks(state, text)
+        leaked = witness.leaks(state, json.dumps(without_leds(view)))
         assert not leaked, "message at action %d shows %s" % (view["actions"], leaked)
         for cell in view["cells"]:
             for item in cell["items"]:
