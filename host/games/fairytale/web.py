@@ -18,7 +18,8 @@ y the row, the Dragon Inn at [3, 3]).
 import json
 import re
 
-from host.games.fairytale import places
+from host import lights
+from host.games.fairytale import places, scenes
 from host.games.fairytale.chance import more_dice, table_cards
 from host.games.fairytale.words import SEAT_COLOURS
 from host.web.errors import Refused
@@ -439,9 +440,27 @@ class FairytaleFace(WebFace):
                     "words": "a cell not yet discovered: its location card is drawn when "
                              "someone steps there"})
         out.append({"colour": css((120, 120, 120)), "shape": "◇",
-                    "words": "a character of the map (NPC) or a hunter"})
+                    "words": "a character of the map (an NPC): meet it on its location"})
+        if len(s.seats) == 1:
+            out.append({"colour": css((120, 120, 120)), "shape": "☠",
+                        "words": "a hunter: it comes for you, 3 steps a day"})
         out.append({"colour": css((200, 40, 40)), "shape": "⚔",
                     "words": "a battle going on there"})
+        # The lights round each cell, as the table's tiles show them (scenes.py).
+        for rgb, shape, words in (
+                (scenes.LANDMARK, "◆", "lights: gold, a landmark; green, a basic location; "
+                                       "red, an ambush that may still spring"),
+                (scenes.SEARCHABLE, "⬆", "lights: a bright green top edge, it may be "
+                                         "searched; almost dark, searched out"),
+                (lights.HINT_SLIDE, "◎", "lights: every edge pulsing, where the player whose "
+                                         "turn it is may step"),
+                (scenes.BATTLE, "⚔", "lights: red pulsing, a battle; each token an edge in its "
+                                     "player's colour (white: a character of the map or a "
+                                     "hunter); an orange flash, an ambush"),
+                (lights.BOT_MOVE, "☀", "lights: the event deck's reader pulsing, the Sundial "
+                                       "flips the next day's event; a seat's reader pulsing in "
+                                       "its colour, the game waits on that player")):
+            out.append({"colour": css(rgb), "shape": shape, "words": words})
         return out
 
     # ------------------------------------------------------------ the log
