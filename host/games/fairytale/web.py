@@ -449,12 +449,12 @@ class FairytaleFace(WebFace):
         # The lights round each cell, as the table's tiles show them (scenes.py).
         for rgb, shape, words in (
                 (scenes.LANDMARK, "◆", "lights: gold, a landmark; green, a basic location; "
-                                       "red, an ambush that may still spring"),
+                                       "crimson, an ambush that may still spring"),
                 (scenes.SEARCHABLE, "⬆", "lights: a bright green top edge, it may be "
                                          "searched; almost dark, searched out"),
                 (lights.HINT_SLIDE, "◎", "lights: every edge pulsing, where the player whose "
                                          "turn it is may step"),
-                (scenes.BATTLE, "⚔", "lights: red pulsing, a battle; each token an edge in its "
+                (scenes.BATTLE, "⚔", "lights: crimson pulsing, a battle; each token an edge in its "
                                      "player's colour (white: a character of the map or a "
                                      "hunter); an orange flash, an ambush"),
                 (lights.BOT_MOVE, "☀", "lights: the event deck's reader pulsing, the Sundial "
@@ -2025,6 +2025,8 @@ GROUPS = {"choose": "Choose your character", "continue": "Decide", "recruit": "D
           "switch": "Party", "separate": "Party", "reunite": "Party", "sacrifice": "Party",
           "distraction": "Party", "offer_alliance": "Party", "dissolve": "Party",
           "interact": "Turn", "burn": "Use", "use": "Use", "end_turn": "Turn"}
+# No sentence here says "red", "snow" or "fog" in lower case: a card of the box has that id,
+# and the web table hides a hidden card's id wherever it stands as a word.
 # Within a group: what a player looks for first (an attack before a truce, a step before the
 # end of the turn).
 KIND_ORDER = ("take_victory", "recruit", "defend", "counter_bid", "pay_escape", "stay",
