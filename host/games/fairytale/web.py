@@ -1693,6 +1693,17 @@ class FairytaleFace(WebFace):
         kinds = ("end_attack", "flee") if fights.of_seat(s, seat) is not None else \
             ("search", "end_turn")
         out = []
+        for d in s.pending:
+            # A character met: recruiting it is offered, greyed when the rules say no.
+            if d["seat"] == seat and d["kind"] == "character" and "recruit" not in by_kind:
+                c = core.char(s, d["card"])
+                why = "nobody recruits in this mode" if s.options["mode"] != "standard" else \
+                    "your party is full" if len(s.players[seat]["party"]) >= core.MAX_PARTY \
+                    else "it needs %d persuasion, you have %d" % (
+                        c["persuasion"], s.players[seat]["traits"]["persuasion"])
+                out.append({"label": "Recruit %s (%s)" % (c["name"], why), "control": {
+                    "op": "action", "action": {"type": "recruit", "seat": seat}},
+                    "enabled": False, "group": "Decide"})
         for kind in kinds:
             if kind not in by_kind:
                 out.append({"label": STANDING[kind], "control": self.control(

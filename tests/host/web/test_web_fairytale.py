@@ -387,6 +387,34 @@ def test_a_cost_paid_from_several_traits_is_a_second_step_each_way_checked():
     assert match.state.players["p1"]["traits"]["persuasion"] == before - 2
 
 
+def test_a_character_met_is_recruited_ignored_or_ambushed_by_name():
+    # Rapunzel on top of the bonus deck: Player 1 enters the Emerald City for the first time
+    # ("anyone who enters a Landmark Location the first time gets to draw a bonus card").
+    for persuasion, can in ((6, True), (2, False)):
+        match = near_a_battle({
+            "map": [{"cell": [3, 2], "location": "emerald_city"}],
+            "decks": {"bonus": ["rapunzel", "fireball"], "events": ["festival"]}})
+        match.state.players["p1"]["traits"]["persuasion"] = persuasion
+        action = {"type": "step", "seat": "p1", "to": [3, 2]}
+        said = FACE.describe(match.state, action, match.apply(action))
+        assert said.endswith("Player 1 meets a character from the bonus deck."), said
+        you = FACE.you(match, Table, "p1")
+        assert you["note"] == "Decide: recruit, ignore or ambush Rapunzel."
+        recruit = choice(you, "Recruit Rapunzel", enabled=can)
+        need = match.state.cat.decks["characters"]["rapunzel"]["persuasion"]
+        assert recruit["label"] == ("Recruit Rapunzel (needs %d persuasion)" % need if can else
+                                    "Recruit Rapunzel (it needs %d persuasion, you have 2)"
+                                    % need)
+        assert choice(you, "Ignore Rapunzel")["control"]["op"] == "action"
+        assert choice(you, "Ambush Rapunzel")["control"]["op"] == "action"
+        # Player 2 and a spectator know a character was met, not which.
+        for viewer in (None, "p2"):
+            text = json.dumps(everything(match, viewer))
+            assert "Rapunzel" not in text and "rapunzel" not in text, viewer
+        assert FACE.you(match, Table, "p2")["note"] == \
+            "Wait for your turn: the others are playing."
+
+
 # ---------------------------------------------------------------- the web table's controls
 
 class TableHands:
