@@ -517,6 +517,15 @@ def test_a_seat_plays_its_choices_through_the_web_table_and_a_wrong_one_changes_
     control(web, "p2", take["control"])
     assert session.match.state.players["p2"]["traits"]["strength"] + \
         session.match.state.players["p2"]["traits"]["intelligence"] == 2
+    # The Sundial flips the next day's event from its phone: the old card lifted off the
+    # event deck's reader, the top card laid there.
+    flip = choice(web.view("p1")["you"], "Flip the event of day 2")
+    top = session.match.state.decks["events"][0]
+    control(web, "p1", flip["control"])
+    assert session.match.actions[-1]["type"] == "flip_event"
+    assert session.match.state.event == top
+    assert web.hands.done[-2:] == [("lift", places.EVENTS, "fairytale:harvest_moon"),
+                                   ("place", places.EVENTS, "fairytale:" + top)]
     spectator = web.view(None)
     assert not codes(list(strings([spectator["banner"], spectator["facts"], spectator["log"],
                                    spectator["panels"]])))
