@@ -94,8 +94,8 @@ class FairytaleHands(PieceHands):
             await self.empty_tray(table)
             for pocket, v in enumerate(pair):
                 await self.set_die(pocket, "%s%d" % (places.DIE_ITEMS[pocket], v))
-            await self.needs(lambda n=len(pair): done() or all(p in table.used
-                                                               for p in range(n)),
+            count = len(pair)
+            await self.needs(lambda n=count: done() or all(p in table.used for p in range(n)),
                              "the dice read")
 
     async def lift_spent(self, table):

@@ -23,7 +23,7 @@ def _short(name, n=5):
 def render(face, state, scenes, mismatches=(), colour=True, table=None):
     s = state
     marks = {}
-    for item, t in sorted(tokens(s).items()):
+    for _item, t in sorted(tokens(s).items()):
         seat = t["seat"]
         if seat is None and t["unit"] is not None:
             seat = s.allies[t["unit"]]["members"][0]

@@ -6,10 +6,7 @@ actions, or mismatches in words; bad input changes nothing.
 Pure: observations are fed by hand, as the session feeds them from the tiles.
 """
 
-import pytest
-
 from host import games
-from host.games.fairytale import places
 from host.games.fairytale.interpreter import FairytaleTable
 from host.games.fairytale.places import BOSS, CARD, EASY, EVENTS, INN, SEAT, TOKEN
 from shared_rules import fairytale as ft
