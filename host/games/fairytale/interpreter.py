@@ -173,11 +173,7 @@ class FairytaleTable(DiceTrayInterpreter):
     hide_window_ms = 2500      # a play's cards lie still this long before they are read
 
     def __init__(self, match, hide_window_ms=None):
-        super().__init__(match, hide_window_ms)
-        self.pockets = {}          # pocket -> die item or None
-        self.pocket_problems = {}  # pocket -> sentence
-        self.used = set()          # pockets whose die was read (take it out to throw again)
-        self.throw = None          # the Throw under way
+        super().__init__(match, hide_window_ms)     # the tray's pockets, used, throw
         self.spent = {}            # place -> items played there, ignored until lifted
         self.catching_up = False   # the engine changed the map: read nothing until it shows
         self.in_hand = None        # a token of the mover lifted for a step
@@ -314,11 +310,7 @@ class FairytaleTable(DiceTrayInterpreter):
         self.ready = None
         if self._expected is None:
             self._expected = places.expected(s)
-        for cell in sorted(self.problems):
-            self.mismatches.append(Mismatch("bad_tag", [cell], " ".join(self.problems[cell])))
-        for n in sorted(self.seat_problems):
-            self.mismatches.append(Mismatch("bad_tag", [(SEAT, n)],
-                                            " ".join(self.seat_problems[n])))
+        self.mismatches = self.tag_mismatches()
         self._check_tray()
         for place in list(self.spent):
             seen = set(self.seat_observed.get(place[1], ())) if place[0] == SEAT else \
@@ -682,15 +674,9 @@ class FairytaleTable(DiceTrayInterpreter):
     # ------------------------------------------------------------ the dice tray
 
     def _check_tray(self):
-        for pocket in sorted(self.pocket_problems):
-            self.mismatches.append(Mismatch("bad_die", [], "Pocket %d: %s" % (
-                pocket + 1, self.pocket_problems[pocket])))
-        for pocket in sorted(p for p in self.pockets if self.pockets[p]):
-            item = self.pockets[pocket]
-            if not any(item.startswith(d) for d in places.DIE_ITEMS):
-                self.mismatches.append(Mismatch(
-                    "not_a_die", [], "Pocket %d holds %s, which is not one of the game's two "
-                    "dice: take it out." % (pocket + 1, item)))
+        self.mismatches.extend(self.tray_mismatches(
+            lambda item: any(item.startswith(d) for d in places.DIE_ITEMS),
+            "one of the game's two dice"))
 
     def _read(self, now):
         """The dice settled in the tray for the throw under way: the action once all are
