@@ -18,12 +18,20 @@ def view(page):
     return page.evaluate("window.fairytable.view")
 
 
-def wait_change(page, actions, timeout_s=12):
-    """Wait until the game moved past `actions` actions; False if it did not."""
+def progress(v):
+    """What a click moves on: the game's actions, or a step of a move in several (a Fight Club
+    trade: lift from the Market, then put down) that changes what the seat is offered."""
+    you = v.get("you") or {}
+    return (v["actions"], v["status"], [c["label"] for c in you.get("choices", [])],
+            [c["id"] for c in you.get("hand", [])])
+
+
+def wait_change(page, before, timeout_s=12):
+    """Wait until the game moved past `before` (progress); False if it did not."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         v = view(page)
-        if v["actions"] > actions or v["status"] != "ongoing":
+        if progress(v) != before or v["status"] != "ongoing":
             return True
         time.sleep(0.15)
     return False
@@ -34,8 +42,12 @@ def click_cell(page, cell):
 
 
 def my_turn(v, seat):
-    return (v["status"] == "ongoing" and v["actors"] == [seat] and not v["mismatches"]
-            and not v["busy"])
+    """The seat may act: its turn, the table as the game has it (or the page offers the next
+    step of a move under way, which is what puts it right), no cards going down."""
+    steps = [c for c in v.get("you", {}).get("choices", [])
+             if c["enabled"] and c["control"]["op"] in ("lift", "place")]
+    return (v["status"] == "ongoing" and v["actors"] == [seat] and
+            (not v["mismatches"] or steps) and not v["busy"])
 
 
 def tool(page, name):
@@ -100,6 +112,20 @@ def play_royale_move(page, v):
     page.locator("#you button[data-button=end_turn]").click()
 
 
+def play_fightclub_move(page, v):
+    """The first choice the page offers, deliveries and loads first as the page lists them;
+    never an extra action for gold (a thrifty player), the end of the actions last."""
+    buttons = page.locator("#you .choices button:not([disabled])")
+    labels = buttons.all_inner_texts()
+    picks = [i for i, t in enumerate(labels) if not t.startswith(("Buy one more action",
+                                                                   "End your actions"))]
+    if picks:
+        buttons.nth(picks[0]).click()
+    elif labels:
+        buttons.nth(labels.index("End your actions") if "End your actions" in labels else 0
+                    ).click()
+
+
 def play_whole_game(page, seat, move, name):
     started = time.monotonic()
     shots = 0
@@ -113,9 +139,9 @@ def play_whole_game(page, seat, move, name):
             # (a seat's page shows the spectator's view until its token is taken)
             time.sleep(0.2)
             continue
-        before = v["actions"]
+        before = progress(v)
         move(page, v)
-        if shots < 1 and before > 6:
+        if shots < 1 and v["actions"] > 6:
             shot(page, name + "-playing")
             shots += 1
         if wait_change(page, before):
