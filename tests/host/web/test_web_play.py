@@ -157,20 +157,26 @@ def play_whole_game(page, seat, move, name):
     raise AssertionError("the game did not end in %d s" % GAME_S)
 
 
-@pytest.mark.parametrize("game", ["storybook", "royale"])
-def test_a_person_plays_a_whole_game_by_clicks_against_bots(tmp_path, browser, game):
+@pytest.mark.parametrize("game", ["storybook", "royale", "fightclub"])
+def test_a_person_plays_a_whole_game_by_clicks(tmp_path, browser, game):
     if game == "storybook":
         host = Host(tmp_path, "--bots", "1", "--seed", "21", "--new", "--pace", "0")
         seat, move = "villain", play_storybook_move
+    elif game == "fightclub":
+        # Fight Club's solo game (the book's 16 rounds), alone at the virtual table: the
+        # virtual players lay out what the game deals (new contracts), nothing else.
+        host = Host(tmp_path, "--game", "fightclub", "--players", "1", "--seed", "4", "--new",
+                    "--pace", "0")
+        seat, move = "p1", play_fightclub_move
     else:
         host = Host(tmp_path, "--game", "royale", "--players", "3", "--bots", "2", "--seed",
                     "21", "--new", "--pace", "0")
         seat, move = "red", play_royale_move
     host.start()
     try:
-        # Storybook on a phone (390 x 844): the whole game by a thumb; Battle Royale on a
-        # desktop.
-        size = {"width": 390, "height": 844} if game == "storybook" else \
+        # Storybook and Fight Club on a phone (390 x 844): the whole game by a thumb;
+        # Battle Royale on a desktop.
+        size = {"width": 390, "height": 844} if game in ("storybook", "fightclub") else \
             {"width": 1280, "height": 860}
         page = browser.new_page(viewport=size)
         page.goto(host.links[seat])
