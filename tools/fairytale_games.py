@@ -174,6 +174,11 @@ def run(kind, name, seeds, limit, verbose=False, table=False):
     if kind == "table":
         import tempfile
         workdir = tempfile.mkdtemp(prefix="fairytale-table-")
+    if kind == "table" and set(options) - set(["players", "mode"]):
+        line = "table %s: `fairytable run` has no option for %s: not played" % (
+            name, ", ".join(sorted(set(options) - set(["players", "mode"]))))
+        print(line, flush=True)
+        return line, []
     for seed in seeds:
         if kind == "table":
             match, differs, wall, heap = play_table(options, seed, limit, workdir)
