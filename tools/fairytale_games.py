@@ -29,6 +29,7 @@ Exits 1 if a game is stuck.
 
 import argparse
 import os
+import signal
 import sys
 import time
 
@@ -71,6 +72,8 @@ def play_bots(options, seed, limit, setup=None, table=False):
         s = match.state
         seat = ft.actors(s)[0]
         action = bots.choose("greedy", ft, s, seat, seed)
+        if action is None:
+            break       # the game waits on a seat that has nothing to do: stuck
         if chance is not None:
             action = chance(s, action, seed, len(match.actions))
         match.apply(action)
@@ -86,16 +89,18 @@ def play_random(options, seed, limit):
     return out[0]
 
 
-def play_table(options, seed, limit, workdir):
+def play_table(options, seed, limit, workdir, deadline=1800):
     """The bots' game on the virtual table (`fairytable run --game fairytale --headless
     --json`), compared with the same bots and the table's cards and dice without a table.
     Returns (the engine's Match, what differs or None, the table's wall seconds, the tiles'
-    least heap free in bytes)."""
+    least heap free in bytes). A game not over after `deadline` seconds is stopped (Ctrl-C)
+    and compared as far as it went."""
     import json
-    import sqlite3
     import subprocess
+    from host.journal import Journal
     n = options["players"]
-    journal = os.path.join(workdir, "table-%d-%d.db" % (n, seed))
+    journal = os.path.join(workdir, "table-%s-%d.db" % ("-".join(
+        "%s%s" % (k, options[k]) for k in sorted(options)), seed))
     cmd = [sys.executable, "-m", "host.cli", "run", "--game", "fairytale", "--players",
            str(n), "--headless", "--bots", str(n), "--json", "--new", "--seed", str(seed),
            "--journal", journal, "--max-actions", str(limit)]
@@ -103,19 +108,29 @@ def play_table(options, seed, limit, workdir):
         if key in options:
             cmd += ["--" + key, options[key]]
     started = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=ROOT)
+    try:
+        out, err = proc.communicate(timeout=deadline)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGINT)      # as a person stops it: the host closes the table
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+    proc = subprocess.CompletedProcess(cmd, proc.returncode, out, err)
     wall = time.perf_counter() - started
     twin = play_bots(options, seed, limit, table=True)
     try:
         summary = json.loads(proc.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
         return twin, "no summary (exit %d): %s" % (proc.returncode, proc.stderr[-600:]), wall, 0
-    db = sqlite3.connect(journal)
+    j = Journal(journal)
     try:
-        actions = [json.loads(a) for (a,) in db.execute("SELECT action FROM actions ORDER BY "
-                                                         "seq")]
+        actions = j.load(summary["game_id"])[0].actions
     finally:
-        db.close()
+        j.close()
     heap = min(t["health"]["heap_free"] for t in summary["tiles"].values())
     from shared_rules import canon
     differs = None
@@ -159,6 +174,11 @@ def run(kind, name, seeds, limit, verbose=False, table=False):
     if kind == "table":
         import tempfile
         workdir = tempfile.mkdtemp(prefix="fairytale-table-")
+    if kind == "table" and set(options) - set(["players", "mode"]):
+        line = "table %s: `fairytable run` has no option for %s: not played" % (
+            name, ", ".join(sorted(set(options) - set(["players", "mode"]))))
+        print(line, flush=True)
+        return line, []
     for seed in seeds:
         if kind == "table":
             match, differs, wall, heap = play_table(options, seed, limit, workdir)

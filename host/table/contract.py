@@ -18,6 +18,7 @@ Every method has a default a simple game can keep; the ones marked "must" have n
 The session calls these methods and nothing else: no probing for optional attributes.
 """
 
+from host.table.mismatch import Mismatch
 from shared_rules import bots, games
 
 
@@ -107,6 +108,15 @@ class TableInterpreter:
         """Tags on seat `seat`'s card reader resolved to registry item names: the place to
         refuse what is not a card of the game. Default: observe them as they are."""
         self.observe_seat(seat, items, problems)
+
+    def tag_mismatches(self):
+        """The tag problems seen (another game's piece, a forged tag), as "bad_tag"
+        mismatches on their cells and on the seats' readers (("seat", n))."""
+        out = [Mismatch("bad_tag", [cell], " ".join(self.problems[cell]))
+               for cell in sorted(self.problems)]
+        out += [Mismatch("bad_tag", [("seat", n)], " ".join(self.seat_problems[n]))
+                for n in sorted(self.seat_problems)]
+        return out
 
     def reconcile(self, now):
         """Must: compare the table with the game; returns the action the table shows, or None.

@@ -348,7 +348,9 @@ class WebTable:
             place = self._cell(msg.get("cell"))
         async with self.control_lock:
             try:
-                return await self._hands_control(op, seat, place, msg)
+                said = await self._hands_control(op, seat, place, msg)
+                s.hand_touched()    # a move of theirs may be under way: not for tidying
+                return said
             except HandsSlipped as e:
                 raise Refused(503, "the tile did not take it (%s): try again." % e,
                               [place] if place[0] != "seat" else None)

@@ -17,10 +17,8 @@ middle (the Dragon Inn's) changes nothing. The whole games of 2 to 10 players ar
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
-import time
 
 from mpy import REPO
 from table_helpers import journal_of, pull_plug_after, wait_for_journalled

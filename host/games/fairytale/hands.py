@@ -35,6 +35,7 @@ class FairytaleHands(PieceHands):
         def done():
             return at.step != step
 
+        await self.lift_spent(table)
         if kind == "step":
             token, home = self.mover_token(state, action)
             to = tuple(action["to"])
@@ -48,8 +49,12 @@ class FairytaleHands(PieceHands):
                              "the lift")
             await self.place(to, token)
         elif kind == "flip_event":
-            for old in list(table.observed.get(EVENTS, ())):
-                await self.lift(EVENTS, old)
+            # The old event card off the reader (seen gone), then the new one laid.
+            old = list(table.observed.get(EVENTS, ()))
+            for item in old:
+                await self.lift(EVENTS, item)
+            await self.needs(lambda: not set(old) & set(table.observed.get(EVENTS, ())),
+                             "the old event lifted")
             await self.place(EVENTS, CARD + chance["cards"][0])
         elif kind == "open_quest":
             pile = places.quest_pile(action["quest"])
@@ -89,9 +94,16 @@ class FairytaleHands(PieceHands):
             await self.empty_tray(table)
             for pocket, v in enumerate(pair):
                 await self.set_die(pocket, "%s%d" % (places.DIE_ITEMS[pocket], v))
-            await self.needs(lambda n=len(pair): done() or all(p in table.used
-                                                               for p in range(n)),
+            count = len(pair)
+            await self.needs(lambda n=count: done() or all(p in table.used for p in range(n)),
                              "the dice read")
+
+    async def lift_spent(self, table):
+        """Take up what was played and lies on the quest readers (a quest opened goes into
+        its player's hand) before the next move."""
+        for place in sorted(set(PILE_CELL.values())):
+            for item in sorted(table.spent.get(place, ())):
+                await self.lift(place, item)
 
     async def clear_reader(self, table, n):
         """Lift whatever lies on seat `n`'s card reader."""

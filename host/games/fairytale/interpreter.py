@@ -84,9 +84,53 @@ CHOICE_ORDER = ("enemy_turn", "defend", "end_attack", "end_turn", "recruit", "ig
                 "flee", "truce", "super")
 
 
+def play_words(state, action):
+    """A play of cards laid on a reader (or a throw) in words, naming its cards (laid face
+    up, they are the table's to see): "attack Player 2 with Heavy Attack and Venom"."""
+    s = state
+    kind = action["type"]
+    names = places.names_of(s, places.reader_cards(s, action) or [])
+    if kind == "attack":
+        words = "attack with %s" % names
+    elif kind == "signature":
+        b, f = places.fighter(s, action["seat"])
+        sg = core.char(s, f["character"])["signatures"] if f is not None and "character" in f \
+            else []
+        k = action.get("move")
+        words = "use %s" % (sg[k]["name"] if core.is_int(k) and 0 <= k < len(sg) else
+                            "a signature move")
+    elif kind == "play":
+        words = "play %s" % names
+    elif kind == "defend":
+        words = "defend with %s" % names if names else CHOICE_WORDS["defend"]
+    elif kind == "use":
+        words = "use %s" % names
+    elif kind == "equip":
+        words = "equip %s" % names
+    elif kind == "start_quest":
+        words = "begin the quest %s" % names
+    elif kind == "choose":
+        words = "choose %s" % names
+    elif kind == "continue":
+        words = "continue as %s" % names
+    elif kind == "take_victory":
+        words = "take the %s card %s" % (action.get("deck"), names) if names else \
+            "take a card of the %s stack" % action.get("deck")
+    else:
+        return CHOICE_WORDS.get(kind, kind.replace("_", " "))
+    target = action.get("target")
+    if isinstance(target, str) and kind != "use":
+        who = places.player_words(s, target) if target in s.players else \
+            _enemy_words(s, action["seat"], target)
+        words += " at %s" % who
+    return words
+
+
 def choice_words(state, action):
     """A choice in words: "end the attack", "start a battle with Player 2"."""
     s = state
+    if action["type"] in places.READER_PLAYS and places.is_table_action(action):
+        return play_words(s, action)
     words = CHOICE_WORDS.get(action["type"], action["type"].replace("_", " "))
     for key, how in (("target", "with"), ("to", "with"), ("npc", "with"), ("trait", "of"),
                      ("character", "for"), ("item", "of"), ("quest", "of"), ("card", "with"),
@@ -129,11 +173,7 @@ class FairytaleTable(DiceTrayInterpreter):
     hide_window_ms = 2500      # a play's cards lie still this long before they are read
 
     def __init__(self, match, hide_window_ms=None):
-        super().__init__(match, hide_window_ms)
-        self.pockets = {}          # pocket -> die item or None
-        self.pocket_problems = {}  # pocket -> sentence
-        self.used = set()          # pockets whose die was read (take it out to throw again)
-        self.throw = None          # the Throw under way
+        super().__init__(match, hide_window_ms)     # the tray's pockets, used, throw
         self.spent = {}            # place -> items played there, ignored until lifted
         self.catching_up = False   # the engine changed the map: read nothing until it shows
         self.in_hand = None        # a token of the mover lifted for a step
@@ -270,11 +310,7 @@ class FairytaleTable(DiceTrayInterpreter):
         self.ready = None
         if self._expected is None:
             self._expected = places.expected(s)
-        for cell in sorted(self.problems):
-            self.mismatches.append(Mismatch("bad_tag", [cell], " ".join(self.problems[cell])))
-        for n in sorted(self.seat_problems):
-            self.mismatches.append(Mismatch("bad_tag", [(SEAT, n)],
-                                            " ".join(self.seat_problems[n])))
+        self.mismatches = self.tag_mismatches()
         self._check_tray()
         for place in list(self.spent):
             seen = set(self.seat_observed.get(place[1], ())) if place[0] == SEAT else \
@@ -381,10 +417,12 @@ class FairytaleTable(DiceTrayInterpreter):
             if place == EVENTS:
                 fresh = [i for i in seen if i not in wanted]
                 gone = [i for i in wanted if i not in seen]
-                if s.clock == "flip" and len(fresh) == 1 and not [
-                        g for g in gone if g != CARD + (s.event or "")]:
-                    flip = card_id(fresh[0])
-                    continue
+                if s.clock == "flip" and not [g for g in gone if g != CARD + (s.event or "")]:
+                    if len(fresh) == 1:
+                        flip = card_id(fresh[0])
+                        continue
+                    if not fresh:
+                        continue    # the old event lifted: the new one comes next
                 rest.append((place, seen, wanted))
                 continue
             if place in PILE_CELL.values():
@@ -501,22 +539,23 @@ class FairytaleTable(DiceTrayInterpreter):
         place, quest = laid
         name = places.name(s, quest)
         pile = places.quest_pile(quest)
+        # A quest taken from a pile goes into its player's hand: it is not named aloud.
         if pile is None:
             self.mismatches.append(Mismatch("not_a_quest", [place], "%s is not a quest card: "
                                             "lift it off %s." % (name, place_words(s, place))))
             return None
         if PILE_CELL[pile] != place:
-            self.mismatches.append(Mismatch("wrong_pile", [place], "%s is a quest of the %s "
-                                            "pile: lay it on %s." % (
-                                                name, pile, place_words(s, PILE_CELL[pile]))))
+            self.mismatches.append(Mismatch("wrong_pile", [place], "That quest card is of the "
+                                            "%s pile: lay it on %s." % (
+                                                pile, place_words(s, PILE_CELL[pile]))))
             return None
         if mover is None:
             self.mismatches.append(Mismatch("not_now", [place], "A quest is opened at the "
-                                            "Dragon Inn on its player's turn: lift %s off %s."
-                                            % (name, place_words(s, place))))
+                                            "Dragon Inn on its player's turn: lift the quest "
+                                            "card off %s." % place_words(s, place)))
             return None
         return self._checked(s, [place], {"type": "open_quest", "seat": mover, "quest": quest},
-                             "Lift %s off %s." % (name, place_words(s, place)))
+                             "Lift the quest card off %s." % place_words(s, place))
 
     def _checked(self, s, cells, action, undo):
         problem = ft.validate(s, action)
@@ -635,15 +674,9 @@ class FairytaleTable(DiceTrayInterpreter):
     # ------------------------------------------------------------ the dice tray
 
     def _check_tray(self):
-        for pocket in sorted(self.pocket_problems):
-            self.mismatches.append(Mismatch("bad_die", [], "Pocket %d: %s" % (
-                pocket + 1, self.pocket_problems[pocket])))
-        for pocket in sorted(p for p in self.pockets if self.pockets[p]):
-            item = self.pockets[pocket]
-            if not any(item.startswith(d) for d in places.DIE_ITEMS):
-                self.mismatches.append(Mismatch(
-                    "not_a_die", [], "Pocket %d holds %s, which is not one of the game's two "
-                    "dice: take it out." % (pocket + 1, item)))
+        self.mismatches.extend(self.tray_mismatches(
+            lambda item: any(item.startswith(d) for d in places.DIE_ITEMS),
+            "one of the game's two dice"))
 
     def _read(self, now):
         """The dice settled in the tray for the throw under way: the action once all are

@@ -103,7 +103,10 @@ def item_words(state, item):
         what = item[len(TOKEN):]
         if item in PROP_ITEMS:
             return "a %s token" % what.split("-")[0]
-        return "%s's token" % name(state, what)
+        words = name(state, what)
+        if words.startswith("The "):
+            words = "the " + words[4:]      # "the Gingerbread Man's token"
+        return "%s's token" % words
     if item.startswith(CARD):
         return name(state, item[len(CARD):])
     if item.startswith("die:"):

@@ -97,7 +97,7 @@ def map_scenes(state, table, events=(), bot_cells=(), playing=()):
     for cell in reachable(s):
         scenes[cell] = lights.all_edges(lights.pulse(lights.HINT_SLIDE, 1200, 30))
     on = {}
-    for item, t in sorted(tokens(s).items()):
+    for _item, t in sorted(tokens(s).items()):
         seat = t["seat"]
         if seat is None and t["unit"] is not None:
             seat = s.allies[t["unit"]]["members"][0]

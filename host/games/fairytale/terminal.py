@@ -5,9 +5,13 @@ hand, no face-down deck."""
 
 from host import lights, terminal
 from host.games.fairytale import places
-from host.games.fairytale.places import DECK_CELLS, SEAT, SIZE, cell_of, tokens
+from host.games.fairytale.places import DECK_CELLS, PILE_CELL, SEAT, SIZE, cell_of, tokens
 from shared_rules import fairytale as ft
 from shared_rules.fairytale import battle, core, world
+
+
+def _cap(text):
+    return text[:1].upper() + text[1:]
 
 
 def _short(name, n=5):
@@ -19,7 +23,7 @@ def _short(name, n=5):
 def render(face, state, scenes, mismatches=(), colour=True, table=None):
     s = state
     marks = {}
-    for item, t in sorted(tokens(s).items()):
+    for _item, t in sorted(tokens(s).items()):
         seat = t["seat"]
         if seat is None and t["unit"] is not None:
             seat = s.allies[t["unit"]]["members"][0]
@@ -31,13 +35,14 @@ def render(face, state, scenes, mismatches=(), colour=True, table=None):
             i = y * SIZE + x
             lid = s.cells[i]
             text = "....." if lid is None else _short(places.name(s, lid)).ljust(5)
-            here = "".join(marks.get((x, y), []))
-            text = (text + (here if len(here) <= 3 else "%d+" % len(here))).ljust(8)[:8]
+            here = marks.get((x, y), [])
+            tokens_here = "".join(here) if len(here) <= 3 else "x%d" % len(here)
+            text = ("%s %s" % (text, tokens_here)).ljust(9)[:9]
             scene = scenes.get((x, y), lights.DARK_CELL)
             lit = [seg[1] for seg in scene if seg[0] not in ("off", "rainbow")]
             row.append(terminal.ansi(lit[0], text) if colour and lit else text)
         lines.append("%d %s" % (y, "".join(row)))
-    lines.append("  " + "".join(("%d" % x).ljust(8) for x in range(SIZE)))
+    lines.append("  " + "".join(("%d" % x).ljust(9) for x in range(SIZE)))
     lines.extend(line for line in face.header_lines(s, table) if line)
     if s.event is not None:
         lines.append("Event in force: %s%s" % (places.name(s, s.event), " (%d more days)" %
@@ -113,13 +118,15 @@ def _readers(s, table):
     for place in DECK_CELLS:
         seen = table.observed.get(place)
         if seen:
-            out.append("  %s: %s" % (places.place_words(s, place).capitalize(), ", ".join(
-                places.item_words(s, i) for i in seen)))
+            # A quest opened goes into its player's hand: the room sees a quest card.
+            named = ["a quest card" if place in PILE_CELL.values() else
+                     places.item_words(s, i) for i in seen]
+            out.append("  %s: %s" % (_cap(places.place_words(s, place)), ", ".join(named)))
     for n in range(1, len(s.seats) + 1):
         seen = table.seat_observed.get(n)
         if seen:
             spent = table.spent.get((SEAT, n), set())
-            out.append("  %s: %s" % (places.reader_words(s, n).capitalize(), ", ".join(
+            out.append("  %s: %s" % (_cap(places.reader_words(s, n)), ", ".join(
                 places.item_words(s, i) + (" (played: lift it off)" if i in spent else "")
                 for i in seen)))
     return out
@@ -138,9 +145,11 @@ def _choices(s, table):
         if s.phase == "choose":
             what.append("lay a character card on the reader")
         elif world.current_seat(s) == q:
-            what.append("move a token")
-        if options:
-            what.append("tap the reader to %s (hold it for the next of %d)" % (
+            what.append("move their token")
+        if len(options) == 1:
+            what.append("tap the reader to %s" % options[0][0])
+        elif options:
+            what.append("tap the reader to %s (hold it for the next of %d choices)" % (
                 options[cursor][0], len(options)))
         if s.clock == "flip" and q == s.sundial:
             what.append("lay the day's event card on the event deck's reader")

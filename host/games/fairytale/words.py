@@ -7,7 +7,7 @@ log, the terminal and the bots' requests read it.
 """
 
 from host.games.fairytale import places
-from host.games.fairytale.interpreter import choice_words
+from host.games.fairytale.interpreter import choice_words, play_words
 from host.web.face import WebFace, and_list
 from shared_rules.fairytale import world
 
@@ -76,6 +76,9 @@ class FairytaleWords(WebFace):
         who = self.seat_name(state, action["seat"]) if action.get("seat") in state.players \
             else "The table"
         if not said:
+            # Cards laid on a reader were played face up: the table may know them now.
+            if action["type"] in places.READER_PLAYS and places.is_table_action(action):
+                return "%s: %s." % (who, play_words(state, action))
             return "%s: %s." % (who, self.request_words(state, action))
         return " ".join(said)
 

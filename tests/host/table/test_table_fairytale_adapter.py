@@ -130,3 +130,26 @@ def test_the_status_strip_shows_the_day():
     match, _table = mid_game(2, 60)
     scores, target, side = GAME.status_strip(match)
     assert scores == {"hero": match.state.day} and target == 30 and side is None
+
+
+def test_a_persons_move_at_another_seat_is_applied_while_a_bots_hands_work():
+    """Several seats act at once: a bot's move being carried out at one seat does not turn a
+    person's move at another seat into "put it back"; another move of the bot's own seat
+    still is."""
+    from host.bots_at_table import BotsAtTable
+    from host.session_log import SessionLog
+
+    match, table = mid_game(2, 0)
+
+    class Session:
+        pass
+
+    session = Session()
+    session.match, session.table, session.game = match, table, GAME
+    session.log = SessionLog()
+    bots_ = BotsAtTable(session, {"p2": "greedy"}, 1, None, lambda: 0)
+    bots_.ask({"type": "choose", "seat": "p2", "character": "red"})
+    assert bots_.showed({"type": "choose", "seat": "p1", "character": "captain_hook"})
+    assert bots_.request is not None
+    assert not bots_.showed({"type": "choose", "seat": "p2", "character": "alice"})
+    assert "but the bot asked for" in session.log.lines[-1]

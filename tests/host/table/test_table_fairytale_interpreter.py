@@ -6,10 +6,7 @@ actions, or mismatches in words; bad input changes nothing.
 Pure: observations are fed by hand, as the session feeds them from the tiles.
 """
 
-import pytest
-
 from host import games
-from host.games.fairytale import places
 from host.games.fairytale.interpreter import FairytaleTable
 from host.games.fairytale.places import BOSS, CARD, EASY, EVENTS, INN, SEAT, TOKEN
 from shared_rules import fairytale as ft
@@ -180,8 +177,9 @@ def test_a_quest_laid_on_its_piles_reader_at_the_dragon_inn_is_opened():
     assert table.reconcile(0) is None and table.mismatches == []
     put(table, BOSS, CARD + "monster_hunter")
     assert table.reconcile(0) is None
-    assert messages(table) == "Monster Hunter is a quest of the medium pile: lay it on the " \
-        "medium quests' reader."
+    # (A quest taken goes into its player's hand: the table does not name it aloud.)
+    assert messages(table) == "That quest card is of the medium pile: lay it on the medium " \
+        "quests' reader."
 
 
 # ---------------------------------------------------------------- the seats' readers
