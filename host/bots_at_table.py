@@ -67,7 +67,14 @@ class BotsAtTable:
             return True
         if self.session.game.carries_out(action, self.request):
             return True
-        face, state = self.session.game.face, self.session.match.state
+        state = self.session.match.state
+        engine = self.session.match.engine
+        who = engine.actor(state, action)
+        if who not in self.seats and who != engine.actor(state, self.request):
+            # A person's move at another seat while a bot's hands work (a game where
+            # several seats act at once): theirs to make; the bot's move stays asked.
+            return True
+        face = self.session.game.face
         self.session.log.say("The table shows %s, but the bot asked for %s: put it back."
                              % (face.request_words(state, action),
                                 face.request_words(state, self.request)))
