@@ -147,6 +147,7 @@ class WebTable:
         out["facts"] = [] if s.attract else face.facts(match)
         out["seats"] = face.seats(match, s.bots.seats)
         out["legend"] = face.legend(match, s.layout)
+        out["panels"] = [] if s.attract else face.panels(match, s.table, seat)
         out["cells"] = self._cells(match, seat)
         out["tray"] = self._tray()
         out["readers"] = self._readers(match)

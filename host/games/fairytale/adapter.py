@@ -7,7 +7,8 @@ game's cards and tokens carry, lights the map (scenes.py), draws it in the termi
 (terminal.py), lets the engine's greedy bot (shared_rules/bots.py with fairytale.evaluate and
 imagine) fill seats, says which moves are choices made on a seat's phone and which the table
 shows (a token, a card, the dice), and gives the virtual hands (hands.py). The interpreter is
-interpreter.py; the game's words (the log, the bots' requests) words.py.
+interpreter.py; its web face (the words of the log, the bots' requests, the seats' pages)
+web.py.
 
 Options on the table: players 1 to 10 (`--players`), the modes of the engine (`--mode
 standard | adventurer | tournament`; tournament play on this table seats ten, one card reader
@@ -20,7 +21,7 @@ from host.games.fairytale.hands import FairytaleHands
 from host.games.fairytale.interpreter import FairytaleTable
 from host.games.fairytale.scenes import bot_cells, map_scenes
 from host.games.fairytale.terminal import render
-from host.games.fairytale.words import FairytaleWords
+from host.games.fairytale.web import FairytaleFace
 from host.table.contract import TableGame
 from shared_rules.fairytale import cards
 
@@ -41,7 +42,7 @@ class FairytaleGame(TableGame):
                ("end_attack", "End the attack"), ("end_turn", "End the turn"),
                ("no_defence", "No defence"), ("search", "Search here"))
     interpreter = FairytaleTable
-    face_class = FairytaleWords
+    face_class = FairytaleFace
 
     def board_cells(self):
         return frozenset(places.MAP | set(places.DECK_CELLS))
