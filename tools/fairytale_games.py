@@ -6,6 +6,7 @@ all end, and how?
     python tools/fairytale_games.py bots --seeds 1-20 --configs ten --verbose
     python tools/fairytale_games.py bots --seeds 1-5 --configs 1,2,4,6,10 --table --verbose
     python tools/fairytale_games.py table --seeds 1 --configs 1,2,4,6,10
+    python tools/fairytale_games.py bots --seeds 1-100 --configs two --setup FILE.json
 
 `random`: seeded random players (shared_rules/playout.py), each game checked by the
 conformance kit (tests/conformance.py: the end state replays from its record, save and load
@@ -17,7 +18,9 @@ game `fairytable run --game fairytale --headless --bots N --seed S` must end as.
 that game played on the virtual table, each compared with the engine alone (the same
 actions, winner and ending), with its wall time and the tiles' least heap free; a game that
 differs is counted as stuck. A game not finished within --limit actions is stuck, and
-described.
+described. `--setup FILE`: every bot game starts from the setup in that JSON file (a
+scenario's "setup": its players, say the five of a faction in one party, to play a rule
+that random draws seldom reach); its players are the config's player count.
 
 Configs (--configs, comma separated; a number N is N players in the standard mode): solo (1),
 two (2), four (4), six (6), ten (10), adventurer (4 players as one party), tournament (10),
@@ -162,9 +165,10 @@ def seed_range(text):
     return range(int(lo), int(hi or lo) + 1)
 
 
-def run(kind, name, seeds, limit, verbose=False, table=False):
+def run(kind, name, seeds, limit, verbose=False, table=False, setup=None):
     """Play the games of one config; print and return its summary line and the stuck seeds
-    (`table`: the bots' games as the table plays them, with the table's cards and dice)."""
+    (`table`: the bots' games as the table plays them, with the table's cards and dice;
+    `setup`: the setup every bot game starts from)."""
     options = CONFIGS[name]
     endings = {}
     lengths = []
@@ -192,7 +196,7 @@ def run(kind, name, seeds, limit, verbose=False, table=False):
                 stuck.append(seed)
                 continue
         else:
-            match = play_bots(options, seed, limit, table=table) if kind == "bots" else \
+            match = play_bots(options, seed, limit, setup, table=table) if kind == "bots" else \
                 play_random(options, seed, limit)
         s = match.state
         n = len(match.actions)
@@ -238,7 +242,24 @@ def main(argv=None):
     p.add_argument("--table", action="store_true",
                    help="bots: with the cards and dice the table supplies, as `fairytable run "
                    "--game fairytale --headless` plays (what its games must end as)")
+    p.add_argument("--setup", help="a JSON file: the setup every bot game starts from")
     args = p.parse_args(argv)
+    setup = None
+    if args.setup:
+        if args.kind != "bots":
+            p.error("--setup is for bot games")
+        from shared_rules import canon
+        from shared_rules.errors import ScenarioError
+        try:
+            with open(args.setup) as f:
+                setup = canon.loads(f.read())
+        except (OSError, ValueError) as e:
+            p.error("cannot read the setup %s: %s" % (args.setup, e))
+        for name in args.configs.split(","):
+            try:
+                ft.new_game(CONFIGS[NUMBERS.get(name, name)], 1, setup)
+            except (KeyError, ScenarioError) as e:
+                p.error("the setup %s does not fit %s: %s" % (args.setup, name, e))
     names = [NUMBERS.get(c, c) for c in args.configs.split(",")]
     for name in names:
         if name not in CONFIGS:
@@ -246,7 +267,7 @@ def main(argv=None):
     any_stuck = False
     for name in names:
         line, stuck = run(args.kind, name, seed_range(args.seeds), args.limit, args.verbose,
-                          args.table)
+                          args.table, setup)
         any_stuck = any_stuck or bool(stuck)
     return 1 if any_stuck else 0
 

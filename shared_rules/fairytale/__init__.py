@@ -144,50 +144,58 @@ default all they can) and break when full; other armour adds its DEF to every de
 
 BATTLE (battle.py). A battle has an order of turns: the initiator first ("When you initiate a
 battle against an enemy, you will be on the offensive"; ambushed, the enemy first). Against
-automated enemies each player's turn pairs with the enemy's turn against that player ("the
-turn order would be Hook attacks, the Troll attacks Hook, Goldilocks attacks, the Troll
-attacks Goldilocks"); against an Ally Party's token: "Non-Ally Party Player attacks, Ally
-Party Player 1 attacks, Non-Ally Party Player attacks, Ally Party Player 2 attacks". The
-battle deck is shared by all battles; each player in battle holds a hand of 5 and draws back
-to 5 at every turn's start ("both players may keep any cards in their hand and draw up to 5");
-an empty deck is its discard pile shuffled. On an attack turn: `attack` (an attack card and
-modifier cards "with" it: traits spent, ATK = the card + weapons (+1 per weapon per like
-Horror Show character) + this turn's bonuses; a Spell has the caster's element, other attacks
-a weapon's), `signature` (the fighting character's combination of cards, no traits:
-"You may use as many Signature Moves as you are able to play them"), `super` (with 5 or less
-health, or the card's number; once a turn), `play` (Heal: a die's worth of traits; Cure:
+automated enemies each player's turn pairs with the enemy's turn against that player ("the turn
+order would be Hook attacks, the Troll attacks Hook, Goldilocks attacks, the Troll attacks
+Goldilocks"); against an Ally Party's token: "Non-Ally Party Player attacks, Ally Party Player
+1 attacks, Non-Ally Party Player attacks, Ally Party Player 2 attacks". The battle deck is
+shared by all battles; each player in battle holds a hand of 5 and draws back to 5 at every
+turn's start ("both players may keep any cards in their hand and draw up to 5"); an empty deck
+is its discard pile shuffled. On an attack turn: `attack` (an attack card and modifier cards
+"with" it: traits spent, ATK = the card + weapons (+1 per weapon per like Horror Show
+character) + this turn's bonuses; a Spell has the caster's element, other attacks a weapon's),
+`signature` (the fighting character's combination of cards, no traits: "You may use as many
+Signature Moves as you are able to play them"), `super` (with 5 or less health, or the card's
+number; once in a battle: see SUPER MOVES below), `play` (Heal: a die's worth of traits; Cure:
 poison and stun; Tactic: enable a dormant tactic card; Escape; Tag Out), `use` (battle
 abilities, tactics, equipped items, action cards), `flee` (only before the first play of the
-turn), `truce`, `end_attack`. "If an attack is played, the defending player may play a
-defense card": the battle waits for the target's `defend` (one defense card or none; its DEF,
-armour, this battle's DEF bonuses; "absorb"; "lose"). Weakness +1 ATK, the same element -1.
-A hit that deals any damage brings its status effects: Break (an equipped item is discarded,
-the defender's "break" or the first), Bleed (the attacker's die more, unblockable), Pierce (the
+turn), `truce`, `end_attack`. "If an attack is played, the defending player may play a defense
+card": the battle waits for the target's `defend` (one defense card or none; its DEF, armour,
+this battle's DEF bonuses; "absorb"; "lose"). Weakness +1 ATK, the same element -1. A hit that
+deals any damage brings its status effects: Break (an equipped item is discarded, the
+defender's "break" or the first), Bleed (the attacker's die more, unblockable), Pierce (the
 best armour is ignored), Poison (a token: 1 unblockable at the start of each turn, in battle
 and Quest Mode, until cured), Stun (no attack on the next attack turn), Dizzy (the hand is
 discarded and 1 card drawn). Knock Back (a Rabid played by a player, or an effect): the
 attacker's choice ("knock_back") of another character of the enemy's party fights on. An
-automated enemy's turn is the attacked player's `enemy_turn`: a minion or boss rolls its
-attack die ("roll a die and match the corresponding symbol"); an automated character flips as
-many battle cards as it has trait types: attacks summed into one attack that costs it their
-traits ("Hook will lose 3 traits ... to deal a possible 7 damage"), a Rabid adds Poison,
-modifiers add their status, Heal: a die's worth of health, Cure: statuses off and +1 health,
-Tactic: another attack turn, Escape: a roll-off, winning it reshuffles the character into the
-bonus deck. On the player's attack an automated enemy defends at once: a minion or boss by its
-defence die, a character by flipping as many cards (the defense cards' DEF added: "If any
-defense cards are revealed by the third card, add up all the defense values"). Escape against
-players: "a gamble of who wants to spend the most traits": the escaper bids ("bid"), each enemy
-player answers (`counter_bid`), all spend their bids, and the escape succeeds when the
-escaper's bid is the highest. Against an automated enemy: a die, and "that value ... traits +1"
-to leave (`pay_escape`, or `stay`: "There is no penalty for a failed Escape Card attempt").
-Flee: one die each; "If you roll higher, you may Flee Battle. If you roll less, you do not
-flee and instead, end your attack phase and your enemy's first attack will be unblockable"
-(Decision: a tie is not higher: the flight fails). After an escape or a flight, the enemies
-"may not initiate battle with you while sharing the same location as you for 2 turns or until
-you move out of that location". A player leaving a battle rejoins the turn order "after the
-current player's turn", those leaving in turn one after another; several battles run at once
-and every seat a battle waits for may act (`actors`). Decision: a tactic or escape card ("You
-may play this at any time") is played on your own attack turn.
+automated enemy's turn is the attacked player's `enemy_turn`: a minion or boss rolls its attack
+die ("roll a die and match the corresponding symbol"); an automated character flips as many
+battle cards as it has trait types: attacks summed into one attack that costs it their traits
+("Hook will lose 3 traits ... to deal a possible 7 damage"), a Rabid adds Poison, modifiers add
+their status, Heal: a die's worth of health, Cure: statuses off and +1 health, Tactic: another
+attack turn, Escape: a roll-off, winning it reshuffles the character into the bonus deck. On
+the player's attack an automated enemy defends at once: a minion or boss by its defence die, a
+character by flipping as many cards (the defense cards' DEF added: "If any defense cards are
+revealed by the third card, add up all the defense values"). Escape against players: "a gamble
+of who wants to spend the most traits": the escaper bids ("bid"), each enemy player answers
+(`counter_bid`), all spend their bids, and the escape succeeds when the escaper's bid is the
+highest. Against an automated enemy: a die, and "that value ... traits +1" to leave
+(`pay_escape`, or `stay`: "There is no penalty for a failed Escape Card attempt"). Flee: one
+die each; "If you roll higher, you may Flee Battle. If you roll less, you do not flee and
+instead, end your attack phase and your enemy's first attack will be unblockable" (Decision: a
+tie is not higher: the flight fails). After an escape or a flight, the enemies "may not
+initiate battle with you while sharing the same location as you for 2 turns or until you move
+out of that location". A player leaving a battle rejoins the turn order "after the current
+player's turn", those leaving in turn one after another; several battles run at once and every
+seat a battle waits for may act (`actors`). Decision: a tactic or escape card ("You may play
+this at any time") is played on your own attack turn.
+
+SUPER MOVES. "To initiate it, you must have 5 or less health"; "Think of these as desperation
+moves"; "Doing these moves are like a "last ditch" effort to win or end combat"; "they will
+usually require you to spend enough traits to leave you with very little health - so make it
+count!". The book gives no limit to how often. Decision: a player uses a Super Move once in a
+battle (whichever character it fights as). Once a turn let two bots trade supers that heal
+(It's Alive!: spend 2, gain 10; Children of the Night: 6 ATK, gain 4) turn after turn and the
+battle never ended (6 players, seed 284: 20,000 actions on day 1).
 
 KILLS. A fighter at 0 health is killed. A killed player's fighting character is discarded with
 its equipped items; the player "will continue as the next character in your party" (its full
@@ -196,11 +204,21 @@ deck (searched and chosen, the deck shuffled) entering at the Dragon Inn. The ki
 character (a player's or an automated one) scores a kill point and takes a Victory card of the
 stack they choose (`take_victory`: alliance or betrayal); killing a player is also a player
 kill. Victory cards stay face up and reward their requirement every time it is met.
+Decision: the book does not say what a kill brings when the two stacks are empty: the kill
+counts, with no card; a kill waits for a card only while the stacks hold one more than the
+kills already waiting will take (two kills in one blow with one card left: the first gets it).
 Automated enemies' rewards go to the battle's owner, shared "through negotiation" with the
 members of their Ally Party still in the fight (`propose_split`, `accept_split`; a split
 gives each reward to one member): "you will not receive any reward from the kill unless you
-were in an Ally Party". `cause_conflict`: "you may cause Conflict by dissolving from your Ally
-Party before rewards are distributed, and immediately initiate battle with the Ally Party";
+were in an Ally Party". "After a Boss Quest has been won, survivors will divvy up the rewards
+through negotiation. If a player does not feel comfortable with the decision, they may
+initiate battle with another player to try to claim the rewards for themself." Decision: the
+book gives a negotiation no end, and one must end: a seat may not propose again while its own
+split stands, and proposes at most twice in one negotiation (battle.MOST_PROPOSALS); then it
+accepts the split that stands or causes Conflict. A member whose own split stands and who may
+not cause Conflict waits, and is not among `actors` until it has a move. `cause_conflict`:
+"you may cause Conflict by dissolving from your Ally Party before rewards are distributed, and
+immediately initiate battle with the Ally Party";
 "Before Battle Initiates, any player who does not want to get involved may Ignore Conflict":
 each other member in Quest Mode answers `face_conflict` or `ignore_conflict`, then the battle
 begins against those who face it (Decision: when nobody does, the causer takes all
@@ -236,7 +254,9 @@ left the board). "any effect that targets the token will affect the entire party
 against the token brings in every member in Quest Mode. `dissolve`: the leaver's own token
 goes down where the party stands and its turn comes after the last active player's.
 
-ASSIST AND JOIN. `assist` (in a strategy phase, on the battle's location): the assistant's
+ASSIST AND JOIN. `assist` (in a strategy phase, on the battle's location: "you may choose to
+Assist by stating your intention during your Planning Phase"; Decision: one statement a turn,
+so a player cannot hop between battles without end): the assistant's
 strategy plays may then target anyone in that battle, a minion or boss included, and `give`
 passes an item to a player in battle (equipped at once) or from battle to the assistant.
 `join` (Action Phase, on the location): the joiner's turn "will follow the last offensive
@@ -247,7 +267,11 @@ characters, "up to 4"; the faction bonus is all five; both combinations count): 
 +1 MVM each, all five: an Escape card always succeeds; the Horror Show +1 ATK per weapon each,
 all five: Die Again ("Whenever you would roll a die, you may ignore it and roll
 again": `reroll` or `accept_roll`, once for each die, on a failed flight's die, an automated
-enemy's attack die, and the die pricing an escape from an automated enemy); the Dark Ones
+enemy's attack die, the die pricing an escape from an automated enemy, and inside plays: a
+minion's or boss's defence die against your attack, your Bleed's die (on an automated enemy,
+or after a player's defence) and your Heal card's die; the battle waits for the roller's
+answer before the play goes on; a die the play rolls after it comes with that answer's
+"dice"); the Dark Ones
 `sacrifice` an ally for 2 health each, all five: `mind_shift` (before the first attack,
 rearrange an enemy player's traits);
 the Merceneries: initiate battle up to 1 space away each ("for each like Faction Ally",
@@ -367,9 +391,11 @@ THE CATALOG: see cards.py (format, verbs, checker) and shared_rules/data/fairyta
 about 500 authored cards and abilities, 7 use a Python hook (cards.HOOKS: a peek at the bonus
 deck, a swap of traits, a vanishing move); all others are built from the verbs.
 
-NOT IMPLEMENTED: Die Again on the dice rolled inside one play (an automated enemy's defence
-die on your attack, a Heal card's die, Bleed's die, a card's "die"): they are resolved at
-once, so there is no moment to offer the reroll. Other players initiating battle against a
+NOT IMPLEMENTED: Die Again on a die rolled inside a card effect (a verb's "n": "die", and the
+attacks that effects make: signature and super moves, an assistant's plays), resolved at once
+in the middle of the effect's steps, so there is no moment to offer the reroll (no authored
+card rolls one); an automated enemy's own dice (its Heal, its Escape) are not the player's.
+Other players initiating battle against a
 separated character's token (the book gives no way to name it; it may still be ambushed).
 """
 
@@ -1254,18 +1280,24 @@ def actors(state):
     if s.phase == "choose":
         out = set([q for q in s.seats if s.players[q]["character"] is None])
     else:
+        # As legal_actions offers them: a seat's first decision waits for it (a negotiation
+        # holds the decisions after it too), and only the seats with a move are actors.
+        done = set()
         for d in s.pending:
             if d["kind"] == "negotiate":
-                out.update(d["seats"])
+                out.update(battle.negotiators(s, d))
+                done.update(d["seats"])
             elif d["kind"] == "conflict":
-                out.update([q for q in d["seats"] if q not in d["faced"] and
-                            q not in d["ignored"]])
-            else:
+                out.update([q for q in d["seats"] if q not in done and
+                            q not in d["faced"] and q not in d["ignored"]])
+                done.update(d["seats"])
+            elif d["seat"] not in done:
                 out.add(d["seat"])
+                done.add(d["seat"])
         if s.clock == "flip":
             out.add(s.sundial)
         cs = world.current_seat(s)
-        if cs is not None:
+        if cs is not None and not world.pending_for(s, cs):
             out.add(cs)
         for b in s.battles:
             out.add(battle.whose_move(s, b))

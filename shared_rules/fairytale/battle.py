@@ -22,10 +22,7 @@ def of_seat(s, seat):
     bid = s.players[seat]["battle"]
     if bid is None:
         return None
-    for b in s.battles:
-        if b["id"] == bid:
-            return b
-    return None
+    return by_id(s, bid)
 
 
 def by_id(s, bid):
@@ -279,6 +276,10 @@ def assist(s, action, events):
             action.get("battle")))
     if p["assist"] == b["id"]:
         fail("assisting", "You already assist that battle.")
+    # Decision (the __init__ docstring, ASSIST AND JOIN): one statement a turn.
+    if "assist" in s.turn["used"]:
+        fail("assisted", "You have stated whom you assist this turn.")
+    s.turn["used"].append("assist")
     p["assist"] = b["id"]
     log(events, "assists", seat=seat, battle=b["id"],
         text="%s assists the battle." % seat_words(s, seat))
@@ -325,7 +326,6 @@ def _begin_turn(s, b, events):
         f["atk_turn"] = 0
         f["unblockable"] = False
         f["used"] = []
-        f["supered"] = False
         f["no_attack"] = f["stun"]
         f["stun"] = False
         poison = f["poison"] if is_auto(f) else s.players[f["seat"]]["poison"]
@@ -375,7 +375,6 @@ def _begin_turn_same(s, b, events):
     f = b["fighters"][turn_fighter(b)["f"]]
     f["plays"] = 0
     f["used"] = []
-    f["supered"] = False
     for fid in fighting(b):
         if not is_auto(b["fighters"][fid]):
             _draw_up(s, b, fid)
@@ -525,14 +524,23 @@ def attack(s, action, events):
     log(events, "attack", battle=b["id"], seat=seat, card=cid, target=target, atk=atk,
         paid=pay, text="%s plays %s at %s." % (seat_words(s, seat), card["name"],
                                                  _fighter_words(s, b, target)))
-    hit(s, b, seat, target, atk, element, statuses, f["unblockable"], events, action)
+    hit(s, b, seat, target, atk, element, statuses, f["unblockable"], events, action,
+        rolls_again=_dies_again(s, b, seat))
     f["unblockable"] = False
 
 
+def _dies_again(s, b, fid):
+    """Die Again: the player fighting as `fid` has all five of the Horror Show."""
+    f = b["fighters"][fid]
+    return not is_auto(f) and core.faction_bonus(s, f["seat"], "horror_show")
+
+
 def hit(s, b, attacker, target, atk, element, statuses, unblockable, events, action,
-        knock=None):
+        knock=None, rolls_again=False):
     """An attack of `atk` lands on `target`: an automated enemy defends by its die or its
-    flipped cards at once; a player chooses a defence card (the battle waits)."""
+    flipped cards at once; a player chooses a defence card (the battle waits). With
+    `rolls_again` (an attacking player's Die Again) the battle waits for the attacker to
+    roll again or accept the enemy's defence die, and then its Bleed die."""
     tf = b["fighters"][target]
     atk = adjust(s, b, target, atk, element)
     if tf["exposed"]:
@@ -544,9 +552,25 @@ def hit(s, b, attacker, target, atk, element, statuses, unblockable, events, act
                       "unblockable": unblockable, "knock": knock if knock is not None
                       else (action.get("knock_back") if isinstance(action, dict) else None)}
         return
-    defence = 0
+    defence = None
     if not unblockable:
-        defence = _auto_defence(s, b, target, events) + tf["def_next"]
+        if rolls_again and tf["auto"] not in ("character", "hunter"):
+            d = core.roll(s)
+            log(events, "enemy_defence_die", battle=b["id"], fighter=target, die=d)
+            b["await"] = {"kind": "reroll", "seat": attacker, "what": "enemy_defence",
+                          "fighter": target, "atk": atk, "statuses": list(statuses), "die": d}
+            return
+        defence = _auto_defence(s, b, target, events)
+    _auto_damage(s, b, attacker, target, atk, defence, statuses, rolls_again, events)
+
+
+def _auto_damage(s, b, attacker, target, atk, defence, statuses, rolls_again, events):
+    """An automated enemy's defence (None: the attack was unblockable) against `atk`."""
+    tf = b["fighters"][target]
+    if defence is None:
+        defence = 0
+    else:
+        defence += tf["def_next"]
         tf["def_next"] = 0
     dmg = max(0, atk - defence)
     log(events, "defended", battle=b["id"], fighter=target, atk=atk, defence=defence,
@@ -555,12 +579,25 @@ def hit(s, b, attacker, target, atk, element, statuses, unblockable, events, act
         extra = 0
         if "bleed" in statuses:
             extra = core.roll(s)
-            log(events, "bleeds", battle=b["id"], fighter=target, extra=extra)
-        if "poison" in statuses:
-            tf["poison"] += 1
-        if "stun" in statuses:
-            tf["stun"] = True
-        _lose(s, b, target, dmg + extra, None, events, attacker)
+            if rolls_again:
+                log(events, "bleed_die", battle=b["id"], fighter=target, die=extra)
+                b["await"] = {"kind": "reroll", "seat": attacker, "what": "bleed",
+                              "fighter": target, "damage": dmg, "statuses": list(statuses),
+                              "die": extra}
+                return
+        _auto_wound(s, b, attacker, target, dmg, extra, statuses, events)
+
+
+def _auto_wound(s, b, attacker, target, dmg, extra, statuses, events):
+    """A landed attack on an automated enemy: Bleed's die added, Poison and Stun taken."""
+    tf = b["fighters"][target]
+    if "bleed" in statuses:
+        log(events, "bleeds", battle=b["id"], fighter=target, extra=extra)
+    if "poison" in statuses:
+        tf["poison"] += 1
+    if "stun" in statuses:
+        tf["stun"] = True
+    _lose(s, b, target, dmg + extra, None, events, attacker)
 
 
 def _auto_defence(s, b, fid, events):
@@ -568,7 +605,13 @@ def _auto_defence(s, b, fid, events):
     if f["auto"] in ("character", "hunter"):
         flips = _flip(s, b, fid, events)
         return sum([s.cat.battle_card(c)["def"] for c in flips])
-    d = core.roll(s)
+    return _die_defence(s, b, fid, core.roll(s), events)
+
+
+def _die_defence(s, b, fid, d, events):
+    """A minion's or boss's defence by the die d: "By matching the die value to the
+    corresponding die symbol on the Minion card, you can see the results"."""
+    f = b["fighters"][fid]
     value = s.cat.decks["enemies"][f["enemy"]]["defence"][d - 1]
     log(events, "enemy_defence_roll", battle=b["id"], fighter=fid, die=d, defence=value)
     return value
@@ -655,15 +698,41 @@ def defend(s, action, events):
         _statuses(s, b, seat, attacker, a["statuses"], action, events)
         if b not in s.battles:
             return
-        extra = 0
         if "bleed" in a["statuses"]:
             extra = core.roll(s)
+            if attacker in b["fighters"] and _dies_again(s, b, attacker):
+                # The attacker's Die Again: the Bleed die is theirs to roll again.
+                log(events, "bleed_die", battle=b["id"], fighter=seat, die=extra)
+                b["await"] = {"kind": "reroll", "seat": b["fighters"][attacker]["seat"],
+                              "what": "bleed", "fighter": seat, "from": attacker,
+                              "damage": dmg - absorbed, "lose": lose,
+                              "statuses": list(a["statuses"]), "knock": a["knock"],
+                              "die": extra}
+                return
+            _player_wound(s, b, seat, attacker, dmg - absorbed, extra, lose, a["statuses"],
+                          a["knock"], events)
+            return
+        _player_wound(s, b, seat, attacker, dmg - absorbed, None, lose, a["statuses"],
+                      a["knock"], events)
+        return
+    _player_wound(s, b, seat, attacker, None, None, lose, a["statuses"], a["knock"], events)
+
+
+def _player_wound(s, b, seat, attacker, n, extra, lose, statuses, knock, events):
+    """The end of a player's defence: when the attack landed, `n` health lost (what the items
+    did not absorb) and Bleed's `extra` if it bled; a Knock Back; then the attacker's turn
+    goes on. `n` is None when no damage got through the defence."""
+    f = b["fighters"][seat]
+    if n is not None:
+        if extra is not None:
             log(events, "bleeds", battle=b["id"], fighter=seat, extra=extra)
+        else:
+            extra = 0
         if f["out"] is None:
-            _lose(s, b, seat, dmg - absorbed + extra, lose, events, attacker)
-    if b in s.battles and f["out"] is None and "knock_back" in a["statuses"]:
+            _lose(s, b, seat, n + extra, lose, events, attacker)
+    if b in s.battles and f["out"] is None and "knock_back" in statuses:
         # A Knock Back is the card's ability: it needs no damage.
-        _knock_back(s, b, seat, a["knock"], events)
+        _knock_back(s, b, seat, knock, events)
     if b in s.battles:
         _after_answer(s, b, attacker, events)
 
@@ -929,14 +998,18 @@ def play(s, action, events):
         c = _tag_choice(s, b, seat, action.get("character"))
     if t == "escape":
         _check_escape(s, b, seat, action)
+    chosen = _chosen(action.get("traits")) if t == "heal" else None
     f["hand"].remove(cid)
     s.decks["battle_discard"].append(cid)
     f["plays"] += 1
     if t == "heal":
         d = core.roll(s)
-        got = core.gain_traits(p["traits"], d, core.max_health(s, p), None,
-                               _chosen(action.get("traits")))
-        log(events, "healed", battle=b["id"], seat=seat, die=d, gained=got)
+        if _dies_again(s, b, seat):
+            log(events, "heal_die", battle=b["id"], seat=seat, die=d)
+            b["await"] = {"kind": "reroll", "seat": seat, "what": "heal", "die": d,
+                          "traits": chosen}
+            return
+        _heal(s, b, seat, d, chosen, events)
     elif t == "cure":
         p["poison"] = 0
         f["stun"] = False
@@ -952,6 +1025,14 @@ def play(s, action, events):
             text="%s tags out: %s fights on." % ("Player " + seat[1:], name_of(s, c)))
     else:
         _escape(s, b, seat, action, events)
+
+
+def _heal(s, b, seat, d, chosen, events):
+    """A Heal card's die: that many traits gained (of the kinds chosen), never above the
+    maximum."""
+    p = s.players[seat]
+    got = core.gain_traits(p["traits"], d, core.max_health(s, p), None, chosen)
+    log(events, "healed", battle=b["id"], seat=seat, die=d, gained=got)
 
 
 def _chosen(v):
@@ -1101,7 +1182,9 @@ def _flee_failed(s, b, seat, events):
 def reroll(s, action, events, again):
     """Die Again (all five of the Horror Show): "Whenever you would roll a die, you may ignore
     it and roll again": a failed flight's die, an automated enemy's attack die, the die that
-    prices an escape from an automated enemy (each once)."""
+    prices an escape from an automated enemy, and inside plays a minion's or boss's defence
+    die against your attack, your Bleed's die (on an automated enemy or a player) and your Heal
+    card's die (each once)."""
     seat = action["seat"]
     b = of_seat(s, seat)
     a = b["await"] if b is not None else None
@@ -1120,6 +1203,27 @@ def reroll(s, action, events, again):
     if a is None or a["kind"] != "reroll" or a["seat"] != seat:
         fail("no_reroll", "No roll of yours waits for Die Again.")
     b["await"] = None
+    if a["what"] in ("enemy_defence", "bleed", "heal"):
+        d = core.roll(s) if again else a["die"]
+        if again and a["what"] == "heal":
+            log(events, "heal_die", battle=b["id"], seat=seat, die=d, again=True)
+        elif again:
+            log(events, a["what"] + "_die", battle=b["id"], fighter=a["fighter"], die=d,
+                again=True)
+        if a["what"] == "heal":
+            _heal(s, b, seat, d, a["traits"], events)
+        elif "from" in a:
+            _player_wound(s, b, a["fighter"], a["from"], a["damage"], d, a["lose"],
+                          a["statuses"], a["knock"], events)
+        elif b["fighters"][a["fighter"]]["out"] is not None:
+            return      # the enemy fell or left meanwhile (to an assistant's play, say)
+        elif a["what"] == "enemy_defence":
+            _auto_damage(s, b, seat, a["fighter"], a["atk"],
+                         _die_defence(s, b, a["fighter"], d, events), a["statuses"], True,
+                         events)
+        else:
+            _auto_wound(s, b, seat, a["fighter"], a["damage"], d, a["statuses"], events)
+        return
     if a["what"] == "enemy_attack":
         d = core.roll(s) if again else a["die"]
         if again:
@@ -1173,13 +1277,18 @@ def signature(s, action, events):
     for x in use:
         f["hand"].remove(x)
         s.decks["battle_discard"].append(x)
+    _move_plays(s, b, f, seat, sg["effects"], target, events, action, "signature",
+                sg["name"], "%s uses %s." % (seat_words(s, seat), sg["name"]))
+
+
+def _move_plays(s, b, f, seat, effs, target, events, action, kind, name, text):
+    """A signature or super move, paid for, is played: logged, then its effects."""
     f["plays"] += 1
     b["started"] = True
-    log(events, "signature", battle=b["id"], seat=seat, move=sg["name"],
-        text="%s uses %s." % (seat_words(s, seat), sg["name"]))
+    log(events, kind, battle=b["id"], seat=seat, move=name, text=text)
     from shared_rules.fairytale import effects
-    effects.run(s, seat, sg["effects"], {"mode": "battle", "battle": b["id"], "target": target,
-                                         "source": f["character"]}, events, action)
+    effects.run(s, seat, effs, {"mode": "battle", "battle": b["id"], "target": target,
+                                "source": f["character"]}, events, action)
 
 
 def combo_cards(s, hand, combo):
@@ -1223,19 +1332,15 @@ def super_move(s, action, events):
         fail("too_healthy", "%s needs %d or less health; you have %d." % (
             sp["name"], sp["at_most"], core.health(p["traits"])))
     if f["supered"]:
-        fail("supered", "You have used your Super Move this turn.")
+        # Decision (the __init__ docstring, SUPER MOVES): once in a battle.
+        fail("supered", "You have used your Super Move in this battle.")
     _attacks_allowed(s, f, sp["effects"])
     target = _effect_target(s, b, seat, sp["effects"], action)
     pay = core.payment(p["traits"], sp["cost"], action.get("pay"))
     core.spend(p["traits"], pay)
     f["supered"] = True
-    f["plays"] += 1
-    b["started"] = True
-    log(events, "super_move", battle=b["id"], seat=seat, move=sp["name"],
-        text="%s unleashes %s!" % (seat_words(s, seat), sp["name"]))
-    from shared_rules.fairytale import effects
-    effects.run(s, seat, sp["effects"], {"mode": "battle", "battle": b["id"], "target": target,
-                                         "source": f["character"]}, events, action)
+    _move_plays(s, b, f, seat, sp["effects"], target, events, action, "super_move",
+                sp["name"], "%s unleashes %s!" % (seat_words(s, seat), sp["name"]))
 
 
 # ---------------------------------------------------------------- faction bonuses at the start
@@ -1370,7 +1475,10 @@ def _kill_point(s, seat, player, events):
         world.trigger(s, seat, "killed_player", events)
     world.trigger(s, seat, "killed_character", events)
     world.quest_event(s, seat, "kill", None, events)
-    if s.decks["alliance"] or s.decks["betrayal"]:
+    # Decision (the __init__ docstring, KILLS): a kill brings a Victory card while the stacks
+    # hold one for it, counting the cards the kills still waiting will take.
+    waiting = len([d for d in s.pending if d["kind"] == "victory"])
+    if len(s.decks["alliance"]) + len(s.decks["betrayal"]) > waiting:
         s.pending.append({"seat": seat, "kind": "victory"})
 
 
@@ -1495,6 +1603,9 @@ def end_battle(s, b, events, how):
 
 # ---------------------------------------------------------------- sharing rewards
 
+MOST_PROPOSALS = 2    # splits one seat may propose in one negotiation
+
+
 def propose_split(s, action, events):
     """"survivors will divvy up the rewards through negotiation": a split, each reward to one
     member, that the others accept."""
@@ -1509,6 +1620,18 @@ def propose_split(s, action, events):
             split[0] in d["victors"]:
         fail("bad_split", "The victors of a Conflict may not take all of the rewards "
              "themselves.")
+    # Decision (the __init__ docstring, SHARING REWARDS): a negotiation must end, so a seat
+    # may not propose again while its own split stands, and proposes at most MOST_PROPOSALS
+    # times; then it accepts a split or causes Conflict.
+    if d["proposal"] is not None and d["proposal"]["by"] == action["seat"]:
+        fail("own_proposal", "Your split stands: wait for the others to accept it or "
+             "propose another.")
+    made = dict(d.get("proposals", {}))
+    if made.get(action["seat"], 0) >= MOST_PROPOSALS:
+        fail("proposed_enough", "You have proposed %d splits: accept one, or cause "
+             "Conflict." % MOST_PROPOSALS)
+    made[action["seat"]] = made.get(action["seat"], 0) + 1
+    d["proposals"] = made
     d["proposal"] = {"by": action["seat"], "split": list(split)}
     d["accepted"] = [action["seat"]]
     log(events, "split_proposed", seat=action["seat"], split=list(split))
@@ -1558,13 +1681,10 @@ def cause_conflict(s, action, events):
     party, then each member still in Quest Mode faces or ignores the Conflict."""
     d = _negotiation(s, action)
     seat = action["seat"]
+    problem = _conflict_problem(s, d, seat)
+    if problem is not None:
+        fail("no_conflict", problem)
     others = [q for q in d["among"] if q != seat and world.in_quest_mode(s, q)]
-    if not world.in_quest_mode(s, seat) or not others:
-        fail("no_conflict", "There is nobody in Quest Mode to fight over the rewards.")
-    if s.players[seat]["ally"] is None:
-        fail("no_conflict", "A Conflict is caused by leaving your Ally Party.")
-    if d.get("victors"):
-        fail("no_conflict", "Those who did not battle may not have any objections.")
     s.pending.remove(d)
     world.leave_ally(s, seat, events, "conflict")
     world.trigger(s, seat, "conflict", events)
@@ -1574,6 +1694,33 @@ def cause_conflict(s, action, events):
     s.pending.append({"seat": seat, "causer": seat, "seats": others, "kind": "conflict",
                       "enemy": d["enemy"],
                       "rewards": list(d["rewards"]), "faced": [], "ignored": []})
+
+
+def _conflict_problem(s, d, seat):
+    """Why `seat` may not cause Conflict over negotiation `d` now (a sentence), or None."""
+    if not world.in_quest_mode(s, seat) or not [
+            q for q in d["among"] if q != seat and world.in_quest_mode(s, q)]:
+        return "There is nobody in Quest Mode to fight over the rewards."
+    if s.players[seat]["ally"] is None:
+        return "A Conflict is caused by leaving your Ally Party."
+    if d.get("victors"):
+        return "Those who did not battle may not have any objections."
+    return None
+
+
+def negotiators(s, d):
+    """The seats of negotiation `d` that have a move now: accept the split that stands,
+    propose one (not while their own stands, at most MOST_PROPOSALS), or cause Conflict. A
+    seat whose own split stands and who may not fight over it waits for the others."""
+    out = []
+    made = d.get("proposals", {})
+    by = d["proposal"]["by"] if d["proposal"] is not None else None
+    for q in d["seats"]:
+        if (by is not None and q not in d["accepted"]) or (
+                by != q and made.get(q, 0) < MOST_PROPOSALS) or \
+                _conflict_problem(s, d, q) is None:
+            out.append(q)
+    return out
 
 
 def answer_conflict(s, action, events, face):

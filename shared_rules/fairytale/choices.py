@@ -90,7 +90,7 @@ def _decision(s, q, d):
         for start in range(len(members)):
             split = [members[(start + i) % len(members)] for i in range(n)]
             a = {"type": "propose_split", "seat": q, "split": split}
-            if not d.get("victors") or _valid(s, a):
+            if _valid(s, a):
                 out.append(a)
         a = {"type": "cause_conflict", "seat": q}
         if _valid(s, a):
@@ -118,7 +118,7 @@ def _quest_turn(s, q):
     if p["reputation"] > 1 and core.health(p["traits"]) < core.max_health(s, p):
         t_low = core.smallest(p["traits"])
         out.append({"type": "burn", "seat": q, "trait": t_low})
-    if t["phase"] in ("strategy1", "strategy2"):
+    if t["phase"] in ("strategy1", "strategy2") and "assist" not in t["used"]:
         for b in s.battles:
             if b["cell"] == here and p["assist"] != b["id"]:
                 out.append({"type": "assist", "seat": q, "battle": b["id"]})

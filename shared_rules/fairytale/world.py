@@ -223,14 +223,17 @@ def leave_order(s, seat, events):
         if current_seat(s) == seat:
             end_turn(s, events)
         return
+    _drop_unit(s, unit, events)
+
+
+def _drop_unit(s, unit, events):
+    """`unit` leaves the turn order; if its turn was under way, the next unit's begins."""
     i = s.order.index(unit)
     was_current = s.cur == i
     s.order.pop(i)
     if s.cur is not None and i < s.cur:
         s.cur -= 1
     if was_current:
-        s.turn = None
-        s.member = 0
         s.cur -= 1
         _next_unit(s, events)
 
@@ -1069,16 +1072,21 @@ def advance_quest(s, seat, qid, events):
     trigger(s, seat, "quest_done", events)
 
 
-def fulfil(s, action, events):
-    """Complete an "offer" or "deliver" stage at its location: pay the traits, or hand over the
-    items from the quest hand."""
-    seat = action["seat"]
+def _stage_now(s, action):
+    """(the player, the quest, its stage) for an Action Phase action on a quest under way."""
     p = my_turn(s, action)
     _turn_phase(s, "action")
     qid = action.get("quest")
     if qid not in p["quests"]:
         fail("not_active", "quest must be one of your quests under way, not %s." % shown(qid))
-    g = stage_of(s, seat, qid)
+    return p, qid, stage_of(s, action["seat"], qid)
+
+
+def fulfil(s, action, events):
+    """Complete an "offer" or "deliver" stage at its location: pay the traits, or hand over the
+    items from the quest hand."""
+    seat = action["seat"]
+    p, qid, g = _stage_now(s, action)
     if "offer" not in g and "deliver" not in g:
         fail("nothing_to_fulfil", "This quest is not fulfilled by an offering.")
     here = core.location(s, core.cell_of(s, seat))
@@ -1109,12 +1117,7 @@ def challenge(s, action, events):
     """Face a quest's boss at its location: a battle the challenger (and the ally party there)
     begins on offence."""
     seat = action["seat"]
-    p = my_turn(s, action)
-    _turn_phase(s, "action")
-    qid = action.get("quest")
-    if qid not in p["quests"]:
-        fail("not_active", "quest must be one of your quests under way, not %s." % shown(qid))
-    g = stage_of(s, seat, qid)
+    p, qid, g = _stage_now(s, action)
     if "boss" not in g:
         fail("no_boss", "This quest has no boss to face now.")
     here = core.location(s, core.cell_of(s, seat))
@@ -1359,15 +1362,7 @@ def eliminate(s, seat, events):
         leave_ally(s, seat, events, "eliminated")
     unit = unit_of(s, seat)
     if unit in s.order:
-        i = s.order.index(unit)
-        cur = s.cur == i
-        s.order.pop(i)
-        if s.cur is not None and i < s.cur:
-            s.cur -= 1
-        if cur:
-            s.turn = None
-            s.cur -= 1
-            _next_unit(s, events)
+        _drop_unit(s, unit, events)
     log(events, "eliminated", seat=seat, text="Player %s is out of the Battle Royale." % seat[1:])
     sundial_moves_on(s, events)
 

@@ -53,6 +53,24 @@ def test_bot_games_end_for_every_player_count_and_mode(options, seed):
         assert s.winners and s.epilogue in (1, 3, 4)
 
 
+@pytest.mark.parametrize("seed", [30, 120])
+def test_a_two_player_bot_game_with_a_shared_reward_ends(seed):
+    # These seeds once ran forever: the two players' negotiation over a minion's reward never
+    # ended (seed 30), and the first of `actors` was a seat with nothing to do while the other
+    # answered its Conflict (seed 120).
+    s = ends({"players": 2}, seed).state
+    assert s.end_reason == "no_events" and s.winners == []
+
+
+@pytest.mark.parametrize("seed", [50, 284])
+def test_a_six_player_bot_game_with_healing_super_moves_ends(seed):
+    # These seeds once ran forever: two bots traded Super Moves that heal (It's Alive!,
+    # Children of the Night) every turn, each back at 5 or less health by its next turn;
+    # a Super Move is now used once in a battle.
+    s = ends({"players": 6}, seed).state
+    assert s.end_reason in ("no_events", "all_out", "last_standing"), s.end_reason
+
+
 def test_bots_are_deterministic_for_a_seed_and_see_no_hidden_card():
     a = fairytale_games.play_bots({"players": 3, "max_days": 2}, 9, 120)
     b = fairytale_games.play_bots({"players": 3, "max_days": 2}, 9, 120)

@@ -825,6 +825,25 @@ def test_a_super_move_needs_five_or_less_health():
     refused(t, "defend", "unblockable", "p2", card="block_1")
 
 
+def test_a_super_move_is_used_once_in_a_battle():
+    # "Think of these as desperation moves"; "Doing these moves are like a "last ditch" effort
+    # to win or end combat" ... "make it count!". Decision: once in a battle. (It's Alive!:
+    # spend 2 traits, gain 10; once a turn, two such supers traded blows forever.)
+    s = duel(a=player("frankensteins_monster", traits={"strength": 5}),
+             b=player("red", traits={"willpower": 10, "intelligence": 7}))
+    act(s, "super")
+    assert health(s, "p1") == 5 - 2 + 10
+    act(s, "end_attack")
+    act(s, "end_attack", "p2")
+    traits = s.players["p1"]["traits"]                   # wounded to 5 or less again
+    for k in traits:
+        traits[k] = 0
+    traits["strength"] = 4
+    msg = refused(s, "super", "supered")
+    assert msg == "You have used your Super Move in this battle."
+    assert not [a for a in ft.legal_actions(s) if a["type"] == "super"]
+
+
 def test_fleeing_is_a_roll_of_one_die_each():
     # "To Flee, you and your enemy will roll one D6 die each. If you roll higher, you may Flee
     # Battle. If you roll less, you do not flee and instead, end your attack phase and your
@@ -1030,6 +1049,68 @@ def test_die_again_after_a_failed_flight():
     assert s.players["p1"]["battle"] is None
 
 
+def test_die_again_inside_your_own_plays():
+    # "DIE AGAIN (All Five Characters in your party) Whenever you would roll a die, you may
+    # ignore it and roll again." Inside your own plays too: your attack ("Once played, roll a
+    # die to see if the enemy defends"), its Bleed ("Enemy rolls a die and adds that value to
+    # the move they just attacked with") and your Heal card (it rolls "a die to determine how
+    # many traits they gain").
+    s = game(player("headless_horseman", party=HORROR[1:], traits={"strength": 20}),
+             player("red"), decks={"locations": ["whispering_pines"], "battle": _deck(
+                 ["heavy_1", "serrated", "heal_1", "block_1", "block_2"])})
+    act(s, "step", to=[3, 2], cards=["whispering_pines", "goblin"])
+    act(s, "enemy_turn", dice=[1])
+    act(s, "accept_roll")
+    act(s, "defend", card="block_1")
+    assert health(s, "p1") == 20
+    # The Goblin's defence die shows 6 (DEF 2): the battle waits for the Horseman.
+    act(s, "attack", card="heavy_1", target="e1", dice=[6], **{"with": ["serrated"]})
+    assert battle_of(s, "p1")["await"] == {
+        "kind": "reroll", "seat": "p1", "what": "enemy_defence", "fighter": "e1", "atk": 3,
+        "statuses": ["bleed"], "die": 6}
+    refused(s, "attack", "answer_first", card="block_2", target="e1")
+    # Rolled again: 1 (DEF 0), so 3 ATK land; then Bleed's die (4) waits in its turn.
+    events = act(s, "reroll", dice=[1, 4])
+    assert of_type(events, "defended")[0]["damage"] == 3
+    assert battle_of(s, "p1")["await"]["what"] == "bleed"
+    assert battle_of(s, "p1")["fighters"]["e1"]["health"] == 6
+    act(s, "reroll", dice=[2])
+    refused(s, "reroll", "no_reroll")                   # once for each die
+    assert battle_of(s, "p1")["fighters"]["e1"]["health"] == 6 - 3 - 2
+    assert health(s, "p1") == 19                        # the Heavy Attack cost 1
+    act(s, "play", card="heal_1", dice=[3])
+    assert battle_of(s, "p1")["await"]["what"] == "heal"
+    act(s, "accept_roll")
+    assert health(s, "p1") == 22 and battle_of(s, "p1")["await"] is None
+    # Without the five, the Goblin's defence die stands at once.
+    s = game(player("headless_horseman", traits={"strength": 20}), player("red"),
+             decks={"locations": ["whispering_pines"], "battle": _deck(
+                 ["heavy_1", "serrated", "heal_1", "block_1", "block_2"])})
+    act(s, "step", to=[3, 2], cards=["whispering_pines", "goblin"])
+    act(s, "enemy_turn", dice=[1])
+    act(s, "defend", card="block_1")
+    events = act(s, "attack", card="heavy_1", target="e1", dice=[6, 4], **{"with": [
+        "serrated"]})
+    assert of_type(events, "defended")[0]["damage"] == 1 and of_type(events, "bleeds")
+    assert battle_of(s, "p1")["await"] is None
+
+
+def test_die_again_on_the_bleed_of_an_attack_on_a_player():
+    # Bleed: "Enemy rolls a die and adds that value to the move they just attacked with": the
+    # attacker's die, so the attacker's Die Again, after the defender's answer.
+    s = duel(a=player("headless_horseman", party=HORROR[1:], traits={"strength": 20}),
+             deck=["heavy_1", "serrated", "weak_1", "heavy_2", "weak_2"] + FIVE_B)
+    act(s, "attack", card="heavy_1", target="p2", **{"with": ["serrated"]})
+    act(s, "defend", "p2", dice=[6])
+    assert battle_of(s, "p1")["await"]["what"] == "bleed" and "p2" not in ft.actors(s)
+    assert health(s, "p2") == 17
+    refused(s, "accept_roll", "no_reroll", "p2")
+    act(s, "reroll", dice=[1])
+    assert health(s, "p2") == 17 - 3 - 1
+    assert battle_of(s, "p1")["await"] is None
+    act(s, "attack", card="weak_1", target="p2")      # the Horseman's attack turn goes on
+
+
 def test_defeating_a_minion_gives_its_rewards():
     # "Once battle has ended, if you are victorious, you will receive any rewards from killing
     # the enemy." (The Wolf: 2 traits.)
@@ -1091,6 +1172,28 @@ def test_a_kill_earns_a_victory_card_of_the_chosen_stack_whose_reward_recurs():
     assert p2["party"] == ["pinocchio"] and p2["character"] == "pinocchio" and \
         health(s, "p2") == 17 and cell(s, "p2") == [3, 3]
     assert "red" in s.decks["bonus_discard"]
+
+
+def test_a_kill_with_the_victory_stacks_spent_counts_without_a_card():
+    # "These cards represent 1 kill point"; the book has 37 of them and does not say what a
+    # kill brings once they are all taken. Decision: the kill counts, with no card. Hook kills
+    # Red and then Snow (an Ally Party) with one Betrayal card left: one card for the first.
+    s = game(player("captain_hook", traits={"strength": 10, "persuasion": 10}),
+             player("red", traits={"willpower": 2}), player("snow", traits={"willpower": 2}),
+             player("alice"), decks={"battle": _deck(FIVE_A + FIVE_B),
+                                     "betrayal": ["headhunter"], "alliance": []})
+    from shared_rules.fairytale import world
+    world.form_alliance(s, ["p2", "p3"], [])
+    act(s, "battle", target="ally1")
+    act(s, "attack", card="heavy_1", target="p2")
+    act(s, "defend", "p2")
+    act(s, "attack", card="heavy_2", target="p3")
+    act(s, "defend", "p3")
+    assert s.players["p1"]["kills"] == {"players": 2, "characters": 2}
+    assert [d["kind"] for d in s.pending if d["seat"] == "p1"] == ["victory"]
+    act(s, "take_victory", deck="betrayal")
+    assert s.players["p1"]["victory"] == ["headhunter"]
+    assert not [d for d in s.pending if d["kind"] == "victory"]
 
 
 def test_with_no_party_left_a_character_is_searched_from_the_bonus_deck():
@@ -1180,6 +1283,31 @@ def test_an_assistant_uses_items_on_anyone_in_the_battle():
     assert battle_of(s, "p1")["fighters"]["e1"]["health"] == 11 - (3 + 1 - 1)
     act(s, "use", "p2", card="heal_potion", target="p1")
     assert health(s, "p1") == 10 - 2 + 4 and health(s, "p2") == 17
+
+
+def test_an_assistant_states_whom_it_assists_once_a_turn():
+    # "you may choose to Assist by stating your intention during your Planning Phase".
+    # Decision: one statement a turn (a bot once hopped between two battles without end).
+    s = game(player("captain_hook", traits={"strength": 10}, reputation=3),
+             player("goldilocks"), player("snow"), player("alice"),
+             decks={"locations": ["whispering_pines"]})
+    act(s, "step", to=[3, 2], cards=["whispering_pines", "troll"])
+    act(s, "enemy_turn", dice=[1])
+    act(s, "defend")
+    act(s, "step", "p2", to=[3, 2])
+    act(s, "end_turn", "p2")
+    act(s, "step", "p3", to=[3, 2])
+    act(s, "battle", "p3", target="p2")
+    act(s, "step", "p4", to=[3, 2])
+    act(s, "end_turn", "p4")
+    act(s, "flip_event")
+    first, second = [b["id"] for b in s.battles]
+    assert s.turn["seat"] == "p4" and s.turn["phase"] == "strategy1"
+    act(s, "assist", "p4", battle=first)
+    msg = refused(s, "assist", "assisted", "p4", battle=second)
+    assert msg == "You have stated whom you assist this turn."
+    assert not [a for a in ft.legal_actions(s) if a["type"] == "assist"]
+    assert s.players["p4"]["assist"] == first
 
 
 # ---------------------------------------------------------------- ally parties
@@ -1273,6 +1401,50 @@ def test_the_survivors_of_a_boss_battle_share_its_rewards_by_negotiation():
     act(s, "accept_split", "p2")
     assert s.players["p1"]["reputation"] == rep + 2 and s.pending == []
     assert s.players["p2"]["hand"] == ["lantern", "iron_helm"]
+
+
+def test_a_negotiation_ends_each_seat_proposing_at_most_twice():
+    # "survivors will divvy up the rewards through negotiation. If a player does not feel
+    # comfortable with the decision, they may initiate battle with another player to try to
+    # claim the rewards for themself": the book gives the negotiation no end. Decision: a seat
+    # may not propose again while its own split stands, and proposes at most twice; then it
+    # accepts a split or causes Conflict.
+    s = boss_slain()
+    act(s, "propose_split", split=["p1", "p1", "p1"])
+    msg = refused(s, "propose_split", "own_proposal", split=["p2", "p2", "p2"])
+    assert msg == "Your split stands: wait for the others to accept it or propose another."
+    act(s, "propose_split", "p2", split=["p2", "p2", "p2"])
+    act(s, "propose_split", split=["p1", "p1", "p2"])
+    act(s, "propose_split", "p2", split=["p2", "p2", "p1"])
+    msg = refused(s, "propose_split", "proposed_enough", split=["p1", "p2", "p1"])
+    assert msg == "You have proposed 2 splits: accept one, or cause Conflict."
+    assert {"type": "propose_split", "seat": "p1", "split": ["p1", "p2", "p1"]} not in \
+        ft.legal_actions(s)
+    rep = s.players["p2"]["reputation"]
+    act(s, "accept_split")
+    assert s.pending == [] and s.players["p2"]["reputation"] == rep + 2
+
+
+def test_a_victor_whose_split_stands_waits_for_the_others():
+    # "Those who did not battle may not have any objections": the victors of a Conflict may
+    # not cause another, so a victor whose own split stands has no move until the other
+    # victor answers, and is not among the seats the game waits for.
+    s = boss_slain("alice")
+    act(s, "propose_split", split=["p1", "p1", "p1"])
+    act(s, "cause_conflict", "p2")
+    act(s, "face_conflict", "p3")
+    act(s, "face_conflict")
+    act(s, "flee", "p2", dice=[6, 1])                  # the causer flees: the party wins
+    d = [x for x in s.pending if x["kind"] == "negotiate"][0]
+    assert d["victors"] == ["p1", "p3"]
+    act(s, "propose_split", split=["p3", "p1", "p1"])
+    assert s.clock == "flip" and s.sundial == "p1"     # p1 still turns the day's event
+    assert [a for a in ft.legal_actions(s) if a["seat"] == "p1"] == [
+        {"type": "flip_event", "seat": "p1"}]
+    from shared_rules.fairytale import battle
+    assert battle.negotiators(s, d) == ["p3"]
+    act(s, "accept_split", "p3")
+    assert s.pending == [] and s.players["p3"]["reputation"] == 1 + 2
 
 
 def test_a_conflict_over_a_bosss_rewards_is_a_battle_the_causer_wins_to_take_all():

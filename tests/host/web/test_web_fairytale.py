@@ -111,7 +111,11 @@ class Witness:
 
     def leaks(self, state, text, seat=None):
         hidden = set(ft.secrets(state, seat))
-        found = [c + " @ " + text[max(0, word(c).search(text).start() - 80):word(c).search(text).end() + 40] for c in hidden if c in text and word(c).search(text)]
+        found = []
+        for c in hidden:
+            at = word(c).search(text) if c in text else None
+            if at:
+                found.append(c + " @ " + text[max(0, at.start() - 80):at.end() + 40])
         for name in sorted(set(self.cards[c][0] for c in hidden if c in self.cards)):
             bearers = self.names[name]
             if name not in text or not bearers <= hidden or bearers & self.seen:

@@ -48,7 +48,7 @@ def check(texts, journal_path):
             witness.look(again.state)
             moments[game_id].append((again.engine.copy(again.state), set(witness.seen)))
     journal.close()
-    for text, view in zip(texts, views):
+    for view in views:
         assert "you" not in view and view["viewer"]["seat"] is None
         state, seen = moments[view["game_id"]][view["actions"]]
         witness.seen = seen
