@@ -38,8 +38,9 @@ BATTLE_CLICKS = (
     ("Attack with Heavy Attack at Player 2", "Player 1 (Captain Hook) attacks Player 2"),
     ("End your attack turn", "Player 1 (Captain Hook) ends the attack turn"))
 # Six days of events: a single player's whole game in a few dozen actions; with seed 9 the
-# bot discovers seven locations around the Dragon Inn, two hunters come for it and it fights
-# one (tools/fairytale_games.py plays it so with the table's cards and dice).
+# bot discovers locations around the Dragon Inn, hunters come for it and it fights one from
+# about its 18th move to the end (tools/fairytale_games.py plays it so with the table's cards
+# and dice).
 SIX_DAYS = {"decks": {"events": ["harvest_moon", "festival", "rainbow", "war_drums",
                                  "training_day", "witching_hour"]}}
 
@@ -151,7 +152,7 @@ def test_a_seat_plays_a_battle_by_clicks_against_a_bot_on_its_phone(tmp_path, br
 def test_the_tv_draws_the_map_on_49_cells_as_it_is_discovered(tmp_path, browser):
     host = Host(tmp_path, "--game", "fairytale", "--players", "1", "--bots", "1", "--setup",
                 setup_file(tmp_path, SIX_DAYS, "six-days"), "--seed", "9", "--new",
-                "--pace", "1000").start()
+                "--pace", "500").start()
     try:
         # Bots nobody watches play at once: staff hold the game until the TV looks on.
         assert host.staff("pause")[0] == 200
@@ -165,8 +166,8 @@ def test_the_tv_draws_the_map_on_49_cells_as_it_is_discovered(tmp_path, browser)
         moment = ("v.knowledge.map.length >= 6 && v.knowledge.battles.length >= 1 && "
                   "v.status === 'ongoing'")
         for _ in range(3):
-            # (A page that is slow takes the newest state and skips the others: a moment of a
-            # second per move is not skipped.)
+            # (A page that is slow takes the newest state and skips the others: the moment
+            # lasts from about the 18th move to the end, half a second a move.)
             wait_view(tv, "(%s) || v.status !== 'ongoing'" % moment, 180000)
             assert tv.evaluate("window.fairytable.view.status") == "ongoing", \
                 "the game ended before the TV saw a battle: %s" % tv.inner_text("#log")
