@@ -21,7 +21,7 @@ import re
 from host import lights
 from host.games.fairytale import places, scenes
 from host.games.fairytale.chance import more_dice, table_cards
-from host.games.fairytale.words import SEAT_COLOURS
+from host.games.fairytale.words import ACTION_WORDS, SEAT_COLOURS
 from host.web.errors import Refused
 from host.web.face import SHAPES, WebFace, and_list, cell_words, css, item
 from shared_rules import fairytale as ft
@@ -52,32 +52,18 @@ FACTION_BONUSES = {
 }
 STATUS_WORDS = {"break": "Break", "bleed": "Bleed", "pierce": "Pierce", "poison": "Poison",
                 "stun": "Stun", "dizzy": "Dizzy"}
-ACTIONS = {
-    "choose": "choose a character", "flip_event": "flip the day's event", "step": "move",
-    "search": "search", "end_turn": "end the turn", "equip": "equip an item",
-    "unequip": "take an item off", "switch": "change the leader", "burn": "burn reputation",
-    "open_quest": "open a quest", "start_quest": "begin a quest", "fulfil": "fulfil a quest",
-    "challenge": "challenge a boss", "battle": "start a battle", "join": "join a battle",
-    "assist": "assist a battle", "interact": "meet a character of the map",
-    "use": "use a card or an ability", "give": "give an item",
-    "sacrifice": "sacrifice an ally", "distraction": "cause a Distraction",
-    "offer_alliance": "offer an Ally Party", "accept_alliance": "accept the Ally Party",
-    "decline_alliance": "decline the Ally Party", "dissolve": "leave the Ally Party",
-    "recruit": "recruit", "ignore": "ignore", "ambush": "ambush", "keep": "keep the card",
-    "rummage": "rummage", "keep_on_top": "keep the card on top",
-    "to_bottom": "put the card at the bottom", "take_victory": "take a Victory card",
-    "continue": "choose a new character", "attack": "attack",
+# What an action lets a player do, in words (the banner's list): the table's words
+# (words.py), with the book's where they differ.
+ACTIONS = dict(ACTION_WORDS)
+ACTIONS.update({
+    "step": "move", "unequip": "take an item off", "switch": "change the leader",
+    "interact": "meet a character of the map", "distraction": "cause a Distraction",
+    "take_victory": "take a Victory card", "continue": "choose a new character",
     "signature": "use a Signature Move", "super": "unleash the Super Move",
-    "play": "play a battle card", "flee": "flee", "end_attack": "end the attack turn",
-    "truce": "call a truce", "defend": "defend", "enemy_turn": "roll for the enemy",
-    "counter_bid": "bid traits", "pay_escape": "pay to escape", "stay": "stay",
-    "reroll": "roll again", "accept_roll": "keep the roll", "mind_shift": "cause a Mind Shift",
-    "hostage": "take a hostage", "ransom": "pay the ransom",
+    "end_attack": "end the attack turn", "counter_bid": "bid traits",
+    "pay_escape": "pay to escape", "mind_shift": "cause a Mind Shift",
     "propose_split": "share the rewards", "accept_split": "agree to the sharing",
-    "cause_conflict": "cause a Conflict", "face_conflict": "face the Conflict",
-    "ignore_conflict": "ignore the Conflict", "separate": "separate the party",
-    "reunite": "reunite the party",
-}
+    "separate": "separate the party", "reunite": "reunite the party"})
 # What the others may know of a decision waiting for a seat (its card is the seat's alone).
 DECISIONS = {"character": "decide about a character met in the bonus deck",
              "rummage": "keep a bonus card or rummage for another",
