@@ -12,7 +12,22 @@ met from the bonus deck is "a character" until recruited.
 
 A player is named as the engine names them, "Player 2 (Captain Hook)": the seat and the
 character it leads. Cells are [x, y] as the engine and the table name them (x the column,
-y the row, the Dragon Inn at [3, 3]).
+y the row, the Dragon Inn at [3, 3]); the deck readers stand beside the map in column 7.
+
+A seat's choices are the engine's legal actions in words, grouped ("Battle", "Move",
+"Quests"...). A choice no card shows (recruit, end the turn, which traits pay a search) is
+sent as it is, as the seat's phone sends it on a real table; a move the table shows is
+carried out on the virtual table by the hands as a person's would be (`place_steps`: the
+token stepped and the location card laid, the cards of a play laid on the seat's reader and
+tapped, the event card laid by the Sundial, the seat's button and then the dice). A cost paid
+from several traits offers its ways to pay as a second step, each checked by the rules.
+
+The last guard of the web table hides a hidden card's id and its name (`secret_names`) where
+it stands as a word. A name is hidden only while the table has never seen a card bearing it
+face up (`seen`: what the spectators' view showed after each action described here) and it
+is no part of another card's printed words ("The Sea Witch" in "The Sea Witch's Grotto"):
+everyone saw The Cheshire Cat escape into the bonus deck, and a Heavy Attack in a discard
+pile tells nothing of the one in a hand.
 """
 
 import json
@@ -23,7 +38,7 @@ from host.games.fairytale import places, scenes
 from host.games.fairytale.chance import more_dice, table_cards
 from host.games.fairytale.words import ACTION_WORDS, SEAT_COLOURS
 from host.web.errors import Refused
-from host.web.face import SHAPES, WebFace, and_list, cell_words, css, item
+from host.web.face import WebFace, and_list, cell_words, css, item
 from shared_rules import fairytale as ft
 from shared_rules.fairytale import battle as fights
 from shared_rules.fairytale import cards as catalog
@@ -99,7 +114,7 @@ def short(name):
     return name
 
 
-def trait_words(traits, verb=None):
+def trait_words(traits):
     """{"strength": 2, "magic": 1} -> "2 Strength and 1 Magic"."""
     parts = ["%d %s" % (traits[t], TRAIT_WORDS[t]) for t in TRAITS if traits.get(t)]
     return and_list(parts) if parts else "nothing"
@@ -144,9 +159,6 @@ class FairytaleFace(WebFace):
     def book_colour(self, state, seat):
         """The seat's colour, as the table lights its token (scenes.py)."""
         return SEAT_COLOURS[list(state.seats).index(seat) % len(SEAT_COLOURS)]
-
-    def seat_shape(self, state, seat):
-        return SHAPES[list(state.seats).index(seat) % len(SHAPES)]
 
     # ------------------------------------------------------------ secrets
 
