@@ -144,7 +144,10 @@ class FairytaleFace(WebFace):
         return core.seat_words(state, seat)
 
     def name(self, state, cid):
-        return core.name_of(state, cid)
+        """A card's name as printed (the catalog's names read once)."""
+        if cid is None:
+            return core.name_of(state, cid)
+        return self._catalog(state)["names"].get(cid) or core.name_of(state, cid)
 
     def fighter(self, state, b, fid):
         """A fighter of a battle form (the view's) in words."""
@@ -193,7 +196,8 @@ class FairytaleFace(WebFace):
                         inside.add(name)
                         break
             cache.clear()
-            cache[id(cat)] = {"bearers": bearers, "ids": set(words), "inside": inside}
+            cache[id(cat)] = {"bearers": bearers, "ids": set(words), "inside": inside,
+                              "names": dict((cid, core.name_of(state, cid)) for cid in words)}
         return cache[id(cat)]
 
     def _game_key(self, state):
