@@ -15,6 +15,9 @@ from host.virtual.hands import HandsSlipped
 class BotsAtTable:
     patience_ms = 5000   # a bot's move not seen on the table by then is asked again
     tidy_gap_ms = 500    # let the tiles report before the virtual hands tidy again
+    # A person's hand at work (a card lifted from the Market, the rest of the trade still to
+    # come) is left alone this long before the virtual players put the table back.
+    person_patience_ms = 60000
 
     def __init__(self, session, seats, seed, hands, clock):
         self.session = session
@@ -26,6 +29,7 @@ class BotsAtTable:
         self.request_at = 0
         self._tidied_at = 0
         self._hands_task = None
+        self.touched_at = None    # a person's hand last moved a piece (None: since an action)
         # Bots at a human pace: with a person at the table (`people`) or someone watching
         # (`watched()`, e.g. a browser on the web table) a bot waits `pace_ms` before each
         # move, so people can follow; with nobody there it plays at once.
@@ -63,7 +67,14 @@ class BotsAtTable:
             return True
         if self.session.game.carries_out(action, self.request):
             return True
-        face, state = self.session.game.face, self.session.match.state
+        state = self.session.match.state
+        engine = self.session.match.engine
+        who = engine.actor(state, action)
+        if who not in self.seats and who != engine.actor(state, self.request):
+            # A person's move at another seat while a bot's hands work (a game where
+            # several seats act at once): theirs to make; the bot's move stays asked.
+            return True
+        face = self.session.game.face
         self.session.log.say("The table shows %s, but the bot asked for %s: put it back."
                              % (face.request_words(state, action),
                                 face.request_words(state, self.request)))
@@ -78,8 +89,20 @@ class BotsAtTable:
         return self.hands is not None and self.request is not None and \
             self.session.game.carries_out(action, self.request)
 
+    def touched(self, now):
+        """A person's hand moved a piece on the table (the web table's or the terminal's
+        virtual hands, for a person): a move of theirs may be under way."""
+        self.touched_at = now
+
+    def person_at_work(self, now):
+        """A person moved a piece since the last action, not long ago: what lies out of place
+        may be their move under way, not the virtual players' to put right."""
+        return self.touched_at is not None and now - self.touched_at < self.person_patience_ms
+
     def applied(self, action):
-        """An action was applied: the bot's move is done if it was that."""
+        """An action was applied: the bot's move is done if it was that, and a person's
+        move under way is over."""
+        self.touched_at = None
         if self.request is not None and self.session.game.carries_out(action, self.request):
             self.ask(None)
 
@@ -129,8 +152,9 @@ class BotsAtTable:
             await self._tidy(now)
             return
         if self.hands is not None and session.table.mismatches and self.request is None \
-                and now - self._tidied_at > self.tidy_gap_ms:
-            # The virtual players tidy up: captured cards lifted off, a dropped card put back.
+                and now - self._tidied_at > self.tidy_gap_ms and not self.person_at_work(now):
+            # The virtual players tidy up: captured cards lifted off, a dropped card put back,
+            # what the game dealt laid out (a new contract); never a person's move under way.
             await self._tidy(now)
             return
         seat = self.seat_to_move()

@@ -495,7 +495,7 @@ async def run(args):
         if args.headless and hands is None:
             raise ValueError("%s has no virtual hands: it cannot play --headless" % args.game)
         session = TableSession(match, layout, link, registry, uids, journal, game_id,
-                               bot_seats, seed, hands if args.headless or bot_seats else None,
+                               bot_seats, seed, hands,
                                log, hide_window_ms=900 if args.headless else None,
                                offline_grace_ms=int(args.offline_grace * 1000))
         if args.json:
@@ -604,6 +604,7 @@ def attach_terminal(session, hands, reveal=False):
         if hands is None:
             print("the hands work on the virtual table only: use the real cards", flush=True)
             return
+        session.hand_touched()
         asyncio.ensure_future(typed_hands(hands, first, rest))
 
     loop.add_reader(sys.stdin.fileno(), on_line)

@@ -190,9 +190,9 @@ class TableSession:
             cell = self.layout.cell_of.get((index, ev.slot))
             if cell is None:
                 if (index, ev.slot) in self.layout.seat_of:
-                    self.log.say("A %s on seat %d's card reader does nothing: the seat "
-                                 "buttons and the cells' pads play." % (
-                                     ev.gesture, self.layout.seat_of[(index, ev.slot)]))
+                    # The pad of a seat's card reader: the game's to read (or to say so).
+                    return self.table.seat_gesture(self.layout.seat_of[(index, ev.slot)],
+                                                   ev.gesture, self.clock())
                 return None
             action = self.table.gesture(cell, ev.gesture, self.clock())
             if action is None and self.table.mismatches:
@@ -330,6 +330,11 @@ class TableSession:
         self.log.say(self.last_words)
         self.table.reconcile(self.clock())
         return events
+
+    def hand_touched(self):
+        """A person's hand (the web table's or the terminal's virtual hands) moved a piece:
+        the virtual players leave the table to them until an action is applied."""
+        self.bots.touched(self.clock())
 
     def apply_from_table(self, action):
         """An action the table showed (tiles, a seat button): applied unless it is not the

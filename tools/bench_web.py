@@ -14,6 +14,14 @@ with many spectators connected.
    --spectators WebSocket clients (aiohttp, on loopback): the host process's own CPU time
    (utime + stime from /proc, the tiles' processes not counted) over the wall time.
 
+    python tools/bench_web.py --views --game fairytale --players 10 [--actions 150]
+
+3. Views (`--views`): no tiles and no browser: a game of greedy bots played on the engine
+   through a table session (a scripted link) for --actions actions, then 20 more; after
+   each of those the web table builds every kind of viewer's view once (a spectator's and
+   each seat's, as it does on every change with every seat's page open). The CPU time of one
+   view (median and most, per viewer) and of all of them for one change, in ms.
+
 Prints one JSON object. Machines differ: compare runs on one machine.
 """
 
@@ -166,12 +174,76 @@ def cpu(game, folder, spectators, seconds):
             "messages_received": received, "game_ended_early": finished}
 
 
+def views(game_name, players, actions, rounds=20):
+    """Each kind of viewer's view built on a game `actions` actions in (ms)."""
+    sys.path.insert(0, ROOT)
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
+    from host import games
+    from host.clock import ManualClock
+    from host.session import TableSession
+    from host.table import layout as layouts
+    from host.table import tags
+    from host.web.view import WebTable
+    from shared_rules.engine import Match
+    from test_session_clock import ScriptedLink
+    game = games.table_game(game_name)
+    layout = layouts.load(layouts.builtin_path(game_name))
+    uids = ["e6614104%08x" % (i + 1) for i in range(len(layout.tiles))]
+    with tempfile.TemporaryDirectory() as folder:
+        registry = tags.Registry(tags.load_key(os.path.join(folder, "key")))
+        options = dict(game.options)
+        if players:
+            options["players"] = players
+        match = Match(game_name, options, 5)
+        session = TableSession(match, layout, ScriptedLink(ManualClock()), registry, uids,
+                               clock=ManualClock())
+        web = WebTable(session)
+        viewers = [None] + list(match.state.seats)
+        took = dict((v, []) for v in viewers)
+        changes = []
+        while match.engine.status(match.state) == "ongoing" and \
+                len(match.actions) < actions + rounds:
+            seat = game.actors(match.state)[0]
+            session.apply(game.bot_action("greedy", match.engine, match.state, seat, 5))
+            if len(match.actions) <= actions:
+                continue
+            change = 0.0
+            for viewer in viewers:
+                start = time.process_time()     # CPU time: a shared machine's load aside
+                web.view(viewer)
+                took[viewer].append(1000.0 * (time.process_time() - start))
+                change += took[viewer][-1]
+            changes.append(change)
+
+        def middle(xs):
+            xs = sorted(xs)
+            return round(xs[len(xs) // 2], 1) if xs else None
+
+        return {"game": game_name, "players": len(match.state.seats),
+                "actions": len(match.actions), "changes": len(changes),
+                "view_ms": dict((v or "spectator", {"median": middle(took[v]), "most": round(
+                    max(took[v]), 1) if took[v] else None}) for v in viewers),
+                "every_viewer_per_change_ms": {"median": middle(changes), "most": round(
+                    max(changes), 1) if changes else None}}
+
+
 def main(argv=None):
+    from host import games
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--game", default="storybook", choices=["storybook", "royale"])
+    p.add_argument("--game", default="storybook", choices=games.names())
     p.add_argument("--seconds", type=float, default=30.0)
     p.add_argument("--spectators", type=int, default=50)
+    p.add_argument("--views", action="store_true",
+                   help="only the time to build each kind of viewer's view")
+    p.add_argument("--players", type=int, default=None)
+    p.add_argument("--actions", type=int, default=150)
     args = p.parse_args(argv)
+    if args.views:
+        print(json.dumps(views(args.game, args.players, args.actions), sort_keys=True))
+        return
+    if args.game not in ("storybook", "royale"):
+        p.error("the latency and CPU runs play storybook or royale; --views takes any game")
     with tempfile.TemporaryDirectory() as folder:
         out = {"game": args.game, "latency": latency(args.game, os.path.join(folder, "a")
                                                      if os.makedirs(os.path.join(folder, "a"))

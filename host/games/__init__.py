@@ -19,6 +19,7 @@ _PACKAGES = {
     "royale": "host.games.royale",
     "heroes": "host.games.heroes",
     "fightclub": "host.games.fightclub",
+    "fairytale": "host.games.fairytale",
 }
 
 _adapters = {}

@@ -18,6 +18,7 @@ Every method has a default a simple game can keep; the ones marked "must" have n
 The session calls these methods and nothing else: no probing for optional attributes.
 """
 
+from host.table.mismatch import Mismatch
 from shared_rules import bots, games
 
 
@@ -108,6 +109,15 @@ class TableInterpreter:
         refuse what is not a card of the game. Default: observe them as they are."""
         self.observe_seat(seat, items, problems)
 
+    def tag_mismatches(self):
+        """The tag problems seen (another game's piece, a forged tag), as "bad_tag"
+        mismatches on their cells and on the seats' readers (("seat", n))."""
+        out = [Mismatch("bad_tag", [cell], " ".join(self.problems[cell]))
+               for cell in sorted(self.problems)]
+        out += [Mismatch("bad_tag", [("seat", n)], " ".join(self.seat_problems[n]))
+                for n in sorted(self.seat_problems)]
+        return out
+
     def reconcile(self, now):
         """Must: compare the table with the game; returns the action the table shows, or None.
 
@@ -121,6 +131,15 @@ class TableInterpreter:
 
     def button(self, seat, name):
         """A seat button pressed: an action or None. Default: None."""
+        return None
+
+    def seat_gesture(self, seat, kind, now):
+        """A "tap", "double" or "hold" on the pad of seat number `seat`'s card reader: an
+        action or None (a game whose seats make choices without a phone reads them here).
+        Default: nothing, said in the log."""
+        self.note("A %s on seat %d's card reader does nothing: the seat buttons and the "
+                  "cells' pads play." % ({"tap": "tap", "double": "double tap", "hold": "hold"}
+                                         .get(kind, kind), seat))
         return None
 
     def dice(self, pocket, item, problem, now):

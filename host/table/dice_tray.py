@@ -1,6 +1,7 @@
 """What the games that roll dice in the tray share: a die settling in a pocket."""
 
 from host.table.contract import TableInterpreter
+from host.table.mismatch import Mismatch
 
 
 class DiceTrayInterpreter(TableInterpreter):
@@ -8,6 +9,28 @@ class DiceTrayInterpreter(TableInterpreter):
     ``pocket_problems`` (pocket -> sentence), ``used`` (pockets whose die was read
     already: it must come out before it counts again) and ``throw`` (the throw awaited, or
     None), and reads a throw with ``_read(now)`` once the table matches."""
+
+    def __init__(self, match, hide_window_ms=None):
+        super().__init__(match, hide_window_ms)
+        self.pockets = {}          # pocket -> die item or None
+        self.pocket_problems = {}  # pocket -> sentence
+        self.used = set()          # pockets whose die was read (take it out to throw again)
+        self.throw = None          # the throw under way
+
+    def tray_mismatches(self, is_die, dice_words):
+        """What is wrong in the tray, as mismatches: a bad tag in a pocket, or a pocket
+        holding something `is_die(item)` says is not one of the game's dice (`dice_words`
+        names them: "one of the game's two dice")."""
+        out = []
+        for pocket in sorted(self.pocket_problems):
+            out.append(Mismatch("bad_die", [], "Pocket %d: %s" % (
+                pocket + 1, self.pocket_problems[pocket])))
+        for pocket in sorted(p for p in self.pockets if self.pockets[p]):
+            item = self.pockets[pocket]
+            if not is_die(item):
+                out.append(Mismatch("not_a_die", [], "Pocket %d holds %s, which is not %s: "
+                                    "take it out." % (pocket + 1, item, dice_words)))
+        return out
 
     def pocket_die(self, pocket):
         """The face read in `pocket` ("die:<which>:<face>"), or None."""

@@ -20,6 +20,11 @@ A layout file:
     seats = [1, 2, 3, 4]          # the seats' card readers: slot i is seat seats[i]'s
                                   # (up to 8 a tile; more seats, more seat tiles)
 
+    [[tile]]
+    cells = [[3, 3]]
+    readers = {"[3, 3]" = 4}      # optional: a crowded cell, read by several readers (2 to 4,
+                                  # one under each part of the cell); others have one
+
 Cells are as the game's engine names them; the game's adapter (host/table/contract.py)
 declares its board (`board_cells`, `board_words`), whether it needs a dice tray
 (`dice_tray`) and how many seats play cards on readers of their own (`seat_readers`). A
@@ -28,6 +33,12 @@ beside it. Errors name the file, the line and the field, and what is wrong. Ever
 bounded before it is used: the file's size, the number of tiles (at most one per cell,
 the tray and the seat tiles), the cells (the board's, so nothing is ever sized by a number
 in the file), the seats (the game's).
+
+A crowded cell (the Dragon Inn of Fairytale Games, where every token of a 10-player game
+starts) is read by several readers, one under each quadrant, so that no reader polls more
+tags than the latency goal allows (hardware/stacks.md); it is still one slot of its tile,
+one cell for the host. `readers` names such cells of a cell tile and their readers (2 to 4
+a cell, at most 13 readers a tile: the chip selects of firmware/pins.py).
 
 A seat tile is a tile of card readers, one in front of each seat, for the games whose
 cards are played off the board. Seats are numbered in the game's seat order, 1 the first;
@@ -44,6 +55,10 @@ import tomllib
 from host import games
 
 MAX_SLOTS = {"cell": 8, "dice": 3, "seat": 8}
+# A crowded cell's readers (a reader under each quadrant) and a tile's readers in all: a chip
+# select each, the 8 of the cells and 5 spare GPIOs (firmware/config.py, firmware/pins.py).
+MAX_CELL_READERS = 4
+MAX_TILE_READERS = 13
 VARIANTS = ("cell", "dice", "seat")
 # The shipped layouts are about 1.5 kB; a layout of one tile per cell is under 10 kB.
 MAX_LAYOUT_BYTES = 64 * 1024
@@ -70,13 +85,15 @@ class LayoutError(ValueError):
 class TileSlots:
     """One tile of the layout: its variant, its bound uid (or None), its cells per slot."""
 
-    def __init__(self, index, uid, variant, cells, pockets, seats=()):
+    def __init__(self, index, uid, variant, cells, pockets, seats=(), readers=None):
         self.index = index
         self.uid = uid
         self.variant = variant
         self.cells = cells        # list of cells, slot order (cell tiles)
         self.pockets = pockets    # number of dice pockets (dice tile)
         self.seats = list(seats)  # seat numbers, slot order (the seat tile)
+        # slot -> readers, for the tile's crowded cells (read by more than one reader)
+        self.readers = dict(readers or {})
 
     @property
     def slots(self):
@@ -109,8 +126,9 @@ class TileSlots:
         return masks
 
     def __repr__(self):
-        return "TileSlots(%d, %s, %s, %d cells, %d pockets, seats %s)" % (
-            self.index, self.uid, self.variant, len(self.cells), self.pockets, self.seats)
+        return "TileSlots(%d, %s, %s, %d cells, %d pockets, seats %s%s)" % (
+            self.index, self.uid, self.variant, len(self.cells), self.pockets, self.seats,
+            ", readers %s" % self.readers if self.readers else "")
 
 
 class Layout:
@@ -155,6 +173,11 @@ class Layout:
         if tile.seats:
             return "the card readers of seats %s" % ", ".join(str(n) for n in tile.seats)
         return "the dice tray"
+
+    def crowded(self):
+        """{tile index: {slot: readers}} for the tiles with crowded cells (the firmware's
+        `readers`, the virtual table's `crowded`)."""
+        return dict((t.index, dict(t.readers)) for t in self.tiles if t.readers)
 
     @property
     def seats(self):
@@ -262,8 +285,9 @@ def parse(text, path="<layout>"):
             raise LayoutError(path, None, "tile %d: each tile is a [[tile]] table, not %s"
                               % (i + 1, _shown(raw)))
         for key in sorted(raw):
-            if key not in ("uid", "variant", "cells", "pockets", "seats"):
-                fail(key[:40], "unknown key (a tile has uid, variant, cells, pockets, seats)")
+            if key not in ("uid", "variant", "cells", "pockets", "seats", "readers"):
+                fail(key[:40], "unknown key (a tile has uid, variant, cells, pockets, seats, "
+                     "readers)")
         variant = raw.get("variant", "cell")
         if not isinstance(variant, str) or variant not in VARIANTS:
             fail("variant", 'variant must be "cell", "dice" or "seat", not %s'
@@ -281,6 +305,10 @@ def parse(text, path="<layout>"):
         cells = []
         pockets = 0
         seats = []
+        readers = {}
+        if variant != "cell" and "readers" in raw:
+            fail("readers", "only a cell tile has crowded cells (readers), not a %s tile"
+                 % variant)
         if variant != "seat" and "seats" in raw:
             fail("seats", "a %s tile has %s, not seats" % (
                 variant, "cells" if variant == "cell" else "pockets"))
@@ -309,6 +337,8 @@ def parse(text, path="<layout>"):
                          % (list(c), seen_cells[c][1], seen_cells[c][0] + 1))
                 seen_cells[c] = (i, len(cells))
                 cells.append(c)
+            if "readers" in raw:
+                readers = _crowded(raw["readers"], cells, fail)
         else:
             if dice_tile is not None:
                 fail("variant", "tile %d is already the dice tray; a table has one"
@@ -320,7 +350,7 @@ def parse(text, path="<layout>"):
                      % _shown(pockets))
             if "cells" in raw:
                 fail("cells", "a dice tile has pockets, not cells")
-        tiles.append(TileSlots(i, uid, variant, cells, pockets, seats))
+        tiles.append(TileSlots(i, uid, variant, cells, pockets, seats, readers))
     missing = sorted(board - set(seen_cells))
     if missing:
         raise LayoutError(path, None, "tile, cells: a layout covers the full grid, "
@@ -336,6 +366,36 @@ def parse(text, path="<layout>"):
                           'at each seat: it needs a seat tile ([[tile]] variant = "seat", '
                           "seats = [1, 2, ...])" % adapter.title)
     return layout
+
+
+def _crowded(raw, cells, fail):
+    """A cell tile's `readers` ({"[x, y]" = n}: the crowded cells and their readers) as
+    {slot: readers}; `fail(key, sentence)` raises."""
+    if not isinstance(raw, dict) or not raw:
+        fail("readers", "readers names the tile's crowded cells and their readers, like "
+             "readers = {\"[3, 3]\" = 4}, not %s" % _shown(raw))
+    out = {}
+    for key in sorted(raw):
+        found = re.fullmatch(r"\s*\[\s*(-?\d{1,3})\s*,\s*(-?\d{1,3})\s*\]\s*", key)
+        if found is None:
+            fail("readers", 'each crowded cell is named "[column, row]", not %s' % _shown(key))
+        cell = (int(found.group(1)), int(found.group(2)))
+        if cell not in cells:
+            fail("readers", "[%d, %d] is not a cell of this tile (its cells: %s)" % (
+                cell[0], cell[1], ", ".join("[%d, %d]" % c for c in cells)))
+        slot = cells.index(cell)
+        if slot in out:
+            fail("readers", "[%d, %d] is named twice" % cell)
+        n = raw[key]
+        if not isinstance(n, int) or isinstance(n, bool) or not 2 <= n <= MAX_CELL_READERS:
+            fail("readers", "a crowded cell has 2 to %d readers (one under each quadrant), "
+                 "not %s" % (MAX_CELL_READERS, _shown(n)))
+        out[slot] = n
+    total = len(cells) + sum(n - 1 for n in out.values())
+    if total > MAX_TILE_READERS:
+        fail("readers", "a tile has at most %d readers (a chip select each); %d cells with "
+             "these crowded cells need %d" % (MAX_TILE_READERS, len(cells), total))
+    return out
 
 
 def _seat_tile(raw, adapter, seat_readers, i, fail):

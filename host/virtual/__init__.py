@@ -29,8 +29,8 @@ def open_table(ports=(), layout=None, tiles=7, cells=7, variants=None, interpret
 
     With ``ports``, those are the table (real tiles): returns ``(list(ports), None)``.
     Without, no table is configured: a virtual table starts, shaped as ``layout`` (as many
-    tiles, their firmware variants, as many cells as its largest tile of cells or seat
-    readers has) or else as ``tiles``
+    tiles, their firmware variants, each tile of cells or seat readers with its own number
+    of slots, and the layout's crowded cells read by several readers) or else as ``tiles``
     tiles of ``cells`` cells (``variants``: one per tile), its firmware under
     ``interpreter`` ("auto": MicroPython where it is installed) with ``heapsize`` for
     each tile's firmware and ``tags_per_reader`` emulated tags made at its start (the
@@ -42,14 +42,20 @@ def open_table(ports=(), layout=None, tiles=7, cells=7, variants=None, interpret
     """
     if ports:
         return list(ports), None
+    cells_of = None
     if layout is not None:
         tiles = len(layout.tiles)
-        # A seat tile is, for the firmware, a cell tile whose slots are seat readers.
+        # A seat tile is, for the firmware, a cell tile whose slots are seat readers; each
+        # tile is as large as the layout makes it (a crowded cell's tile may be of one cell).
         cells = max(t.slots for t in layout.tiles if t.firmware_variant == "cell")
+        cells_of = dict((t.index, t.slots) for t in layout.tiles
+                        if t.firmware_variant == "cell")
         variants = [t.firmware_variant for t in layout.tiles]
+        if crowded is None:
+            crowded = layout.crowded()
     vtable = VirtualTable(tiles=tiles, cells=cells, variants=variants, heapsize=heapsize,
                           interpreter=interpreter, quiet=True, tags_per_reader=tags_per_reader,
-                          crowded=crowded)
+                          crowded=crowded, cells_of=cells_of)
     if announce is not None:
         announce(vtable)
     try:

@@ -4,7 +4,8 @@ Each game's package has a `WebFace` subclass (host/games/<name>/web.py, its adap
 `face_class`). The web table (host/web/view.py) asks it and nothing else of the game:
 
 - the header: the game's title, whose turn it is and what they may do (`banner`), and the
-  game's facts in words (`facts`: scores, points left, the round);
+  game's facts in words (`facts`: scores, points left, the round); panels of words beside
+  the board (`panels`: each player's numbers, what is going on);
 - the seats: each seat's name, colour and shape (a shape, so no meaning rests on colour
   alone), and a legend of the colours, zones and pieces the board shows;
 - every cell's pieces as generic kinds (`items`): "card", "card_back", "pawn", "figure",
@@ -176,6 +177,13 @@ class WebFace:
         here = _Position(state)
         return [self.banner(here, table, None), " · ".join(self.facts(here))]
 
+    def panels(self, match, table, seat):
+        """What a viewer reads beside the board, in words, as panels: [{"title", "rows":
+        [{"label", "value"?, "note"?, "state"?: "lit" | "dim" | "bad", "shape"?, "colour"?}]}]
+        (each player's health and kills, the battles going on, the day's event). Default:
+        none. The same form is a seat's own board (`you()["board"]`)."""
+        return []
+
     def legend(self, match, layout):
         """What the board's colours, zones and pieces mean: [{"colour", "shape", "words"}]."""
         state = match.state
@@ -206,7 +214,11 @@ class WebFace:
 
         hand: [{"id", "label", "kind", "targets": [[c, r]...], "reader": bool}] what the
         seat holds (`held`: the cards the virtual hands drew for it); choices: [{"label",
-        "control", "enabled", "chosen"?, "cards"?}], each a control the page sends."""
+        "control", "enabled", "chosen"?, "cards"?, "group"?, "title"?, "then"?}], each a
+        control the page sends; "group" heads the choices that follow it, "title" is the
+        longer words shown on hover, and a choice with "then" (choices, without a control of
+        its own) opens them as a second step (a target, a way to pay). A game may add
+        "board": panels (the form of `panels`) of the seat's own board."""
         return {"hand": [], "choices": self.button_choices(match, seat), "note": None}
 
     def button_choices(self, match, seat):

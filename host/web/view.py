@@ -21,6 +21,7 @@ the person acted) that changes nothing.
 import asyncio
 import random
 import re
+import string
 
 from host import lights
 from host.virtual.hands import HandsSlipped
@@ -43,25 +44,67 @@ def cell_key(cell):
     return "%d,%d" % (cell[0], cell[1])
 
 
+WORD = re.compile(r"[A-Za-z0-9_]+")
+WORD_CHARS = frozenset(string.ascii_letters + string.digits + "_")
+
+
 def redact(obj, words):
     """Replace every secret word in the strings of obj (a JSON-like value), where it stands
-    as a word of its own (team_the_dodo_fans is not the_dodo)."""
+    as a word of its own (team_the_dodo_fans is not the_dodo), the longest first."""
     if not words:
         return obj
-    # One pattern for every word, the longest first; a match inside a longer word is kept.
-    pattern = re.compile(r"(?<![A-Za-z0-9_])(?:%s)(?![A-Za-z0-9_])" % "|".join(
-        re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w))))
-    return _redact(obj, pattern)
+    return _redact(obj, Secrets(words))
 
 
-def _redact(obj, pattern):
+class Secrets:
+    """The secret words indexed by their first word, so a string is read once, word by word
+    (a game with hundreds of hidden cards would otherwise compile a pattern of hundreds of
+    alternatives for every viewer at every change)."""
+
+    def __init__(self, words):
+        self.by_first = {}
+        odd = []
+        for w in sorted(set(words), key=lambda w: (-len(w), w)):
+            first = WORD.match(w)
+            if first is None:
+                odd.append(w)       # not starting with a letter or digit: a pattern of its own
+            else:
+                self.by_first.setdefault(first.group(), []).append(w)
+        self.firsts = frozenset(self.by_first)
+        self.odd = re.compile(r"(?<![A-Za-z0-9_])(?:%s)(?![A-Za-z0-9_])" % "|".join(
+            re.escape(w) for w in odd)) if odd else None
+
+    def sub(self, text):
+        if self.odd is None and self.firsts.isdisjoint(WORD.findall(text)):
+            return text         # most strings: no secret's first word in them
+        out, at = [], 0
+        for m in WORD.finditer(text):
+            if m.start() < at or m.group() not in self.by_first:
+                continue
+            for w in self.by_first[m.group()]:
+                end = m.start() + len(w)
+                if text.startswith(w, m.start()) and (end == len(text) or
+                                                      text[end] not in WORD_CHARS):
+                    out.append(text[at:m.start()])
+                    out.append(HIDDEN)
+                    at = end
+                    break
+        if at:
+            out.append(text[at:])
+            text = "".join(out)
+        if self.odd is not None:
+            text = self.odd.sub(HIDDEN, text)
+        return text
+
+
+def _redact(obj, secrets):
     if isinstance(obj, str):
-        return pattern.sub(HIDDEN, obj) if pattern.search(obj) else obj
+        return secrets.sub(obj)
     if isinstance(obj, list):
-        return [_redact(x, pattern) for x in obj]
+        return [_redact(x, secrets) for x in obj]
     if isinstance(obj, dict):
         # LED scenes are effect names and numbers: nothing there can name a card.
-        return {k: (v if k == "leds" else _redact(v, pattern)) for k, v in obj.items()}
+        return {k: (v if k == "leds" else _redact(v, secrets)) for k, v in obj.items()}
     return obj
 
 
@@ -147,6 +190,7 @@ class WebTable:
         out["facts"] = [] if s.attract else face.facts(match)
         out["seats"] = face.seats(match, s.bots.seats)
         out["legend"] = face.legend(match, s.layout)
+        out["panels"] = [] if s.attract else face.panels(match, s.table, seat)
         out["cells"] = self._cells(match, seat)
         out["tray"] = self._tray()
         out["readers"] = self._readers(match)
@@ -253,7 +297,7 @@ class WebTable:
                "reader": self._reader_of(seat)}
         # What the rules let this seat do now (action kinds), for tools and tests.
         you["legal"] = sorted(set(
-            a["type"] for a in match.engine.legal_actions(state)
+            a["type"] for a in self._legal_actions(match)
             if s.game.acts_for(state, seat, a))) if match.engine.status(state) == "ongoing" \
             else []
         held = self.face.held(match, seat, match.seed) if self.virtual else None
@@ -263,6 +307,16 @@ class WebTable:
                             "no card shows are made here.")
         you.update(part)
         return you
+
+    def _legal_actions(self, match):
+        """The engine's legal actions now, once for all the seats' views of a change (the state
+        changes only by an action applied, which counts, or by an undo, which brings another
+        state)."""
+        memo = self.__dict__.get("_legal_memo")
+        if memo is None or memo[0] is not match.state or memo[1] != len(match.actions):
+            memo = (match.state, len(match.actions), match.engine.legal_actions(match.state))
+            self.__dict__["_legal_memo"] = memo
+        return memo[2]
 
     def _reader_of(self, seat):
         n = self.seats().index(seat) + 1
@@ -347,7 +401,9 @@ class WebTable:
             place = self._cell(msg.get("cell"))
         async with self.control_lock:
             try:
-                return await self._hands_control(op, seat, place, msg)
+                said = await self._hands_control(op, seat, place, msg)
+                s.hand_touched()    # a move of theirs may be under way: not for tidying
+                return said
             except HandsSlipped as e:
                 raise Refused(503, "the tile did not take it (%s): try again." % e,
                               [place] if place[0] != "seat" else None)

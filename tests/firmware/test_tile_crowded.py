@@ -222,7 +222,7 @@ def test_a_crowded_battle_on_a_cell_of_one_reader_reports_all_twelve_tags(virtua
             assert _seen(link, tile, [1])[1] == want
             await asyncio.to_thread(tile.request, "lift", slot=1, uid=battle[3][1].hex())
             want = sorted(set(want) - {battle[3][1].hex()} | {last[1].hex()})
-            await wait_for(lambda: _seen(link, tile, [1])[1] == want, WAIT_S,
+            await wait_for(lambda: _seen(link, tile, [1])[1] == want, WAIT_S * 2,
                            "the thirteenth in the place of the one lifted")
         finally:
             await link.stop()

@@ -35,9 +35,15 @@ def boot(tmp_path, cells=2, stdin=b"", held="", feeds=8, variant="cell"):
     main_py = tmp_path / "main.py"
     if not main_py.exists():
         main_py.write_text(image.board_main(variant, cells if variant == "cell" else None))
+    # A Pico's modules live under short paths ("/lib/..."): every module's __file__ and
+    # sys.path entry is a heap string, so the folders are reached by short links here,
+    # however deep the cache and the clone are.
+    for link, target in (("t", tree), ("s", STUBS), ("m", os.path.join(REPO, "firmware", "sim"))):
+        if os.path.islink(tmp_path / link):
+            os.remove(tmp_path / link)
+        os.symlink(target, tmp_path / link)
     env = dict(os.environ, STUB_HELD=held, STUB_FEEDS=str(feeds),
-               MICROPYPATH=os.pathsep.join([tree, STUBS, os.path.join(REPO, "firmware", "sim"),
-                                            ".frozen"]))
+               MICROPYPATH=os.pathsep.join(["t", "s", "m", ".frozen"]))
     proc = subprocess.run([micropython_path(), "-X", "heapsize=%s" % PICO_HEAP, "main.py"],
                           cwd=str(tmp_path), input=stdin, capture_output=True, timeout=120,
                           env=env)

@@ -223,3 +223,31 @@ def test_after_the_game_the_table_is_still_read_and_tidied(tmp_path):
         assert session.match.engine.status(session.match.state) == "finished"
 
     asyncio.run(scenario())
+
+
+def test_the_virtual_players_tidy_for_a_person_alone_but_never_under_their_hand(tmp_path):
+    # A person plays alone on the virtual table (no bot): what the game deals (a contract
+    # drawn) is laid out by the virtual players, as at a table with bots; but a piece the
+    # person's own hand just moved (the first half of a trade) is theirs, not put back,
+    # until their move is applied (or they leave it for a minute).
+    async def scenario():
+        clock = ManualClock(1000)
+        hands = FakeHands()
+        session = session_on(tmp_path, clock, hands=hands)
+        cell = sorted(session.layout.cells)[0]
+        session.table.observe(cell, ["the_crocodile"])      # out of place
+        session.table.reconcile(clock())
+        assert session.table.mismatches
+        session.hand_touched()                              # ...by the person's hand
+        for _ in range(20):
+            await session.tend()
+        assert hands.tidied == 0
+        session.bots.applied({"type": "draw"})              # their move was applied
+        await session.tend()
+        assert hands.tidied == 1
+        session.hand_touched()
+        clock.advance(61000)                                # left there a minute
+        await session.tend()
+        assert hands.tidied == 2
+
+    asyncio.run(scenario())

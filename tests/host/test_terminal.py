@@ -28,8 +28,11 @@ def test_typed_commands_are_parsed_or_refused_in_words():
     assert terminal.parse_command("place heroes-card:axe_attack seat 1") == (
         "hands", "place", ("heroes-card:axe_attack", ("seat", 1)))
     assert terminal.parse_command("lift seat 2") == ("hands", "lift", (("seat", 2),))
+    # Its pad (a game whose seats choose by taps and holds on their reader reads them).
+    assert terminal.parse_command("tap seat 1") == ("hands", "tap", (("seat", 1),))
+    assert terminal.parse_command("hold seat 3") == ("hands", "hold", (("seat", 3),))
     for bad, words in (("place x 1", "usage"), ("tap a b", "two whole numbers"),
-                       ("tap seat 1", "two whole numbers"), ("lift seat x", "seat N"),
+                       ("tap seat x", "seat N"), ("lift seat x", "seat N"),
                        ("fly me to the moon", "unknown command")):
         with pytest.raises(ValueError) as err:
             terminal.parse_command(bad)

@@ -19,8 +19,8 @@ from host.web.errors import Refused
 from host.web.face import WebFace, and_list, cell_words, css, item
 from shared_rules import fightclub
 
-from host.games.fightclub.interpreter import (MARKET_CELLS, WAGON_CELL, ZONES, is_creature,
-                                              minus, values)
+from host.games.fightclub.interpreter import (MARKET_CELLS, WAGON_CELL, ZONES, ids_for,
+                                              is_creature, minus, values)
 
 NAMES = {"p1": "Red", "p2": "Blue", "p3": "Green", "p4": "Yellow"}
 EDGES = {"p1": "south", "p2": "west", "p3": "north", "p4": "east"}
@@ -517,6 +517,41 @@ class FightclubFace(WebFace):
             out.update(seen)
         return out
 
+    def _in_hand(self, s, table, seat):
+        """The creature ids the seat's hand holds on this table. The engine names a hand's
+        cards by number (the first copy of each number, its normal form), while the hand
+        may hold another copy: a trade took whichever 1 lay in the Market, and the engine's
+        1 still lies there. So: the engine's hand by number, less the cards put down and
+        not read yet, each number given an id that does not lie on the table (the engine's
+        own id first, else the copy it took)."""
+        lying = self._on_table(table)
+        down = values([c for c in lying if is_creature(c)])
+        wanted = values([c for cells in table.expected().values() for c in cells
+                         if is_creature(c)])
+        hand = s.players[seat].hand
+        out = []
+        for v in minus(values(hand), minus(down, wanted)):
+            mine = [c for c in sorted(hand) if fightclub.value(c) == v and c not in lying
+                    and c not in out]
+            # The copy a hand took instead lies where the engine still has it: in the
+            # Market or on a wagon (public places, so the seat may see its id), not there.
+            other = [c for c in sorted(self._public_creatures(s)) if fightclub.value(c) == v
+                     and c not in lying and c not in out and c not in hand]
+            if mine or other:
+                out.append((mine or other)[0])
+        return out
+
+    def _public_creatures(self, s):
+        out = list(s.market)
+        for x in s.seats:
+            for cards in s.players[x].wagons.values():
+                out.extend(cards or ())
+        return out
+
+    def _engine_ids(self, s, seat, ids):
+        """The engine's ids for cards the hand holds (by number: `_in_hand`)."""
+        return ids_for(s.players[seat].hand, values(ids)) or list(ids)
+
     def _market_diff(self, s, table):
         """(taken, given): the Market's numbers the table lacks, and those it has more."""
         seen = []
@@ -559,14 +594,12 @@ class FightclubFace(WebFace):
         p = s.players[seat]
         acting = seat in self.game.actors(s)
         legal = fightclub.legal_actions(s) if acting else []
-        lying = self._on_table(table)
         hand = []
         targets = self._hand_targets(s, table, seat, legal)
-        for cid in p.hand:
-            if cid in lying:
-                continue        # put down already, not yet read: it shows on the board
+        # (a card put down already, not yet read, shows on the board, not in the hand)
+        for cid in self._in_hand(s, table, seat):
             hand.append({"id": cid, "label": str(fightclub.value(cid)), "kind": "card",
-                         "targets": targets.get(cid, [])})
+                         "targets": targets.get(fightclub.value(cid), [])})
         if not acting:
             return {"hand": hand, "choices": self._idle_choices(s),
                     "note": self._waiting_note(s, seat)}
@@ -580,9 +613,14 @@ class FightclubFace(WebFace):
             order = self._spare(s, seat, p.hand)
             acts = [a for a in legal if a["type"] == "to_market"]
             acts.sort(key=lambda a: (a["card"] not in order, fightclub.value(a["card"])))
-            choices = [{"label": "Put your %d into the Market" % fightclub.value(a["card"]),
-                        "control": {"op": "place", "cell": list(spot), "card": a["card"]},
-                        "enabled": True} for a in acts]
+            held = self._in_hand(s, table, seat)
+            choices = []
+            for a in acts:
+                card = [c for c in held if fightclub.value(c) == fightclub.value(a["card"])]
+                if card:
+                    choices.append({"label": "Put your %d into the Market" % fightclub.value(
+                        a["card"]), "control": {"op": "place", "cell": list(spot),
+                                                "card": card[0]}, "enabled": True})
             note = "One creature of your hand goes into the Market: a button, or a card of " \
                    "your hand and then a Market cell."
         elif s.phase == "fight":
@@ -606,7 +644,7 @@ class FightclubFace(WebFace):
         return {"hand": hand, "choices": choices, "note": note, "moves": moves}
 
     def _hand_targets(self, s, table, seat, legal):
-        """card id -> the cells it may go on now: the seat's wagons with room (its actions),
+        """card number -> the cells it may go on now: the seat's wagons with room (its actions),
         the Market (the Market step, or a trade that gives it)."""
         out = {}
         if not legal:
@@ -614,7 +652,7 @@ class FightclubFace(WebFace):
         p = s.players[seat]
         if s.phase == "market":
             cells = [list(c) for c in MARKET_CELLS]
-            return dict((c, cells) for c in p.hand)
+            return dict((fightclub.value(c), cells) for c in p.hand)
         if s.phase != "play":
             return out
         given = set()
@@ -633,7 +671,7 @@ class FightclubFace(WebFace):
                     cells.append(list(cell))
             if fightclub.value(cid) in given:
                 cells.extend(list(c) for c in MARKET_CELLS)
-            out[cid] = cells
+            out[fightclub.value(cid)] = cells
         return out
 
     def _idle_choices(self, s):
@@ -753,8 +791,7 @@ class FightclubFace(WebFace):
         p = s.players[seat]
         if not any(a["type"] == "load" for a in legal):
             return []
-        lying = self._on_table(table)
-        free = [c for c in p.hand if c not in lying]
+        free = self._in_hand(s, table, seat)
         found = []
         for w in fightclub.WAGONS:
             cards = p.wagons[w]
@@ -781,7 +818,7 @@ class FightclubFace(WebFace):
                 pick = sorted(pick)[:room]
                 if not pick:
                     continue
-                action = {"type": "load", "wagon": w, "cards": pick}
+                action = {"type": "load", "wagon": w, "cards": self._engine_ids(s, seat, pick)}
                 if fightclub.validate(s, action) is not None:
                     continue
                 whole = len(pick) == len(rest)
@@ -835,7 +872,6 @@ class FightclubFace(WebFace):
         taken, given = self._market_diff(s, table)
         if not taken and not given:
             return None
-        lying = self._on_table(table)
         steps = []
         for a in legal:
             if a["type"] != "exchange":
@@ -853,7 +889,7 @@ class FightclubFace(WebFace):
             else:
                 rest = minus(give, given)
                 ids = []
-                pool = [c for c in s.players[seat].hand if c not in lying]
+                pool = self._in_hand(s, table, seat)
                 for v in rest:
                     for c in pool:
                         if fightclub.value(c) == v and c not in ids:
@@ -963,15 +999,15 @@ class FightclubFace(WebFace):
         if not isinstance(card, str) or not card:
             raise Refused(400, 'Say which card to put down: {"card": ID}.')
         ids = card.split("+")
-        hand = s.players[seat].hand
-        if len(set(ids)) != len(ids) or any(c not in hand for c in ids):
-            raise Refused(403, "%s does not hold that card." % self.seat_name(s, seat))
         lying = self._on_table(table)
         for c in ids:
             if c in lying:
                 where = [cell for cell, seen in table.observed.items() if c in seen]
                 raise Refused(409, "Your %d lies on the table already." % fightclub.value(c),
                               where[:1])
+        held = self._in_hand(s, table, seat)
+        if len(set(ids)) != len(ids) or any(c not in held for c in ids):
+            raise Refused(403, "%s does not hold that card." % self.seat_name(s, seat))
         zone = ZONES.get(place)
         if zone is None:
             # Said beside the cell: "that cell" is the one the person clicked.
@@ -986,7 +1022,8 @@ class FightclubFace(WebFace):
                               % (self.seat_name(s, zone[1]), wagon_name(s, zone[2])), [place])
             self._acting_in(s, seat, ("play",), place)
             w = zone[2]
-            problem = fightclub.validate(s, {"type": "load", "wagon": w, "cards": ids})
+            problem = fightclub.validate(s, {"type": "load", "wagon": w,
+                                             "cards": self._engine_ids(s, seat, ids)})
             if problem is not None:
                 raise Refused(409, problem.message, [place])
             cards = s.players[seat].wagons[w]
@@ -1003,7 +1040,8 @@ class FightclubFace(WebFace):
         if s.phase == "market":
             if len(ids) != 1:
                 raise Refused(409, "One creature goes into the Market.", [place])
-            problem = fightclub.validate(s, {"type": "to_market", "card": ids[0]})
+            problem = fightclub.validate(s, {"type": "to_market",
+                                             "card": self._engine_ids(s, seat, ids)[0]})
             if problem is not None:
                 raise Refused(409, problem.message, [place])
             return [("place", place, "fightclub:" + ids[0])]

@@ -16,7 +16,7 @@
   const board = $("#board"), tray = $("#tray"), readersBox = $("#readers");
   let view = null, ws = null, backoff = 500, nextId = 1, shapeKey = "", cellPx = 0, headPx = 0;
   let tool = "tap", picked = null, faceDown = false, moveFrom = null, refusalKey = "";
-  let gesturesOpen = false, youHtml = "";
+  let gesturesOpen = false, youHtml = "", openChoice = null, panelsKey = "";
   const cellEls = {}, pocketEls = {}, readerEls = {};
   // For tools and tests: the last view, and when each new action count was drawn (wall ms).
   window.fairytable = {get view() { return view; }, get connected() {
@@ -127,12 +127,13 @@
     const cols = x.maxC - x.minC + 1, rows = x.maxR - x.minR + 1, G = 4;
     const most = tv ? 130 : mode === "kiosk" ? 66 : 76;
     let S = Math.floor(($("#boardwrap").clientWidth || window.innerWidth) / cols) - G;
-    if (mode === "kiosk") {
-      // The board, and below it the dice tray and the card readers, on the screen under
-      // the top bar (one line or two, as its words need).
+    if (mode === "kiosk" || tv) {
+      // The kiosk: the board, and below it the dice tray and the card readers, on the screen
+      // under the top bar (one line or two, as its words need). A TV, which nobody scrolls:
+      // the whole board under the top bar.
       headPx = $("header").offsetHeight;
-      const below = (v.tray ? 70 : 0) + ((v.readers || []).length ? 90 : 0);
-      S = Math.min(S, Math.floor((window.innerHeight - headPx - 16 - below - G * rows) / rows));
+      const below = tv ? 0 : (v.tray ? 70 : 0) + ((v.readers || []).length ? 90 : 0);
+      S = Math.min(S, Math.floor((window.innerHeight - headPx - 20 - below - G * rows) / rows));
     }
     return Math.max(40, Math.min(most, S));
   }
@@ -208,19 +209,27 @@
       badge + "</div>";
   }
 
-  // Text that does not fit its cell gets smaller, then the cell says how many pieces it holds.
+  // Text that does not fit its cell gets smaller; a cell still too full is crowded (labels
+  // go, pieces shrink: their titles still name them) and gets smaller again.
+  // First with whole words (no word broken: "Harvest Moon", not "Harve st Moon").
   function fit(container) {
+    const pieces = [...container.querySelectorAll(".piece")];
+    const over = whole => container.scrollHeight > container.clientHeight + 1 ||
+      container.scrollWidth > container.clientWidth + 1 ||
+      (whole && pieces.some(p => p.scrollWidth > p.clientWidth + 1));
     container.style.fontSize = "";
-    container.classList.remove("crowded");
-    let size = Math.max(9, Math.round(cellPx / 6.5));
-    container.style.fontSize = size + "px";
-    while ((container.scrollHeight > container.clientHeight + 1 ||
-            container.scrollWidth > container.clientWidth + 1) && size > 7) {
-      size -= 1;
+    for (const [whole, crowded] of [[true, false], [false, false], [false, true]]) {
+      container.classList.toggle("whole", whole);
+      container.classList.toggle("crowded", crowded);
+      container.parentElement.classList.toggle("crowded", crowded);
+      let size = Math.max(9, Math.round(cellPx / 6.5));
       container.style.fontSize = size + "px";
+      while (over(whole) && size > 7) {
+        size -= 1;
+        container.style.fontSize = size + "px";
+      }
+      if (!over(whole)) return;
     }
-    if (container.scrollHeight > container.clientHeight + 1 ||
-        container.scrollWidth > container.clientWidth + 1) container.classList.add("crowded");
   }
 
   function render(v) {
@@ -282,7 +291,8 @@
       if (shown.length > 5000) shown.shift();
     }
     // The top bar's words took another line (or one less): fit the board again.
-    if (mode === "kiosk" && $("header").offsetHeight !== headPx) { shapeKey = ""; render(v); }
+    if ((mode === "kiosk" || tv) && $("header").offsetHeight !== headPx) {
+      shapeKey = ""; render(v); }
   }
 
   function seatOf(v, seat) { return v.seats.find(s => s.seat === seat); }
@@ -326,9 +336,57 @@
       '" data-online="' + t.online + '" data-total="' + t.total + '"><span class="dot"></span>' +
       t.online + " of " + t.total + " tiles online" + (t.offline.length ? ": " +
       esc(t.offline.join("; ")) + " offline" : "") + "</span>";
+    const pk = JSON.stringify(v.panels || []);
+    if (pk !== panelsKey) { panelsKey = pk; $("#panels").innerHTML = panelsHtml(v.panels || []); }
     const log = $("#log");
     log.innerHTML = v.log.map(l => "<li>" + esc(l) + "</li>").join("");
     log.scrollTop = log.scrollHeight;
+  }
+
+  // Panels of words beside the board (the game's numbers, a seat's own board): a title and
+  // rows of a label, a value and a note; a row's state is said in its words as well as shown.
+  function panelsHtml(panels) {
+    return panels.map(p => '<section class="panel"><h4>' + esc(p.title) + "</h4>" +
+      p.rows.map(r => '<div class="prow' + (r.state ? " " + esc(r.state) : "") + '"' +
+        (r.colour ? ' style="--own:' + esc(r.colour) + '"' : "") + ">" +
+        (r.shape ? '<span class="shape">' + esc(r.shape) + "</span> " : "") +
+        '<span class="k">' + esc(r.label) + "</span>" +
+        (r.value ? ' <span class="v">' + esc(r.value) + "</span>" : "") +
+        (r.note ? '<div class="n">' + esc(r.note) + "</div>" : "") + "</div>").join("") +
+      "</section>").join("");
+  }
+
+  // A seat's choices, under their groups' headings; a choice with "then" opens its second step
+  // (a target, a way to pay) below its group.
+  function choicesHtml(choices) {
+    if (openChoice !== null && !(choices[openChoice] && choices[openChoice].then)) openChoice = null;
+    const button = (c, attrs) => "<button " + attrs + (c.enabled ? "" : " disabled") +
+      (c.title ? ' title="' + esc(c.title) + '"' : "") +
+      (c.chosen ? ' class="on" aria-pressed="true"' : "") + ">" + esc(c.label) +
+      (c.chosen ? " ✓" : "") + (c.then ? (openChoice !== null && choices[openChoice] === c ?
+        " ▴" : " ▾") : "") + "</button>";
+    let h = "", group = undefined, members = [];
+    const close = () => {
+      if (group === undefined) return;
+      h += "</div>";
+      const open = members.find(i => i === openChoice);
+      if (open !== undefined) h += '<div class="row then">' + choices[open].then.map((c, j) =>
+        button(c, 'data-then="' + open + "." + j + '"')).join("") + "</div>";
+    };
+    choices.forEach((c, i) => {
+      const g = c.group || "";
+      if (g !== group) {
+        close();
+        group = g; members = [];
+        if (g) h += '<div class="grp">' + esc(g) + "</div>";
+        h += '<div class="row">';
+      }
+      members.push(i);
+      h += button(c, 'data-choice="' + i + '"' + (c.control && c.control.op === "button" ?
+        ' data-button="' + esc(c.control.name) + '"' : ""));
+    });
+    close();
+    return h;
   }
 
   // ------------------------------------------------------------ a seat's controls
@@ -345,7 +403,22 @@
     let h = '<div class="me"><b>You play ' + esc(you.name) + "</b>" +
       (you.bot ? " (a bot plays this seat)" : "") + "</div>";
     if (you.note) h += '<p class="note">' + esc(you.note) + "</p>";
-    if (!you.controls) { box.innerHTML = h; youHtml = ""; return; }
+    if (!you.controls) {
+      // A real table (or a bot's seat): the cards are played on the table; the choices no
+      // card shows (the phone's buttons and the seat buttons) are still made here.
+      const phone = you.bot ? [] : (you.choices || []).map(c => c.then ?
+        Object.assign({}, c, {then: c.then.filter(x => x.control && ["action", "button"]
+          .includes(x.control.op))}) : c).filter(c => c.then ? c.then.length :
+        c.control && ["action", "button"].includes(c.control.op));
+      h += '<div class="choices">' + choicesHtml(phone) + "</div>";
+      if ((you.board || []).length) h += '<div class="board">' + panelsHtml(you.board) +
+        "</div>";
+      if (h === youHtml) return;
+      youHtml = h;
+      box.innerHTML = h;
+      bindChoices(box, phone);
+      return;
+    }
     const hand = you.hand || [];
     if (picked && !hand.find(c => c.id === picked)) picked = null;
     if (hand.length) {
@@ -361,12 +434,10 @@
         (faceDown ? ' class="on"' : "") + ">Face down (hidden)</button></div>";
     }
     const choices = you.choices || [];
-    h += '<div class="row choices">' + choices.map((c, i) => '<button data-choice="' + i + '"' +
-      (c.control.op === "button" ? ' data-button="' + esc(c.control.name) + '"' : "") +
-      (c.enabled ? "" : " disabled") + (c.chosen ? ' class="on" aria-pressed="true"' : "") +
-      ">" + esc(c.label) + (c.chosen ? " ✓" : "") + "</button>").join("") +
-      ((v.tray || []).some(p => p.wanted) ? '<button data-op="throw">Throw the dice</button>' : "") +
-      "</div>";
+    h += '<div class="choices">' + choicesHtml(choices) +
+      ((v.tray || []).some(p => p.wanted) ? '<div class="row"><button data-op="throw">' +
+        "Throw the dice</button></div>" : "") + "</div>";
+    if ((you.board || []).length) h += '<div class="board">' + panelsHtml(you.board) + "</div>";
     const tools = [["tap", "Tap"], ["double", "Double tap"], ["hold", "Hold"], ["lift", "Lift"],
                    ["move", "Move"]];
     h += '<details class="gestures"' + (gesturesOpen ? " open" : "") +
@@ -387,10 +458,22 @@
       faceDown = b.dataset.face === "down"; drawYou(view); };
     for (const b of box.querySelectorAll("button[data-tool]")) b.onclick = () => {
       tool = b.dataset.tool; picked = null; moveFrom = null; drawYou(view); lightTargets(); };
-    for (const b of box.querySelectorAll("button[data-choice]")) b.onclick = () =>
-      send(Object.assign({}, choices[parseInt(b.dataset.choice, 10)].control));
+    bindChoices(box, choices);
     for (const b of box.querySelectorAll("button[data-op]")) b.onclick = () =>
       send({op: b.dataset.op});
+  }
+
+  function bindChoices(box, choices) {
+    for (const b of box.querySelectorAll("button[data-choice]")) b.onclick = () => {
+      const i = parseInt(b.dataset.choice, 10), c = choices[i];
+      if (c.then) { openChoice = openChoice === i ? null : i; drawYou(view); return; }
+      openChoice = null;
+      send(Object.assign({}, c.control)); };
+    for (const b of box.querySelectorAll("button[data-then]")) b.onclick = () => {
+      const [i, j] = b.dataset.then.split(".").map(x => parseInt(x, 10));
+      const c = (choices[i].then || [])[j];
+      openChoice = null;
+      if (c && c.control) send(Object.assign({}, c.control)); };
   }
 
   function hint() {

@@ -221,7 +221,10 @@ def actions_in(journal):
 
 
 def tile_processes(host_pid):
-    """Pids of the tile processes the host started (its `micropython` children)."""
+    """Pids of the tile processes the host started (its `micropython` children). Read from
+    the command line, not the kernel's command name: under a venv whose path is too long for
+    a shebang line, pip's `micropython` launcher runs through /bin/sh and the process is
+    named python3."""
     pids = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -229,11 +232,12 @@ def tile_processes(host_pid):
         try:
             with open("/proc/%s/stat" % name) as f:
                 stat = f.read()
+            with open("/proc/%s/cmdline" % name, "rb") as f:
+                args = f.read().split(b"\0")[:2]
         except OSError:
             continue
-        comm = stat[stat.index("(") + 1:stat.rindex(")")]
         ppid = int(stat[stat.rindex(")") + 2:].split()[1])
-        if ppid == host_pid and comm == "micropython":
+        if ppid == host_pid and any(os.path.basename(a) == b"micropython" for a in args):
             pids.append(int(name))
     return sorted(pids)
 

@@ -18,7 +18,10 @@ def host(tmp_path_factory):
     # Storybook, the hero a bot: the villain's seat waits for a person, so the table holds still.
     h = Host(tmp_path_factory.mktemp("webapi"), "--bots", "1", "--seed", "7", "--new",
              "--pace", "0").start()
-    h.wait_for(lambda v: v["tiles"]["online"] == v["tiles"]["total"] == 7)
+    # The hero moves first: once it has, the table waits for the villain and holds still
+    # (on a loaded machine the bot's first move comes seconds after the tiles).
+    h.wait_for(lambda v: v["tiles"]["online"] == v["tiles"]["total"] == 7 and
+               v["actors"] == ["villain"] and not v["mismatches"] and not v["busy"])
     yield h
     h.stop()
 

@@ -351,6 +351,39 @@ def test_a_trade_takes_the_market_cards_then_gives_the_hands(tmp_path):
     assert hands.done[-1] == ("gesture", tuple(give["control"]["cell"]), "tap")
 
 
+def test_a_hand_holds_the_copy_a_trade_took_not_the_one_the_engine_names(tmp_path):
+    """Creatures count by number: a trade that takes the Market's second 2 gives the engine's
+    hand its first 2 (the engine's normal form), which still lies in the Market. The hand
+    then offers the 2 it holds, and putting it down is a move, not "lies on the table"."""
+    session = red_to_play(tmp_path, market=("c02-01", "c02-02", "c03-01", "c04-01"))
+    hands = TableHands(session)
+    web = WebTable(session, hands=hands)
+    spot = [cell for cell in ft.MARKET_CELLS if "c02-02" in session.table.observed.get(cell, [])]
+    control(web, "p1", {"op": "lift", "cell": list(spot[0]), "card": "c02-02"})
+    hands.wait(2000)
+    view = web.view("p1")
+    control(web, "p1", choice(view, "Take a 3 from the Market (for your 5)")["control"])
+    hands.wait(2000)
+    control(web, "p1", choice(web.view("p1"), "Give your 5 to the Market (for 2 and 3)")[
+        "control"])
+    assert session.match.actions == [{"type": "exchange", "give": ["c05-01"],
+                                      "take": ["c02-01", "c03-01"]}]
+    state = session.match.state
+    assert "c02-01" in state.players["p1"].hand and \
+        any("c02-01" in session.table.observed.get(c, []) for c in ft.MARKET_CELLS)
+    view = web.view("p1")
+    held = [c["id"] for c in view["you"]["hand"]]
+    assert "c02-02" in held and "c02-01" not in held       # the copy in the hand
+    assert sorted(int(c["label"]) for c in view["you"]["hand"]) == \
+        sorted(fightclub.value(c) for c in state.players["p1"].hand)
+    # Loading it onto the Wheelbarrow is the engine's load of its 2.
+    control(web, "p1", {"op": "place", "cell": list(RED_BARROW), "card": "c02-02"})
+    hands.wait(3000)
+    assert session.match.actions[-1] == {"type": "load", "wagon": "wheelbarrow",
+                                         "cards": ["c02-01"]}
+    assert session.table.mismatches == []
+
+
 def test_a_card_put_where_the_rules_forbid_is_refused_at_the_cell_and_nothing_moves(tmp_path):
     session = red_to_play(tmp_path, wagons={"wheelbarrow": ["c02-02", "c06-02"]},
                           market=("c08-03", "c08-04", "c09-02", "c10-01"))

@@ -18,12 +18,20 @@ def view(page):
     return page.evaluate("window.fairytable.view")
 
 
-def wait_change(page, actions, timeout_s=12):
-    """Wait until the game moved past `actions` actions; False if it did not."""
+def progress(v):
+    """What a click moves on: the game's actions, or a step of a move in several (a Fight Club
+    trade: lift from the Market, then put down) that changes what the seat is offered."""
+    you = v.get("you") or {}
+    return (v["actions"], v["status"], [c["label"] for c in you.get("choices", [])],
+            [c["id"] for c in you.get("hand", [])])
+
+
+def wait_change(page, before, timeout_s=12):
+    """Wait until the game moved past `before` (progress); False if it did not."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         v = view(page)
-        if v["actions"] > actions or v["status"] != "ongoing":
+        if progress(v) != before or v["status"] != "ongoing":
             return True
         time.sleep(0.15)
     return False
@@ -34,8 +42,12 @@ def click_cell(page, cell):
 
 
 def my_turn(v, seat):
-    return (v["status"] == "ongoing" and v["actors"] == [seat] and not v["mismatches"]
-            and not v["busy"])
+    """The seat may act: its turn, the table as the game has it (or the page offers the next
+    step of a move under way, which is what puts it right), no cards going down."""
+    steps = [c for c in v.get("you", {}).get("choices", [])
+             if c["enabled"] and c["control"]["op"] in ("lift", "place")]
+    return (v["status"] == "ongoing" and v["actors"] == [seat] and
+            (not v["mismatches"] or steps) and not v["busy"])
 
 
 def tool(page, name):
@@ -100,6 +112,20 @@ def play_royale_move(page, v):
     page.locator("#you button[data-button=end_turn]").click()
 
 
+def play_fightclub_move(page, v):
+    """The first choice the page offers, deliveries and loads first as the page lists them;
+    never an extra action for gold (a thrifty player), the end of the actions last."""
+    buttons = page.locator("#you .choices button:not([disabled])")
+    labels = buttons.all_inner_texts()
+    picks = [i for i, t in enumerate(labels) if not t.startswith(("Buy one more action",
+                                                                   "End your actions"))]
+    if picks:
+        buttons.nth(picks[0]).click()
+    elif labels:
+        buttons.nth(labels.index("End your actions") if "End your actions" in labels else 0
+                    ).click()
+
+
 def play_whole_game(page, seat, move, name):
     started = time.monotonic()
     shots = 0
@@ -113,9 +139,9 @@ def play_whole_game(page, seat, move, name):
             # (a seat's page shows the spectator's view until its token is taken)
             time.sleep(0.2)
             continue
-        before = v["actions"]
+        before = progress(v)
         move(page, v)
-        if shots < 1 and before > 6:
+        if shots < 1 and v["actions"] > 6:
             shot(page, name + "-playing")
             shots += 1
         if wait_change(page, before):
@@ -131,20 +157,26 @@ def play_whole_game(page, seat, move, name):
     raise AssertionError("the game did not end in %d s" % GAME_S)
 
 
-@pytest.mark.parametrize("game", ["storybook", "royale"])
-def test_a_person_plays_a_whole_game_by_clicks_against_bots(tmp_path, browser, game):
+@pytest.mark.parametrize("game", ["storybook", "royale", "fightclub"])
+def test_a_person_plays_a_whole_game_by_clicks(tmp_path, browser, game):
     if game == "storybook":
         host = Host(tmp_path, "--bots", "1", "--seed", "21", "--new", "--pace", "0")
         seat, move = "villain", play_storybook_move
+    elif game == "fightclub":
+        # Fight Club's solo game (the book's 16 rounds), alone at the virtual table: the
+        # virtual players lay out what the game deals (new contracts), nothing else.
+        host = Host(tmp_path, "--game", "fightclub", "--players", "1", "--seed", "4", "--new",
+                    "--pace", "0")
+        seat, move = "p1", play_fightclub_move
     else:
         host = Host(tmp_path, "--game", "royale", "--players", "3", "--bots", "2", "--seed",
                     "21", "--new", "--pace", "0")
         seat, move = "red", play_royale_move
     host.start()
     try:
-        # Storybook on a phone (390 x 844): the whole game by a thumb; Battle Royale on a
-        # desktop.
-        size = {"width": 390, "height": 844} if game == "storybook" else \
+        # Storybook and Fight Club on a phone (390 x 844): the whole game by a thumb;
+        # Battle Royale on a desktop.
+        size = {"width": 390, "height": 844} if game in ("storybook", "fightclub") else \
             {"width": 1280, "height": 860}
         page = browser.new_page(viewport=size)
         page.goto(host.links[seat])
