@@ -307,8 +307,9 @@ def _draw_up(s, b, seat):
 
 
 def _begin_turn(s, b, events):
-    """A fighter's attack turn begins: hands drawn up to 5, poison bites, a stun holds."""
-    while b in s.battles:
+    """A fighter's attack turn begins: hands drawn up to 5, poison bites, a stun holds.
+    Nothing more once the game is over (poison can end it here)."""
+    while b in s.battles and s.status == "ongoing":
         e = turn_fighter(b)
         f = b["fighters"][e["f"]]
         if f["out"] is not None or (e["vs"] is not None and

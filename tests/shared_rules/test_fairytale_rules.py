@@ -1881,3 +1881,20 @@ def test_the_table_supplies_the_cards_and_dice_it_reads():
     refused(s, "step", "unused_chance", to=[3, 2], dice=[3])
     act(s, "step", to=[3, 2], cards=["poppy_field"])
     assert s.cells[17] == "poppy_field"
+
+
+def test_a_battle_stops_where_the_game_ends_and_nobody_is_hurt_after():
+    # "The last player standing wins" ends the game inside a battle turn: poison bites the
+    # last opponent at the start of their attack turn. Nothing happens after the game is over
+    # (the winner's own poison does not bite on), and the engine does not go round the
+    # battle's order for ever (tournament seed 334 once did, both fighters dead).
+    s = game(player("captain_hook", traits={"strength": 10, "persuasion": 10}, poison=1),
+             player("red", traits={"willpower": 1}, poison=1),
+             decks={"battle": _deck(FIVE_A + FIVE_B), "bonus": ["steel_sword"]})
+    act(s, "battle", target="p2")
+    before = health(s, "p1")
+    events = act(s, "end_attack")
+    assert s.status == "finished" and s.winner == "p1"
+    kinds = [e["type"] for e in events]
+    assert [k for k in kinds[kinds.index("game_over") + 1:] if k != "chance_taken"] == []
+    assert health(s, "p1") == before
