@@ -200,10 +200,13 @@ battle never ended (6 players, seed 284: 20,000 actions on day 1).
 KILLS. A fighter at 0 health is killed. A killed player's fighting character is discarded with
 its equipped items; the player "will continue as the next character in your party" (its full
 health, split evenly) where it stands, or with no party `continue` as a character of the bonus
-deck (searched and chosen, the deck shuffled) entering at the Dragon Inn. The killer of a
-character (a player's or an automated one) scores a kill point and takes a Victory card of the
-stack they choose (`take_victory`: alliance or betrayal); killing a player is also a player
-kill. Victory cards stay face up and reward their requirement every time it is met.
+deck (searched and chosen, the deck shuffled) entering at the Dragon Inn. Decision: "any
+remaining characters" are those in the bonus deck and its discards, but never the character
+that has just died (it lies in the discards; continuing as it would undo the death). The
+killer of a character (a player's or an automated one) scores a kill point and takes a
+Victory card of the stack they choose (`take_victory`: alliance or betrayal); killing a
+player is also a player kill. Victory cards stay face up and reward their requirement every
+time it is met.
 Decision: the book does not say what a kill brings when the two stacks are empty: the kill
 counts, with no card; a kill waits for a card only while the stacks hold one more than the
 kills already waiting will take (two kills in one blow with one card left: the first gets it).

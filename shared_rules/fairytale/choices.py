@@ -69,8 +69,8 @@ def _decision(s, q, d):
         return [{"type": "take_victory", "seat": q, "deck": v} for v in ("alliance", "betrayal")
                 if s.decks[v]]
     if k == "continue":
-        left = [c for c in s.cat.order["characters"] if c in s.decks["bonus"] or
-                c in s.decks["bonus_discard"]]
+        left = [c for c in s.cat.order["characters"] if c != d.get("dead") and (
+            c in s.decks["bonus"] or c in s.decks["bonus_discard"])]
         return [{"type": "continue", "seat": q, "character": c} for c in left]
     if k == "alliance":
         out = [{"type": "decline_alliance", "seat": q}]

@@ -1280,7 +1280,7 @@ def character_dies(s, seat, c, events):
         return
     p["character"] = None
     p["active"] = None
-    s.pending.append({"seat": seat, "kind": "continue"})
+    s.pending.append({"seat": seat, "kind": "continue", "dead": c})
 
 
 def _new_primary(s, seat, c, traits, events):
@@ -1311,6 +1311,8 @@ def continue_as(s, action, events):
     if where is None:
         fail("not_in_deck", "character must be a character card left in the bonus deck, not "
              "%s." % shown(c))
+    if c == d.get("dead"):
+        fail("just_died", "%s has just died: continue as another character." % name_of(s, c))
     traits = None
     if action.get("traits") is not None:
         traits = _starting_traits(s, c, action["traits"], "traits")

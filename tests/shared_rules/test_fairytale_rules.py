@@ -1207,6 +1207,10 @@ def test_with_no_party_left_a_character_is_searched_from_the_bonus_deck():
     act(s, "defend", "p2")
     assert [d["kind"] for d in s.pending] == ["victory", "continue"]
     refused(s, "continue", "not_in_deck", "p2", character="snow")
+    # Red has just died (she lies in the discards): she is not one of the remaining.
+    assert "red" in s.decks["bonus_discard"]
+    assert [a["character"] for a in ft.legal_actions(s) if a["type"] == "continue"] == ["alice"]
+    assert "Red has just died" in refused(s, "continue", "just_died", "p2", character="red")
     act(s, "continue", "p2", character="alice")
     assert s.players["p2"]["character"] == "alice" and health(s, "p2") == 18
     assert "p2" in s.order

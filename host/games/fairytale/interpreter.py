@@ -288,8 +288,11 @@ class FairytaleTable(DiceTrayInterpreter):
         if t is None:
             return []
         n = more_dice(self.state, t.action, t.values)
+        # The empty pockets first; then those whose die was read already (take it out and
+        # throw it again), so a throw never waits with no pocket lit.
         free = [p for p in range(places.POCKETS) if p not in self.used]
-        return free[:max(0, min(places.POCKETS, n))]
+        again = [p for p in range(places.POCKETS) if p in self.used]
+        return (free + again)[:max(0, min(places.POCKETS, n))]
 
     # ------------------------------------------------------------ the table vs the game
 

@@ -319,6 +319,21 @@ def test_a_flight_is_a_button_then_two_dice():
     assert table.dice(1, "die:2:2", None, 0) == {"type": "flee", "seat": "p1", "dice": [6, 2]}
 
 
+def test_dice_still_lying_from_the_last_throw_are_lit_to_throw_again():
+    """The last throw's dice lie in both pockets: the next throw lights them (take them out
+    and throw again), never a tray that waits with nothing lit."""
+    match, table = battles(table_for())
+    table.button("p1", "flee")
+    table.dice(0, "die:1:6", None, 0)
+    assert table.dice(1, "die:2:2", None, 0)["type"] == "flee"
+    table.cancel_throw()
+    assert table.button("p1", "flee") is None
+    assert table.pockets_wanted() == [0, 1]
+    assert table.dice(0, None, None, 10) is None and table.dice(1, None, None, 10) is None
+    assert table.dice(0, "die:1:3", None, 20) is None
+    assert table.dice(1, "die:2:4", None, 20) == {"type": "flee", "seat": "p1", "dice": [3, 4]}
+
+
 # ---------------------------------------------------------------- the start, and the engine's moves
 
 def test_a_character_card_laid_at_the_start_is_chosen_then_its_token_goes_on_the_inn():
