@@ -68,6 +68,11 @@ def parse_args(argv):
         "that have modes: %s" % "; ".join("%s: %s (default %s)" % (
             g, ", ".join("%s %s" % (m, _mode_title(g, m)) for m in _modes(g)), _modes(g)[0])
             for g in games.names() if _modes(g)))
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="another of the game's options for a new game: %s" % "; ".join(
+                       "%s: %s" % (g, ", ".join("%s=%s" % (k, "|".join(
+                           _value_words(v) for v in vs)) for k, vs in _switches(g)))
+                       for g in games.names() if _switches(g)))
     p.add_argument("--seed", type=int, default=None,
                    help="seed of a new game, 0 to %d (default: random)" % MAX_SEED)
     p.add_argument("--bots", type=int, default=0,
@@ -135,6 +140,7 @@ def check_args(args):
         title = _info(args.game)["title"]
         raise ValueError("--mode %s: %s has %s" % (args.mode, title, (
             "the modes %s" % ", ".join(_modes(args.game))) if _modes(args.game) else "no modes"))
+    args.options = game_options(args.game, args.option)
     if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
         raise ValueError("--seed must be 0 to %d, not %d" % (MAX_SEED, args.seed))
     if args.max_actions is not None and args.max_actions < 1:
@@ -184,6 +190,49 @@ def _modes(game):
     return list(_info(game).get("modes", {}).get("mode", []))
 
 
+YES_NO = {"true": "true", "yes": "true", "on": "true", "1": "true", "false": "false",
+          "no": "false", "off": "false", "0": "false"}
+
+
+def _switches(game):
+    """A game's options besides its mode, [(name, [values, the default first])]."""
+    modes = _info(game).get("modes", {})
+    return [(k, list(modes[k])) for k in sorted(modes) if k != "mode"]
+
+
+def _value_words(v):
+    return ("true" if v else "false") if v is True or v is False else str(v)
+
+
+def game_options(game, given):
+    """--option NAME=VALUE (each a text) as {name: value} of the game's options, checked:
+    ValueError in words naming the option and what it may be."""
+    switches = dict(_switches(game))
+    title = _info(game)["title"]
+    out = {}
+    for text in given:
+        name, eq, value = text.partition("=")
+        name = name.strip()
+        if not eq or not name:
+            raise ValueError("--option %s: give NAME=VALUE, e.g. %s" % (text, ", ".join(
+                "%s=%s" % (k, _value_words(vs[-1])) for k, vs in _switches(game)) or
+                "alchemist=true"))
+        if name not in switches:
+            raise ValueError("--option %s: %s has %s" % (text, title, (
+                "the options " + ", ".join(sorted(switches))) if switches else
+                "no options besides --players" + (" and --mode" if _modes(game) else "")))
+        if name in out:
+            raise ValueError("--option %s is given twice" % name)
+        words = dict((_value_words(v), v) for v in switches[name])
+        key = value.strip()
+        if "true" in words:     # a switch: on or off
+            key = YES_NO.get(key.lower(), key)
+        if key not in words:
+            raise ValueError("--option %s: %s is one of %s" % (text, name, ", ".join(words)))
+        out[name] = words[key]
+    return out
+
+
 def _mode_title(game, mode):
     """The book's name of a game's mode ("Capture the Flag"), or "the mode ctf"."""
     return _info(game).get("mode_titles", {}).get(mode) or "the mode %s" % mode
@@ -225,6 +274,7 @@ def new_game_setup(args, game):
     options = dict(game.options)
     if getattr(args, "mode", None) is not None:
         options["mode"] = args.mode
+    options.update(getattr(args, "options", None) or {})
     count, _ = players_asked(args)
     if args.players is not None:
         options["players"] = count
@@ -294,6 +344,10 @@ def resume_refusal(args, setup, resumed, seat_list, journal_path):
         problem = "it is not a game of %s (--mode %s)" % (_mode_title(args.game, args.mode),
                                                            args.mode)
         fix = "leave out --mode"
+    elif getattr(args, "options", None) and not _starts_alike(record, args.options):
+        problem = "it was not started with %s" % " ".join(
+            "--option %s=%s" % (k, _value_words(v)) for k, v in sorted(args.options.items()))
+        fix = "leave out --option"
     elif args.seed is not None and args.seed != record.get("seed", 0):
         problem = "it was dealt with seed %d, not --seed %d" % (record.get("seed", 0),
                                                                 args.seed)

@@ -91,6 +91,14 @@ CASES = [
     (["--game", "royale", "--mode", "ctf"], "--mode ctf: Battle Royale has no modes"),
     (["--game", "heroes", "--mode", "tag"], "--mode: invalid choice"),
     (["--game", "heroes", "--mode", "ctf", "--players", "3"], "--players 3: "),
+    (["--game", "fairytale", "--option", "alchemist=maybe"],
+     "--option alchemist=maybe: alchemist is one of false, true"),
+    (["--game", "fairytale", "--option", "alchemist"], "--option alchemist: give NAME=VALUE"),
+    (["--game", "fairytale", "--option", "colour=red"], "Fairytale Games: The Battle Royale "
+     "has the options alchemist, quest_thresholds"),
+    (["--game", "storybook", "--option", "alchemist=true"], "Storybook Battles has no options"),
+    (["--game", "fairytale", "--option", "alchemist=on", "--option", "alchemist=off"],
+     "--option alchemist is given twice"),
     (["--game", "heroes", "--players", "3", "--layout", "{setups}/two_readers.toml"],
      "{setups}/two_readers.toml has no card reader for seat 3 (green): a game of 3 players "
      "needs seats = [1, 2, 3]"),
@@ -159,7 +167,12 @@ def test_headless_games_keep_the_options_they_were_dealt_with():
              {"mode": "ctf", "players": 2}),
             (["--game", "fightclub", "--headless", "--bots", "2"], "fightclub", {"players": 2}),
             (["--game", "fightclub", "--players", "3", "--headless", "--bots", "3"],
-             "fightclub", {"players": 3})):
+             "fightclub", {"players": 3}),
+            # The book's alchemist mode: "heal and cure potions as tokens".
+            (["--game", "fairytale", "--option", "alchemist=true", "--headless", "--bots",
+              "4"], "fairytale", {"alchemist": True, "players": 4}),
+            (["--game", "fairytale", "--option", "quest_thresholds=components", "--players",
+              "2"], "fairytale", {"players": 2, "quest_thresholds": "components"})):
         args = run_command.parse_args(argv)
         assert run_command.new_game_setup(args, table_game(game)) == (options, None), argv
 

@@ -77,6 +77,11 @@ REFUSED = [
     (("heroes", {}, 7, None), ["--game", "heroes", "--mode", "ctf", "--bots", "2"],
      "game 1 of Battle Royale with hero teams (2 players), unfinished in {journal}, would "
      "resume, but it is not a game of Capture the Flag (--mode ctf): run with --new"),
+    (("fairytale", {"players": 2}, 7, None), ["--game", "fairytale", "--option",
+                                               "alchemist=true"],
+     "game 1 of Fairytale Games: The Battle Royale (2 players), unfinished in {journal}, "
+     "would resume, but it was not started with --option alchemist=true: run with --new to "
+     "start a new game, or leave out --option to resume it"),
     (("royale", {}, 7, {"players": [{"id": "red", "cell": [0, 3]},
                                     {"id": "blue", "cell": [0, -3]}]}),
      ["--game", "royale", "--setup", "{setup}"],
@@ -118,6 +123,7 @@ def test_options_the_resumed_game_already_has_are_not_refused(tmp_path):
     journal = tmp_path / "journal.db"
     unfinished_game(journal, "royale", {}, 7, {}, setup=setup)
     unfinished_game(journal, "heroes", {}, 8, {})
+    unfinished_game(journal, "fairytale", {"players": 2}, 9, {})
     report = check(str(journal), replay_finished=False)
     for argv, game, setup_given in (
             (["--game", "royale", "--players", "2", "--seed", "7", "--bots", "2"], "royale",
@@ -125,7 +131,8 @@ def test_options_the_resumed_game_already_has_are_not_refused(tmp_path):
             (["--game", "royale", "--headless", "--bots", "2"], "royale", None),
             (["--game", "heroes", "--mode", "royale", "--players", "2", "--seed", "8"],
              "heroes", None),
-            (["--game", "heroes", "--bots", "0"], "heroes", None)):
+            (["--game", "heroes", "--bots", "0"], "heroes", None),
+            (["--game", "fairytale", "--option", "alchemist=false"], "fairytale", None)):
         args = run_command.parse_args(argv)
         resumed = report.resumable_game(game)
         record = resumed[1]
