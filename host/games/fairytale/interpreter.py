@@ -49,6 +49,7 @@ from host.games.fairytale.places import (BONUS, CARD, DECK_CELLS, EVENTS, MAP, P
                                          place_words, xy)
 from host.table.dice_tray import DiceTrayInterpreter
 from host.table.mismatch import Mismatch
+from host.web.face import and_list
 from shared_rules import fairytale as ft
 from shared_rules.fairytale import core, world
 
@@ -181,6 +182,7 @@ class FairytaleTable(DiceTrayInterpreter):
         self.laid = {}             # seat number -> (frozenset of cards, ms since still)
         self.tapped = set()        # seat numbers whose tap said "play it now"
         self.cursor = {}           # seat number -> index of the choice a hold moved to
+        self.held = set()          # seat numbers held: their play waits for a tap
         self.ready = None          # the last action reconcile found (for progress)
         self._legal = (None, None, [])
         self._expected = None
@@ -584,12 +586,14 @@ class FairytaleTable(DiceTrayInterpreter):
             if not laid:
                 self.laid.pop(n, None)
                 self.tapped.discard(n)
+                self.held.discard(n)
                 continue
             before = self.laid.get(n)
             if before is None or before[0] != laid:
                 self.laid[n] = (laid, now)
                 self.progress_at = now
                 self.cursor.pop(n, None)
+                self.held.discard(n)
             action = self._play(s, n, seat, laid, now)
             if action is not None:
                 out.append(action)
@@ -609,7 +613,7 @@ class FairytaleTable(DiceTrayInterpreter):
                 continue
             cards = places.reader_cards(s, a)
             if cards is not None and frozenset(cards) == laid and len(cards) == len(laid):
-                out.append(a)
+                out.extend(places.paid_forms(s, seat, a))
         return out
 
     def _play(self, s, n, seat, laid, now):
@@ -631,8 +635,8 @@ class FairytaleTable(DiceTrayInterpreter):
                                             % (self._why_not(s, seat, laid),
                                                "it" if len(laid) == 1 else "them", here)))
             return None
-        if not still:
-            return None
+        if not still or n in self.held and n not in self.tapped:
+            return None     # still going down, or held: the player chooses, then taps
         pick = self.cursor.get(n, 0) % len(plays)
         return self._with_dice(s, seat, plays[pick], now)
 
@@ -787,9 +791,13 @@ class FairytaleTable(DiceTrayInterpreter):
         if laid is not None:
             plays = self._plays_of(s, seat, laid[0])
             if kind == "hold" and len(plays) > 1:
+                # A hold: the player chooses (the next play, another way to pay); the play
+                # waits for their tap.
+                self.held.add(n)
                 self.cursor[n] = (self.cursor.get(n, 0) + 1) % len(plays)
                 self.note("%s's reader: %s (tap to play it)." % (
-                    places.player_words(s, seat), choice_words(s, plays[self.cursor[n]])))
+                    places.player_words(s, seat), self._play_words(s, seat,
+                                                                   plays[self.cursor[n]])))
                 return None
             self.tapped.add(n)
             return self.reconcile(now)
@@ -830,15 +838,26 @@ class FairytaleTable(DiceTrayInterpreter):
             if plays:
                 pick = plays[self.cursor.get(n, 0) % len(plays)]
                 more = " (hold it for the next of %d)" % len(plays) if len(plays) > 1 else ""
-                return {"text": "%s's reader: %s, read once the cards lie still or when "
-                        "they tap it%s." % (places.player_words(s, seat),
-                                            choice_words(s, pick), more),
+                when = "once they tap it" if n in self.held else \
+                    "once the cards lie still or when they tap it"
+                return {"text": "%s's reader: %s, read %s%s." % (
+                    places.player_words(s, seat), self._play_words(s, seat, pick), when, more),
                         "cells": [[SEAT, n]]}
         return None
 
+    def _play_words(self, s, seat, play):
+        """A play on a reader in words, with what it pays when it costs traits."""
+        pay = places.payment_of(s, seat, play)
+        words = choice_words(s, play)
+        if not pay:
+            return words
+        return "%s, paying %s" % (words, and_list(["%d %s" % (pay[t], t.capitalize())
+                                                    for t in core.TRAITS if pay.get(t)]))
+
     def signature(self):
         return (super().signature(), repr(sorted(self.pockets.items())),
-                repr(self.cursor), repr(sorted((p, sorted(v)) for p, v in self.spent.items())))
+                repr(self.cursor), repr(sorted(self.held)),
+                repr(sorted((p, sorted(v)) for p, v in self.spent.items())))
 
 
 def _next_to(cell):

@@ -318,3 +318,85 @@ def names_of(state, ids):
 
 def legal(state):
     return ft.legal_actions(state)
+
+
+def cost_of(s, seat, a):
+    """What action `a` costs in traits ({"any": n, trait: n}), or {}."""
+    kind = a["type"]
+    try:
+        if kind == "attack":
+            cost = dict(s.cat.battle_card(a["card"])["cost"])
+            for m in a.get("with", []):
+                for t, n in s.cat.battle_card(m)["cost"].items():
+                    cost[t] = cost.get(t, 0) + n
+            return cost
+        if kind == "search":
+            at = core.cell_of(s, seat) if not a.get("character") else \
+                s.players[seat]["away"][a["character"]]["cell"]
+            n = world.searchable(s, at)
+            return {"any": n} if n else {}
+        if kind == "use":
+            from shared_rules.fairytale import effects
+            b = battle.of_seat(s, seat)
+            return dict(effects.usable(s, seat, a["card"], b is not None)[3])
+        if kind == "super":
+            return dict(core.char(s, battle.of_seat(s, seat)["fighters"][seat][
+                "character"])["super"]["cost"])
+        if kind == "interact":
+            return dict(s.cat.decks["npcs"][a["npc"]]["cost"])
+        if kind == "pay_escape":
+            return {"any": battle.of_seat(s, seat)["await"]["cost"]}
+        if kind == "ransom":
+            return {"any": 10}
+        if kind == "distraction":
+            return {"any": 3}
+    except Exception:   # noqa: BLE001 (a form the engine will refuse in its own words)
+        return {}
+    return {}
+
+
+def payments(s, seat, a):
+    """The ways `seat` may pay for action `a`: [pay], the usual way (the engine's, when the
+    action says none) first, then paying each trait alone and the two largest halved, up
+    to five, each one the rules take; [] when it costs nothing or the rules refuse it."""
+    cost = cost_of(s, seat, a)
+    if not cost:
+        return []
+    traits = s.players[seat]["traits"]
+    try:
+        forms = [core.payment(traits, cost, None)]
+    except Exception:   # noqa: BLE001 (the engine refuses it: the plain action says why)
+        return []
+    n = cost.get("any", 0)
+    typed = dict((t, cost[t]) for t in cost if t != "any")
+    if n:
+        for t in core.TRAITS:
+            pay = dict(typed)
+            pay[t] = pay.get(t, 0) + n
+            if pay[t] <= traits[t] and pay not in forms:
+                forms.append(pay)
+        if n >= 2:
+            top = sorted(core.TRAITS, key=lambda t: (-traits[t], core.TRAITS.index(t)))[:2]
+            pay = dict(typed)
+            pay[top[0]] = pay.get(top[0], 0) + n - n // 2
+            pay[top[1]] = pay.get(top[1], 0) + n // 2
+            if all(pay[t] <= traits[t] for t in pay) and pay not in forms:
+                forms.append(pay)
+    return [pay for pay in forms[:5] if ft.validate(s, dict(a, pay=pay)) is None]
+
+
+def paid_forms(s, seat, a):
+    """Action `a` and, when its cost may be paid in more ways than one, the same action with
+    each other way ("pay"): what the seat chooses among (the first pays the usual way)."""
+    if a.get("pay") is not None:
+        return [a]
+    forms = payments(s, seat, a)
+    return [a] + [dict(a, pay=pay) for pay in forms[1:]]
+
+
+def payment_of(s, seat, a):
+    """What action `a` pays, as {trait: n} ({} when it costs nothing)."""
+    if a.get("pay") is not None:
+        return a["pay"]
+    forms = payments(s, seat, a)
+    return forms[0] if forms else {}

@@ -146,6 +146,10 @@ def _choices(s, table):
             what.append("lay a character card on the reader")
         elif world.current_seat(s) == q:
             what.append("move their token")
+        if any(a.get("seat") == q and a["type"] in places.READER_PLAYS
+               for a in table.legal_now()):
+            what.append("lay cards on the reader (played once they lie still; hold the reader "
+                        "to choose whom they hit or which traits pay, then tap it)")
         if len(options) == 1:
             what.append("tap the reader to %s" % options[0][0])
         elif options:

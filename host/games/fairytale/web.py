@@ -1536,7 +1536,7 @@ class FairytaleFace(WebFace):
         steps = [("lift", reader, i) for i in sorted(table.seat_observed.get(n, ()))]
         steps += [("place", reader, places.CARD + c) for c in cards]
         # The reader reads the first play its cards make; a hold moves to the next (an
-        # attack at the second of two enemies), a tap plays it now.
+        # attack at the second of two enemies, another way to pay), a tap plays it now.
         plays = self._plays(match, seat, cards)
         k = plays.index(action) if action in plays else 0
         return steps + [("gesture", reader, "hold")] * k + [("gesture", reader, "tap")]
@@ -1555,7 +1555,7 @@ class FairytaleFace(WebFace):
                 continue
             mine = places.reader_cards(s, a)
             if mine is not None and frozenset(mine) == laid and len(mine) == len(cards):
-                out.append(a)
+                out.extend(places.paid_forms(s, seat, a))
         return out
 
     def liftable(self, match, table, seat, place, card=None):
@@ -1724,86 +1724,27 @@ class FairytaleFace(WebFace):
         if len(then) > 1:
             return self._step_choice(label, then, group, title)
         out = {"label": label, "control": then[0]["control"], "enabled": True, "group": group}
-        if then[0]["label"] and then[0]["control"].get("action", {}).get("pay"):
+        if then[0]["label"]:    # the one way it may be paid
             out["label"] = "%s (%s)" % (label, then[0]["label"][0].lower() + then[0]["label"][1:])
         if title:
             out["title"] = title
         return out
 
     def _paid(self, s, seat, a, words):
-        """The ways of paying for action `a` (the default first), each a choice: [{"label":
+        """The ways of paying for action `a` (the usual way first), each a choice: [{"label":
         "Pay 2 with Strength and 1 with Magic", "control", "enabled"}]; one plain choice
-        when it costs nothing or may be paid only one way."""
-        plain = [{"label": words, "control": self.control(s, seat, a), "enabled": True}]
-        if places.is_table_action(a):
-            return plain        # the table reads its play with the cost paid the usual way
-        cost = self._cost(s, seat, a)
-        if not cost:
-            return plain
-        traits = s.players[seat]["traits"]
-        forms = []
-        try:
-            forms.append(core.payment(traits, cost, None))
-        except Exception:   # noqa: BLE001 (the engine refuses it: the plain action says why)
-            return plain
-        n = cost.get("any", 0)
-        typed = dict((t, cost[t]) for t in cost if t != "any")
-        if n:
-            for t in TRAITS:
-                pay = dict(typed)
-                pay[t] = pay.get(t, 0) + n
-                if pay[t] <= traits[t] and pay not in forms:
-                    forms.append(pay)
-            if n >= 2:
-                top = sorted(TRAITS, key=lambda t: (-traits[t], TRAITS.index(t)))[:2]
-                pay = dict(typed)
-                pay[top[0]] = pay.get(top[0], 0) + n - n // 2
-                pay[top[1]] = pay.get(top[1], 0) + n // 2
-                if all(pay[t] <= traits[t] for t in pay) and pay not in forms:
-                    forms.append(pay)
+        when it costs nothing or may be paid only one way. A play the table reads (cards
+        laid on the seat's reader) is laid, then held to the payment chosen and tapped."""
+        pays = [a["pay"]] if a.get("pay") is not None else places.payments(s, seat, a)
+        if not pays:
+            return [{"label": words, "control": self.control(s, seat, a), "enabled": True}]
         out = []
-        for pay in forms[:5]:
-            action = dict(a, pay=pay)
-            if ft.validate(s, action) is not None:
-                continue
+        for i, pay in enumerate(pays):
+            action = a if i == 0 else dict(a, pay=pay)
             label = pay_words(pay)
             out.append({"label": ("%s: %s" % (words, label)) if words else label,
-                        "control": {"op": "action", "action": action}, "enabled": True})
-        return out or plain
-
-    def _cost(self, s, seat, a):
-        """What action `a` costs in traits ({"any": n, trait: n}), or {}."""
-        kind = a["type"]
-        try:
-            if kind == "attack":
-                cost = dict(s.cat.battle_card(a["card"])["cost"])
-                for m in a.get("with", []):
-                    for t, n in s.cat.battle_card(m)["cost"].items():
-                        cost[t] = cost.get(t, 0) + n
-                return cost
-            if kind == "search":
-                at = core.cell_of(s, seat) if not a.get("character") else \
-                    s.players[seat]["away"][a["character"]]["cell"]
-                n = world.searchable(s, at)
-                return {"any": n} if n else {}
-            if kind == "use":
-                from shared_rules.fairytale import effects
-                b = fights.of_seat(s, seat)
-                return dict(effects.usable(s, seat, a["card"], b is not None)[3])
-            if kind == "super":
-                return dict(core.char(s, fights.of_seat(s, seat)["fighters"][seat][
-                    "character"])["super"]["cost"])
-            if kind == "interact":
-                return dict(s.cat.decks["npcs"][a["npc"]]["cost"])
-            if kind == "pay_escape":
-                return {"any": fights.of_seat(s, seat)["await"]["cost"]}
-            if kind == "ransom":
-                return {"any": 10}
-            if kind == "distraction":
-                return {"any": 3}
-        except Exception:   # noqa: BLE001 (a form the engine will refuse in its own words)
-            return {}
-        return {}
+                        "control": self.control(s, seat, action), "enabled": True})
+        return out
 
     def _use_label(self, s, seat, cid):
         p = s.players[seat]

@@ -216,6 +216,32 @@ def test_two_battles_at_once_each_seat_read_for_itself():
     assert table.reconcile(6100) == {"type": "defend", "seat": "p2", "card": "block_2"}
 
 
+def test_without_a_phone_holds_on_the_reader_choose_which_traits_pay_then_a_tap_plays():
+    """"Which traits pay a cost" is the player's choice: laid and left, a card pays the usual
+    way; a hold goes to the next way to pay (the terminal and the log say which), and the
+    play then waits for the tap, however long the player thinks."""
+    match, table = battles(table_for())
+    lay_on_reader(table, 1, [CARD + "weak_1"], 0)
+    usual = table.reconcile(1100)
+    assert usual == {"type": "attack", "seat": "p1", "card": "weak_1", "target": "p2"}
+    match, table = battles(table_for())
+    traits = match.state.players["p1"]["traits"]
+    lay_on_reader(table, 1, [CARD + "weak_1"], 0)
+    assert "paying 1 " in table.progress()["text"]
+    assert table.seat_gesture(1, "hold", 300) is None
+    notes, _ = table.take_said()
+    other = [t for t in ("intelligence", "strength", "willpower", "magic", "persuasion")
+             if traits[t]][1]
+    assert notes == ["Player 1's reader: attack with Weak Attack at Player 2, paying 1 %s (tap "
+                     "to play it)." % other.capitalize()]
+    assert table.reconcile(60000) is None       # held: it waits for the tap
+    assert "once they tap it" in table.progress()["text"]
+    played = table.seat_gesture(1, "tap", 61000)
+    assert played == {"type": "attack", "seat": "p1", "card": "weak_1", "target": "p2",
+                      "pay": {other: 1}}
+    assert ft.validate(match.state, played) is None
+
+
 def test_a_seats_tap_on_its_reader_plays_its_cards_at_once():
     match, table = battles(table_for())
     lay_on_reader(table, 1, [CARD + "weak_1"], 0)

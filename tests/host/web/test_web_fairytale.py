@@ -246,6 +246,13 @@ def choice(you, start, enabled=True):
     return found[0]
 
 
+def step(c, start):
+    """The second step of choice `c` whose label starts so (a target, a way to pay)."""
+    found = [x for x in c.get("then", []) if x["label"].startswith(start)]
+    assert found, (start, [x["label"] for x in c.get("then", [])])
+    return found[0]
+
+
 def rows(panel):
     return dict((r["label"], r) for r in panel["rows"])
 
@@ -336,11 +343,22 @@ def test_choices_are_words_the_table_moves_go_to_the_hands_and_the_rest_are_sent
     assert other["note"] == "Wait for your turn: the others are playing."
     match.apply(battle["control"]["action"])
     you = FACE.you(match, Table, "p1")
-    heavy = choice(you, "Attack with Heavy Attack at Player 2 (Mr. Hyde)")
+    # "Spend 1 trait": which trait is the player's choice, the usual way first.
+    attack = choice(you, "Attack with Heavy Attack")
+    assert [x["label"] for x in attack["then"]] == [
+        "at Player 2 (Mr. Hyde): Pay 1 with Intelligence",
+        "at Player 2 (Mr. Hyde): Pay 1 with Strength",
+        "at Player 2 (Mr. Hyde): Pay 1 with Persuasion"]
+    heavy = step(attack, "at Player 2 (Mr. Hyde): Pay 1 with Intelligence")
     assert heavy["control"]["op"] == "place" and heavy["control"]["reader"] == 1
     # The cards laid on Player 1's reader, then a tap: play it now.
     assert FACE.place_steps(match, Table, "p1", heavy["control"]["card"], ("seat", 1)) == [
         ("place", ("seat", 1), places.CARD + "heavy_1"), ("gesture", ("seat", 1), "tap")]
+    # Another way to pay: the reader held to it (the second play of the card), then tapped.
+    strength = step(attack, "at Player 2 (Mr. Hyde): Pay 1 with Strength")
+    assert FACE.place_steps(match, Table, "p1", strength["control"]["card"], ("seat", 1)) == [
+        ("place", ("seat", 1), places.CARD + "heavy_1"), ("gesture", ("seat", 1), "hold"),
+        ("gesture", ("seat", 1), "tap")]
     slash = choice(you, "Signature Move Hook Slash at Player 2 (Mr. Hyde)")
     assert FACE.place_steps(match, Table, "p1", slash["control"]["card"], ("seat", 1)) == [
         ("place", ("seat", 1), places.CARD + "heavy_1"),
@@ -507,12 +525,16 @@ def test_a_seat_plays_its_choices_through_the_web_table_and_a_wrong_one_changes_
     assert len(session.match.actions) == 0
     control(web, "p1", battle["control"])
     assert session.match.actions[-1] == battle["control"]["action"]
-    # The attack: Heavy Attack laid on Player 1's reader and tapped, read by the interpreter.
-    heavy = choice(web.view("p1")["you"], "Attack with Heavy Attack at Player 2 (Mr. Hyde)")
+    # The attack: Heavy Attack laid on Player 1's reader, held to the payment the person chose
+    # (Strength, not the usual Intelligence) and tapped, read by the interpreter.
+    heavy = step(choice(web.view("p1")["you"], "Attack with Heavy Attack"),
+                 "at Player 2 (Mr. Hyde): Pay 1 with Strength")
     control(web, "p1", heavy["control"])
     assert session.match.actions[-1] == {"type": "attack", "seat": "p1", "card": "heavy_1",
-                                         "target": "p2"}
-    assert web.hands.done[-2:] == [("place", ("seat", 1), "fairytale:heavy_1"),
+                                         "target": "p2", "pay": {"strength": 1}}
+    assert session.match.state.players["p1"]["traits"]["strength"] == 6
+    assert web.hands.done[-3:] == [("place", ("seat", 1), "fairytale:heavy_1"),
+                                   ("gesture", ("seat", 1), "hold"),
                                    ("gesture", ("seat", 1), "tap")]
     assert "Player 1 (Captain Hook) attacks Player 2 (Mr. Hyde) with Heavy Attack: 3 ATK." in \
         web.view(None)["log"]
