@@ -453,8 +453,8 @@ class WebServer:
 
     def seat_links(self):
         bots = self.table.bot_seats()
-        return [{"seat": s, "bot": s in bots, "url": self.seat_link(s)}
-                for s in self.table.seats()]
+        return [{"seat": s, "name": self.table.seat_name(s), "bot": s in bots,
+                 "url": self.seat_link(s)} for s in self.table.seats()]
 
     # ------------------------------------------------------------ publishing
 

@@ -143,6 +143,10 @@ class WebTable:
     def seats(self):
         return list(self.session.match.state.seats)
 
+    def seat_name(self, seat):
+        """A seat in the game's words ("Player 1", "Red")."""
+        return self.face.seat_name(self.session.match.state, seat)
+
     def bot_seats(self):
         return dict(self.session.bots.seats)
 
@@ -583,11 +587,17 @@ class WebTable:
         info = s.game.info
         counts = info.get("player_counts") or list(range(info["min_players"],
                                                          info["max_players"] + 1))
+        modes = info.get("modes", {})
+        titles = info.get("option_titles", {})
+        switches = [{"name": k, "title": titles.get(k, k.replace("_", " ").capitalize()),
+                     "values": [_value_text(v) for v in modes[k]],
+                     "value": _value_text(s.match.options.get(k, modes[k][0]))}
+                    for k in sorted(modes) if k != "mode"]
         return {"game": s.match.game, "title": s.game.title, "players": counts,
                 "default_players": len(s.match.state.seats),
-                "modes": info.get("modes", {}).get("mode", []),
+                "modes": modes.get("mode", []),
                 "mode_titles": info.get("mode_titles", {}), "mode": s.match.options.get("mode"),
-                "bots": len(s.bots.seats)}
+                "switches": switches, "bots": len(s.bots.seats)}
 
     def _start(self, params):
         s = self.session
@@ -613,6 +623,7 @@ class WebTable:
                 raise Refused(400, "%s has %s." % (s.game.title, "the modes " + ", ".join(
                     modes) if modes else "no modes"))
             options["mode"] = mode
+        options.update(self._switches(params.get("options")))
         seats = self._seats_of(options)
         bots = params.get("bots", len(s.bots.seats))
         if not isinstance(bots, int) or isinstance(bots, bool) or not 0 <= bots <= len(seats):
@@ -635,6 +646,26 @@ class WebTable:
         if bot_seats and s.bots.hands is None:
             s.bots.hands = self.hands   # the virtual hands carry out the new bots' moves
         s.button("staff", "start")
+
+    def _switches(self, given):
+        """The new game's other options ({name: "value text"}), as the engine takes them."""
+        if given is None:
+            return {}
+        modes = self.session.game.info.get("modes", {})
+        names = sorted(k for k in modes if k != "mode")
+        if not isinstance(given, dict):
+            raise Refused(400, "options must be an object of the game's options: %s." % (
+                ", ".join(names) or "it has none"))
+        out = {}
+        for k in sorted(given):
+            if k not in names:
+                raise Refused(400, "%s has %s, not %r." % (self.session.game.title, (
+                    "the options " + ", ".join(names)) if names else "no options", k))
+            words = dict((_value_text(v), v) for v in modes[k])
+            if given[k] not in words:
+                raise Refused(400, "options.%s must be one of %s." % (k, ", ".join(words)))
+            out[k] = words[given[k]]
+        return out
 
     make_match = None  # (seed, options, bots) -> (match, game_id): set by the host
 
@@ -740,3 +771,8 @@ class WebTable:
                 "scores": result.get("scores"), "cells": out_cells,
                 "banner": game.face.banner(again, table, None),
                 "facts": game.face.facts(again)}
+
+
+def _value_text(v):
+    """An option's value as the staff page shows and sends it: a switch "on" or "off"."""
+    return ("on" if v else "off") if v is True or v is False else str(v)

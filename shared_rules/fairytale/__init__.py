@@ -418,6 +418,11 @@ INFO = {"title": "Fairytale Games: The Battle Royale", "min_players": 1, "max_pl
         "default_players": 2,
         "modes": {"mode": ["standard", "adventurer", "tournament"], "alchemist": [False, True],
                   "quest_thresholds": ["rules", "components"]},
+        "mode_titles": {"standard": "the Battle Royale", "adventurer": "Adventurer mode",
+                        "tournament": "Tournament play"},
+        "option_titles": {"alchemist": "Alchemist mode (potions as tokens)",
+                          "quest_thresholds": "Quest piles by the reputation list of the "
+                                              "book's"},
         "chance": True, "hidden": True}
 MODES = ("standard", "adventurer", "tournament")
 MAX_PLAYERS = {"standard": 10, "adventurer": 6, "tournament": 30}

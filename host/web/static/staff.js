@@ -145,7 +145,7 @@
     let h = "";
     for (const s of st.seats) {
       const svg = await api("GET", "/api/staff/qr?seat=" + encodeURIComponent(s.seat));
-      h += '<div class="seat" data-seat="' + esc(s.seat) + '"><b>' + esc(s.seat) +
+      h += '<div class="seat" data-seat="' + esc(s.seat) + '"><b>' + esc(s.name || s.seat) +
         (s.bot ? " (bot)" : "") + "</b><br>" + svg + '<a href="' + esc(s.url) + '">' +
         esc(s.url) + "</a></div>";
     }
@@ -171,6 +171,10 @@
     $("#ng-modebox").hidden = !form.modes.length;
     $("#ng-mode").innerHTML = form.modes.map(m => '<option value="' + m + '"' +
       (m === form.mode ? " selected" : "") + ">" + (form.mode_titles[m] || m) + "</option>").join("");
+    $("#ng-switches").innerHTML = (form.switches || []).map(o => '<label>' + esc(o.title) +
+      ' <select data-option="' + esc(o.name) + '">' + o.values.map(v => '<option value="' +
+      esc(v) + '"' + (v === o.value ? " selected" : "") + ">" + esc(v) + "</option>").join("") +
+      "</select></label>").join("");
     $("#ng-bots").max = Math.max(...form.players);
     $("#ng-bots").value = form.bots;
   }
@@ -180,6 +184,10 @@
     for (const k of ["players", "bots", "seed"]) if (f.get(k) !== "" && f.get(k) !== null)
       body[k] = parseInt(f.get(k));
     if (!$("#ng-modebox").hidden && f.get("mode")) body.mode = f.get("mode");
+    const options = {};
+    for (const s of document.querySelectorAll("#ng-switches select[data-option]"))
+      options[s.dataset.option] = s.value;
+    if (Object.keys(options).length) body.options = options;
     op("start", body);
   };
   $("#palette").onchange = () => op("palette", {palette: $("#palette").value});

@@ -126,6 +126,24 @@ def test_staff_start_a_new_game_at_the_fewest_and_the_most_players(tmp_path, nam
     form = table.new_game_form()
     assert form["title"] == game.title and form["players"][0] == fewest and \
         form["players"][-1] == most
+    # Its other options (a switch "on" or "off"), each started with and refused in words.
+    modes = game.info.get("modes", {})
+    assert [o["name"] for o in form["switches"]] == sorted(k for k in modes if k != "mode")
+    for o in form["switches"]:
+        assert o["title"] and o["value"] == o["values"][0]
+        table.staff("start", {"players": fewest, "bots": fewest, "options": {
+            o["name"]: o["values"][-1]}})
+        chosen = modes[o["name"]][-1]
+        assert session.match.options[o["name"]] == chosen
+        assert [x["value"] for x in table.new_game_form()["switches"]
+                if x["name"] == o["name"]] == [o["values"][-1]]
+    with pytest.raises(Refused) as e:
+        table.staff("start", {"players": fewest, "options": {"colour": "red"}})
+    assert e.value.status == 400 and "not 'colour'" in e.value.message
+    for o in form["switches"]:
+        with pytest.raises(Refused) as e:
+            table.staff("start", {"players": fewest, "options": {o["name"]: "maybe"}})
+        assert e.value.message.startswith("options.%s must be one of " % o["name"])
 
 
 @pytest.mark.parametrize("name", NAMES)
