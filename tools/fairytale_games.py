@@ -107,9 +107,10 @@ def play_table(options, seed, limit, workdir, deadline=1800):
     cmd = [sys.executable, "-m", "host.cli", "run", "--game", "fairytale", "--players",
            str(n), "--headless", "--bots", str(n), "--json", "--new", "--seed", str(seed),
            "--journal", journal, "--max-actions", str(limit)]
-    for key in ("mode",):
-        if key in options:
-            cmd += ["--" + key, options[key]]
+    if "mode" in options:
+        cmd += ["--mode", options["mode"]]
+    if options.get("alchemist"):
+        cmd += ["--option", "alchemist=true"]
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=ROOT)

@@ -1040,18 +1040,26 @@ def _chosen(v):
     return core.check_traits(v, "traits") if v is not None else None
 
 
+def _one_of(options, wanted, empty, bad):
+    """`wanted` if it is one of `options`, the first of them when it names none; refused
+    with `empty` (code, sentence) when there is none to take, `bad` (code, sentence with
+    a %s for the value) when it names another."""
+    if wanted is None:
+        if not options:
+            fail(empty[0], empty[1])
+        return options[0]
+    if wanted not in options:
+        fail(bad[0], bad[1] % shown(wanted))
+    return wanted
+
+
 def pick_dormant(s, seat, wanted):
     p = s.players[seat]
     dormant = [t for t in sorted(p["tactics"]) if not p["tactics"][t] and
                s.cat.tactic_owner[t] in p["party"]]
-    if wanted is None:
-        if not dormant:
-            fail("no_dormant_tactic", "You have no dormant tactic card to enable.")
-        return dormant[0]
-    if wanted not in dormant:
-        fail("bad_tactic", "tactic must be a dormant tactic card of your party, not %s." %
-             shown(wanted))
-    return wanted
+    return _one_of(dormant, wanted, ("no_dormant_tactic", "You have no dormant tactic card "
+                                     "to enable."),
+                   ("bad_tactic", "tactic must be a dormant tactic card of your party, not %s."))
 
 
 def _tag_choice(s, b, seat, wanted):
@@ -1060,12 +1068,8 @@ def _tag_choice(s, b, seat, wanted):
               not _held(b, seat, c)]
     if not others:
         fail("no_one_to_tag", "You cannot Tag Out with no other character in your party.")
-    if wanted is None:
-        return others[0]
-    if wanted not in others:
-        fail("bad_character", "character must be another character of your party, not %s." %
-             shown(wanted))
-    return wanted
+    return _one_of(others, wanted, None, ("bad_character", "character must be another "
+                                          "character of your party, not %s."))
 
 
 def _check_escape(s, b, seat, action):
