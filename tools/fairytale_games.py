@@ -179,9 +179,9 @@ def run(kind, name, seeds, limit, verbose=False, table=False, setup=None):
     if kind == "table":
         import tempfile
         workdir = tempfile.mkdtemp(prefix="fairytale-table-")
-    if kind == "table" and set(options) - set(["players", "mode"]):
+    if kind == "table" and set(options) - set(["players", "mode", "alchemist"]):
         line = "table %s: `fairytable run` has no option for %s: not played" % (
-            name, ", ".join(sorted(set(options) - set(["players", "mode"]))))
+            name, ", ".join(sorted(set(options) - set(["players", "mode", "alchemist"]))))
         print(line, flush=True)
         return line, []
     for seed in seeds:
