@@ -63,8 +63,10 @@ def check_action_shape(action, fields, game):
         raise IllegalAction("unknown_action", "There is no action %s in %s (actions: %s)." % (
             shown(kind), game, ", ".join(sorted(fields))))
     allowed = fields[kind]
-    for key in sorted(action):
+    for key in action:
         if key != "type" and key not in allowed:
+            # Name the first wrong key in sorted order, whatever the dict's order.
+            key = sorted([k for k in action if k != "type" and k not in allowed])[0]
             raise IllegalAction("bad_field", "%s does not take %s (it takes %s)." % (
                 kind, shown(key), ", ".join(allowed) or "nothing"))
     return kind

@@ -572,9 +572,17 @@ class HeroesState:
         s.cat = self.cat
         s.map = self.map
         s.seats = self.seats
-        for key in ("rng", "phase", "first", "pick_turn", "turn", "turn_number", "actions_left",
-                    "roll", "status", "winner", "end_reason"):
-            setattr(s, key, getattr(self, key))
+        s.rng = self.rng
+        s.phase = self.phase
+        s.first = self.first
+        s.pick_turn = self.pick_turn
+        s.turn = self.turn
+        s.turn_number = self.turn_number
+        s.actions_left = self.actions_left
+        s.roll = self.roll
+        s.status = self.status
+        s.winner = self.winner
+        s.end_reason = self.end_reason
         s.rollers = list(self.rollers)
         s.moved = list(self.moved)
         s.roster = list(self.roster)
@@ -657,8 +665,8 @@ def _step_ok(s, a, b):
     return True
 
 
-def _steps(s, a):
-    """The cells one step from a (the map's step table, built once per map and option)."""
+def _step_table(s):
+    """The cells one step from each cell (built once per map and option: the map is static)."""
     diag = s.options["diagonal_moves"]
     key = "steps_diagonal" if diag else "steps_straight"
     table = s.map.get(key)
@@ -668,7 +676,12 @@ def _steps(s, a):
             table.append([b for b in TOUCHING[i] if _step_ok(s, i, b) and (
                 diag or i % SIZE == b % SIZE or i // SIZE == b // SIZE)])
         s.map[key] = table
-    return table[a]
+    return table
+
+
+def _steps(s, a):
+    """The cells one step from a."""
+    return _step_table(s)[a]
 
 
 def _grid(s):
@@ -699,22 +712,44 @@ def _may_stop(s, cid, i, grid=None):
     return not s.map["blocked"][i] and occ[i] is None and flags[i] is None
 
 
+def _distances(s, cid, start, spaces, grid, goal=None):
+    """{cell: fewest steps} for every cell character cid may pass through within `spaces`
+    (the start at 0); the search stops early once it reaches `goal`."""
+    occ, flags = grid
+    blocked = s.map["blocked"]
+    seat = s.heroes[cid]["seat"]
+    steps = _step_table(s)
+    # The tests of _passable, inlined: moves and the legal actions spend most of their time
+    # in this loop.
+    dist = {start: 0}
+    frontier = [start]
+    d = 0
+    while frontier and d < spaces:
+        d += 1
+        nxt = []
+        for a in frontier:
+            for b in steps[a]:
+                if b in dist or blocked[b]:
+                    continue
+                o = occ[b]
+                f = flags[b]
+                if (o is None or o == cid) and (f is None or f == seat):
+                    dist[b] = d
+                    if b == goal:
+                        return dist
+                    nxt.append(b)
+        frontier = nxt
+    return dist
+
+
 def reachable(s, cid, start, spaces, grid=None):
     """{cell: fewest steps} for every cell character cid may stop on within `spaces`."""
     grid = grid or _grid(s)
-    dist = {start: 0}
-    frontier = [start]
-    for d in range(1, spaces + 1):
-        nxt = []
-        for a in frontier:
-            for b in _steps(s, a):
-                if b not in dist and _passable(s, cid, b, grid):
-                    dist[b] = d
-                    nxt.append(b)
-        frontier = nxt
+    occ, flags = grid
+    dist = _distances(s, cid, start, spaces, grid)
     out = {}
     for i in dist:
-        if i != start and _may_stop(s, cid, i, grid):
+        if i != start and occ[i] is None and flags[i] is None:
             out[i] = dist[i]
     return out
 
@@ -766,8 +801,12 @@ def _line_of_fire(s, a, b, reach, occ=None):
 
 def living_seats(s):
     """Seats that still have a character in the game."""
-    return [q for q in s.seats if [c for c in s.roster if s.heroes[c]["seat"] == q
-                                   and s.heroes[c]["state"] != "out"]]
+    alive = {}
+    for cid in s.roster:
+        h = s.heroes[cid]
+        if h["state"] != "out":
+            alive[h["seat"]] = True
+    return [q for q in s.seats if q in alive]
 
 
 def _enemy(s, a, b):
@@ -1147,11 +1186,14 @@ def validate(state, action):
 
 def apply(state, action):
     """Apply a legal action and return its events; IllegalAction leaves the state unchanged
-    (the action is played on a copy, which the state then takes over)."""
-    trial = state.copy()
-    events = _apply(trial, action)
-    _adopt(state, trial)
-    return events
+    (some checks come half-way through an action, so the state is copied first and put back
+    from the copy when the action fails)."""
+    before = state.copy()
+    try:
+        return _apply(state, action)
+    except Exception:
+        _adopt(state, before)
+        raise
 
 
 def actor(state, action):
@@ -1381,7 +1423,9 @@ def _way(s, cid, action, spaces):
     to = _cell_arg(action, "to")
     if to == start:
         _fail("no_move", "A move goes somewhere else.")
-    if to not in reachable(s, cid, start, spaces):
+    grid = _grid(s)
+    if not _may_stop(s, cid, to, grid) or to not in _distances(s, cid, start, spaces, grid,
+                                                                 to):
         _fail("unreachable", "%s cannot get to %s in %d spaces (walls, bases, characters and "
               "the other team's flag are in the way)." % (_def(s, cid)["name"],
                                                          shown(cell_xy(to)), spaces))
