@@ -1184,10 +1184,17 @@ def validate(state, action):
     return None
 
 
+# Action types whose every check comes before their first change to the state (_apply's
+# checks of the phase, then _end_turn, roll_move's, _move): apply plays them without a copy.
+CHECKED_FIRST = ("end_turn", "move", "roll_move")
+
+
 def apply(state, action):
     """Apply a legal action and return its events; IllegalAction leaves the state unchanged
-    (some checks come half-way through an action, so the state is copied first and put back
-    from the copy when the action fails)."""
+    (the other actions may be refused half-way, so the state is copied first and put back
+    from the copy when such an action fails)."""
+    if isinstance(action, dict) and action.get("type") in CHECKED_FIRST:
+        return _apply(state, action)
     before = state.copy()
     try:
         return _apply(state, action)
@@ -1451,10 +1458,10 @@ def _carried_flag(s, cid):
     return None
 
 
-def _relocate(s, cid, to, action, events, how):
-    """Move cid to `to`: the flag it controls, flag captures, the win by flag."""
-    h = s.heroes[cid]
-    start = h["cell"]
+def _flag_carry(s, cid, to, action):
+    """(the team of the flag cid controls or None, the cell action["flag_to"] puts it down on
+    or None) for a move of cid to `to`; IllegalAction if that flag cannot go there."""
+    start = s.heroes[cid]["cell"]
     team = _carried_flag(s, cid)
     flag_to = None
     if action.get("flag_to") is not None:
@@ -1472,6 +1479,15 @@ def _relocate(s, cid, to, action, events, how):
         if s.map["blocked"][flag_to] or (_occupant(s, flag_to) not in (None, cid)) or (
                 _flag_at(s, flag_to) not in (None, team)):
             _fail("bad_flag_to", "The flag goes on a free cell.")
+    return team, flag_to
+
+
+def _relocate(s, cid, to, carry, events, how):
+    """Move cid to `to` with the flag it controls (`carry`, from _flag_carry): flag captures,
+    the win by flag."""
+    h = s.heroes[cid]
+    start = h["cell"]
+    team, flag_to = carry
     h["cell"] = to
     events.append({"type": "moved", "character": cid, "from": cell_xy(start), "to": cell_xy(to),
                    "by": how})
@@ -1529,9 +1545,11 @@ def _move(s, action, events):
         _fail("roll_first", "Roll the green die for this turn's movement first (roll_move).")
     spaces = s.roll + _def(s, cid)["move_bonus"]
     to = _way(s, cid, action, spaces)
+    carry = _flag_carry(s, cid, to, action)
+    # Every check above, every change below: apply needs no copy for a move (CHECKED_FIRST).
     s.actions_left -= 1
     s.moved.append(cid)
-    _relocate(s, cid, to, action, events, "die")
+    _relocate(s, cid, to, carry, events, "die")
 
 
 # ---------------------------------------------------------------- attacks
@@ -1888,7 +1906,7 @@ def _play_card(s, action, events):
         _turn_over(s, cid, card, bonus, events)
         if cid not in s.moved:
             s.moved.append(cid)     # it has moved this turn: the die no longer moves it
-        _relocate(s, cid, to, action, events, "card")
+        _relocate(s, cid, to, _flag_carry(s, cid, to, action), events, "card")
     elif kind == "heal":
         _heal(s, cid, card, action, events)
         _turn_over(s, cid, card, bonus, events)
@@ -1919,7 +1937,7 @@ def _defend(s, action, events):
         _can_move_now(s, t, True)
         to = _way(s, t, action, card["spaces"])
         _turn_over(s, t, card, bonus, events)
-        _relocate(s, t, to, {}, events, "card")
+        _relocate(s, t, to, _flag_carry(s, t, to, {}), events, "card")
         defence["dodged"] = True
     elif kind == "heal":
         _heal(s, t, card, action, events)

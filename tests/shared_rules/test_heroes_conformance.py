@@ -83,6 +83,43 @@ def test_undo_is_refused_after_dice_and_allowed_after_a_move():
     assert not match.can_undo()
 
 
+
+def _refused_checked_first_actions(state):
+    """Every action of a type apply plays without a copy (heroes.CHECKED_FIRST) that the state
+    refuses now: a move to each cell, each legal move with its flag put down where it cannot go
+    (on the destination itself), with a path one step too long, with a die out of range."""
+    out = []
+    for a in heroes.action_space(state):
+        if a["type"] not in heroes.CHECKED_FIRST:
+            continue
+        out.append(a)
+        if a["type"] == "move" and heroes.validate(state, a) is None:
+            out.append(dict(a, flag_to=a["to"]))
+            path = [a["to"]] * 8
+            out.append({"type": "move", "character": a["character"], "path": path})
+    out.append({"type": "roll_move", "die": 7})
+    return [a for a in out if heroes.validate(state, a) is not None]
+
+
+@pytest.mark.parametrize("variant,seed", [("royale", 2), ("ctf_river_bonus", 5),
+                                          ("royale_4p_no_diagonals", 1)])
+def test_a_refused_move_roll_or_end_of_turn_changes_nothing(variant, seed):
+    # Those types are applied without a copy of the state: every check must come first.
+    options = dict(VARIANTS[variant], max_turns=10)
+    refused = set()
+    step = 0
+
+    def check(state, action, events):
+        nonlocal step
+        step += 1
+        if step % 3 == 0 and state.status == "ongoing":
+            for bad in _refused_checked_first_actions(state):
+                check_rejected_changes_nothing(heroes, state, bad)
+                refused.add(heroes.validate(state, bad).code)
+    playout.random_game("heroes", options, seed, on_step=check)
+    assert {"unreachable", "already_moved", "roll_first"} & refused
+
+
 # ---------------------------------------------------------------- bad input, fuzzed
 
 from hypothesis import given, settings  # noqa: E402
