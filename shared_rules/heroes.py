@@ -1185,8 +1185,9 @@ def validate(state, action):
 
 
 # Action types whose every check comes before their first change to the state (_apply's
-# checks of the phase, then _end_turn, roll_move's, _move): apply plays them without a copy.
-CHECKED_FIRST = ("end_turn", "move", "roll_move")
+# checks of the phase, then _end_turn, roll_move's, _move, _attack, _play_card): apply plays
+# them without a copy.
+CHECKED_FIRST = ("attack", "end_turn", "move", "play_card", "roll_move")
 
 
 def apply(state, action):
@@ -1609,14 +1610,11 @@ def attack_targets(state, attacker, card=None, target=None):
     return _attack_targets(s, attacker, c, target)
 
 
-def _battle_dice(s, action, targets):
+def _given_dice(s, action, targets):
+    """(red, {target: white}) from the action's "dice", or None when the engine rolls them."""
     dice = action.get("dice")
     if dice is None:
-        red = _roll(s)
-        white = {}
-        for t in targets:
-            white[t] = _roll(s)
-        return red, white
+        return None
     if not isinstance(dice, dict) or sorted(dice) != ["red", "white"]:
         _fail("bad_dice", 'dice must be {"red": die, "white": {target: die}}.')
     red = _die(dice["red"], "The red die")
@@ -1653,13 +1651,26 @@ def _respawn_choice(s, action):
     return out
 
 
-def _start_battle(s, cid, card, targets, action, events):
-    red, white = _battle_dice(s, action, targets)
+def _battle_setup(s, action, targets):
+    """(the dice the action gives or None, its respawn cells): an attack's checks, made
+    before it changes anything."""
+    return _given_dice(s, action, targets), _respawn_choice(s, action)
+
+
+def _start_battle(s, cid, card, targets, setup, events):
+    dice, respawn_to = setup
+    if dice is None:
+        red = _roll(s)
+        white = {}
+        for t in targets:
+            white[t] = _roll(s)
+    else:
+        red, white = dice
     bonus = _def(s, cid)["attack_bonus"] + (card["bonus"] if card is not None else 0)
     s.battle = {"attacker": cid, "seat": s.heroes[cid]["seat"],
                 "card": card["id"] if card is not None else None, "red": red, "bonus": bonus,
                 "targets": list(targets), "white": white, "next": 0,
-                "respawn_to": _respawn_choice(s, action), "dead": []}
+                "respawn_to": respawn_to, "dead": []}
     events.append({"type": "battle", "attacker": cid, "targets": list(targets),
                    "card": s.battle["card"], "red": red, "white": white,
                    "attack": red + bonus})
@@ -1670,8 +1681,10 @@ def _attack(s, action, events):
     cid = _my_hero(s, action, "attacker")
     _needs_action(s)
     targets = _attack_targets(s, cid, None, action.get("target"))
+    setup = _battle_setup(s, action, targets)
+    # Every check above, every change below (CHECKED_FIRST).
     s.actions_left -= 1
-    _start_battle(s, cid, None, targets, action, events)
+    _start_battle(s, cid, None, targets, setup, events)
 
 
 def _waits_for_defender(s, t):
@@ -1858,7 +1871,8 @@ def _turn_over(s, cid, card, bonus, events):
         events.append({"type": "card_turned_over", "character": cid, "card": card["id"]})
 
 
-def _heal(s, cid, card, action, events):
+def _heal_target(s, cid, card, action):
+    """Who cid's heal card heals; IllegalAction if it cannot."""
     target = action.get("target", cid)
     if not isinstance(target, str) or target not in s.heroes:
         _fail("unknown_character", "target must be a character in the game, not %s." %
@@ -1871,12 +1885,15 @@ def _heal(s, cid, card, action, events):
                                            s.heroes[target]["cell"], card["range"]):
         _fail("out_of_range", "%s is not within %d spaces in a clear line." % (
             _def(s, target)["name"], card["range"]))
-    t = s.heroes[target]
-    top = _def(s, target)["health"]
-    if t["health"] >= top:
+    if s.heroes[target]["health"] >= _def(s, target)["health"]:
         _fail("full_health", "%s has all its health; there is nothing to heal." %
               _def(s, target)["name"])
-    gain = min(card["amount"], top - t["health"])
+    return target
+
+
+def _heal(s, cid, card, target, events):
+    t = s.heroes[target]
+    gain = min(card["amount"], _def(s, target)["health"] - t["health"])
     t["health"] += gain
     events.append({"type": "healed", "character": target, "by": cid, "amount": gain,
                    "health": t["health"]})
@@ -1897,23 +1914,30 @@ def _play_card(s, action, events):
         _fail("bad_field", "%s is a movement card: it takes no target." % card["name"])
     if kind == "defend":
         _fail("defence_only", "%s is played when attacked, in the battle phase." % card["name"])
+    if kind == "move":
+        _can_move_now(s, cid, True)
+        to = _way(s, cid, action, card["spaces"])
+        carry = _flag_carry(s, cid, to, action)
+    elif kind == "heal":
+        target = _heal_target(s, cid, card, action)
+    else:
+        targets = _attack_targets(s, cid, card, action.get("target"))
+        setup = _battle_setup(s, action, targets)
+    # Every check above, every change below (CHECKED_FIRST).
     s.actions_left -= 1
     events.append({"type": "card_played", "character": cid, "card": card["id"],
                    "bonus_card": bonus})
     if kind == "move":
-        _can_move_now(s, cid, True)
-        to = _way(s, cid, action, card["spaces"])
         _turn_over(s, cid, card, bonus, events)
         if cid not in s.moved:
             s.moved.append(cid)     # it has moved this turn: the die no longer moves it
-        _relocate(s, cid, to, _flag_carry(s, cid, to, action), events, "card")
+        _relocate(s, cid, to, carry, events, "card")
     elif kind == "heal":
-        _heal(s, cid, card, action, events)
+        _heal(s, cid, card, target, events)
         _turn_over(s, cid, card, bonus, events)
     else:
-        targets = _attack_targets(s, cid, card, action.get("target"))
         _turn_over(s, cid, card, bonus, events)
-        _start_battle(s, cid, card, targets, action, events)
+        _start_battle(s, cid, card, targets, setup, events)
 
 
 def _defend(s, action, events):
@@ -1940,7 +1964,7 @@ def _defend(s, action, events):
         _relocate(s, t, to, _flag_carry(s, t, to, {}), events, "card")
         defence["dodged"] = True
     elif kind == "heal":
-        _heal(s, t, card, action, events)
+        _heal(s, t, card, _heal_target(s, t, card, action), events)
         _turn_over(s, t, card, bonus, events)
     else:
         defence["bonus"] = card["bonus"]

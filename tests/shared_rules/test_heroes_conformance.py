@@ -86,38 +86,62 @@ def test_undo_is_refused_after_dice_and_allowed_after_a_move():
 
 def _refused_checked_first_actions(state):
     """Every action of a type apply plays without a copy (heroes.CHECKED_FIRST) that the state
-    refuses now: a move to each cell, each legal move with its flag put down where it cannot go
-    (on the destination itself), with a path one step too long, with a die out of range."""
+    refuses now: each of the action space's, and each legal one spoilt at its last check (a
+    flag put down on the mover's own cell, a path one step too long, a die of 7, a character
+    laid down on a cell it may not use)."""
     out = []
     for a in heroes.action_space(state):
         if a["type"] not in heroes.CHECKED_FIRST:
             continue
         out.append(a)
-        if a["type"] == "move" and heroes.validate(state, a) is None:
+        if heroes.validate(state, a) is not None:
+            continue
+        if "to" in a:
             out.append(dict(a, flag_to=a["to"]))
-            path = [a["to"]] * 8
-            out.append({"type": "move", "character": a["character"], "path": path})
+            out.append(dict([(k, a[k]) for k in a if k != "to"], path=[a["to"]] * 8))
+        if a["type"] == "attack" or "target" in a:
+            out.append(dict(a, dice={"red": 7, "white": 1}))
+            out.append(dict(a, dice={"red": 3, "white": {"nobody": 2}}))
+            out.append(dict(a, respawn_to={a.get("target", "nobody"): [3, 3]}))
     out.append({"type": "roll_move", "die": 7})
     return [a for a in out if heroes.validate(state, a) is not None]
 
 
 @pytest.mark.parametrize("variant,seed", [("royale", 2), ("ctf_river_bonus", 5),
                                           ("royale_4p_no_diagonals", 1)])
-def test_a_refused_move_roll_or_end_of_turn_changes_nothing(variant, seed):
+def test_a_refused_move_attack_card_roll_or_end_of_turn_changes_nothing(variant, seed):
     # Those types are applied without a copy of the state: every check must come first.
-    options = dict(VARIANTS[variant], max_turns=10)
+    options = dict(VARIANTS[variant], max_turns=8)
     refused = set()
     step = 0
 
     def check(state, action, events):
         nonlocal step
         step += 1
-        if step % 3 == 0 and state.status == "ongoing":
+        if step % 4 == 0 and state.status == "ongoing":
             for bad in _refused_checked_first_actions(state):
                 check_rejected_changes_nothing(heroes, state, bad)
                 refused.add(heroes.validate(state, bad).code)
     playout.random_game("heroes", options, seed, on_step=check)
-    assert {"unreachable", "already_moved", "roll_first"} & refused
+    assert {"unreachable", "no_flag", "too_far", "bad_dice", "not_adjacent"} <= refused, refused
+    assert ("bad_respawn" if variant.startswith("ctf") else "bad_field") in refused
+
+
+
+def test_a_refused_heal_changes_nothing():
+    # Random games rarely reach a heal: a wounded team, a full one, an enemy in reach.
+    state = heroes.new_game({}, 2, {"characters": [
+        {"id": "fairy_godmother", "seat": "red", "cell": [3, 3], "health": 5},
+        {"id": "tin_woodman", "seat": "red", "cell": [4, 3], "health": 10},
+        {"id": "rumpelstiltskin", "seat": "red", "cell": [2, 3]},
+        {"id": "the_giant", "seat": "blue", "cell": [3, 4]}], "roll": 3})
+    refused = set()
+    for bad in _refused_checked_first_actions(state):
+        check_rejected_changes_nothing(heroes, state, bad)
+        refused.add(heroes.validate(state, bad).code)
+    assert {"full_health", "bad_target", "out_of_range"} <= refused, refused
+    assert heroes.validate(state, {"type": "play_card", "character": "fairy_godmother",
+                                   "card": "wand_of_kindness", "target": "tin_woodman"}) is None
 
 
 # ---------------------------------------------------------------- bad input, fuzzed
