@@ -96,7 +96,8 @@ def parse_broker(url):
     """A Broker from --mqtt URL; ValueError in words naming the option."""
     if not isinstance(url, str) or "://" not in url:
         raise ValueError("--mqtt takes the broker's address like mqtt://127.0.0.1:1883 "
-                         "(mqtt://user:password@host:port with a password), not %r" % url)
+                         "(mqtt://user:password@host:port with a password), not %r"
+                         % _hide_password(url if isinstance(url, str) else repr(url)))
     parts = urlsplit(url)
     if parts.scheme != "mqtt":
         raise ValueError("--mqtt %s: the address starts with mqtt:// (the table speaks plain "
@@ -120,7 +121,7 @@ def parse_broker(url):
 
 
 def _hide_password(url):
-    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
+    return re.sub(r"((?:^|//|/)[^:/@]*):[^@/]*@", r"\1:***@", url)
 
 
 class CommandRefused(ValueError):

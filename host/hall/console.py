@@ -1,0 +1,394 @@
+"""`fairytable hall`: the hall's console. Reads every table of a hall from the broker and
+serves a page and a JSON API on this machine (docs/hall.md).
+
+    fairytable hall --mqtt URL [--hall NAME] [--web 127.0.0.1:PORT]
+
+    GET  /                 the console page: every table as a card, alerts first
+    GET  /api/hall         every table: its state, summary, last event, alerts (JSON)
+    POST /api/command      {"table": NAME or "all", "command": "pause"}: sent with a new
+                           command id; answers with the tables' acknowledgements
+
+Like the staff page it listens on loopback only and answers only requests addressed to
+this machine by a loopback name; a command needs the header X-Hall-Console (a page of
+another site cannot send one without the browser asking first, and nothing here says
+yes). What a person reads is words: the tables by their names, never a command's id.
+"""
+
+import argparse
+import asyncio
+import collections
+import json
+import os
+import secrets
+import sys
+import time
+
+from aiohttp import web
+
+from host.hall import topics
+from host.web.server import is_loopback, parse_bind
+
+STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
+ACK_WAIT_S = 5.0
+EVENTS_KEPT = 20
+STATE_WORDS = {
+    None: "Not heard from yet",
+    "init": "Starting",
+    "ready": "Online",
+    "disconnected": "Switched off by its operator",
+    "lost": "Lost: gone without a goodbye (power or network)",
+}
+
+
+class TableSeen:
+    """What the broker has said of one table."""
+
+    def __init__(self, name):
+        self.name = name
+        self.state = None
+        self.summary = None
+        self.health = None
+        self.boot = None
+        self.last_seq = 0
+        self.events = collections.deque(maxlen=EVENTS_KEPT)
+        self.duplicates = 0       # events seen twice (QoS 1), dropped
+        self.missed = 0           # events never seen (a gap in the sequence)
+        self.heard_at = None
+
+    def take_event(self, ev):
+        """One event; False for a copy already seen (dropped)."""
+        boot, seq = ev.get("boot"), ev.get("seq")
+        if not isinstance(seq, int) or isinstance(seq, bool):
+            return False
+        if boot != self.boot:
+            self.boot, self.last_seq = boot, 0
+        if seq <= self.last_seq:
+            self.duplicates += 1
+            return False
+        self.missed += seq - self.last_seq - 1 if self.last_seq else 0
+        self.last_seq = seq
+        self.events.append(ev)
+        return True
+
+    def alerts(self):
+        """What staff should look at here, in sentences (most urgent first)."""
+        out = []
+        if self.state == "lost":
+            out.append("The table is lost: its broker connection ended without a goodbye "
+                       "(power or network).")
+        s = self.summary or {}
+        offline = (s.get("tiles") or {}).get("offline") or []
+        for where in offline:
+            out.append("A tile is offline: the tile of %s." % where)
+        for message in s.get("mismatches") or []:
+            out.append("The table and the game disagree: %s" % message)
+        if s.get("dropped_events"):
+            out.append("%d events were dropped while the broker was away."
+                       % s["dropped_events"])
+        return out
+
+    def view(self):
+        s = self.summary or {}
+        return {
+            "name": self.name,
+            "state": self.state,
+            "state_words": STATE_WORDS.get(self.state, "Unknown"),
+            "alerts": self.alerts(),
+            "game": s.get("game"),
+            "players": s.get("players") or [],
+            "turn": s.get("turn"),
+            "actions": s.get("actions"),
+            "status": s.get("status"),
+            "status_words": s.get("status_words"),
+            "winner": s.get("winner"),
+            "last": s.get("last"),
+            "tiles": s.get("tiles"),
+            "firmware": s.get("firmware"),
+            "last_seq": self.last_seq,
+            "events": [e.get("words") for e in self.events][-5:],
+            "heard_at": self.heard_at,
+        }
+
+
+class Hall:
+    """Every table of one hall as the broker says it; the acknowledgements of commands."""
+
+    def __init__(self, hall):
+        self.hall = topics.check_name("the hall", hall)
+        self.tables = {}
+        self.acks = {}            # command id -> {table: ack}
+        self.connected = False
+
+    def table(self, name):
+        if name not in self.tables:
+            self.tables[name] = TableSeen(name)
+        return self.tables[name]
+
+    def take(self, topic, payload):
+        """One message from the broker; anything that is not the hall's is ignored."""
+        where = topics.split_topic(topic)
+        if where is None or where[0] != self.hall or where[1] == topics.ALL:
+            return
+        _hall, name, leaf = where
+        if leaf == "cmd":
+            return
+        if not payload:
+            # An empty retained message clears a table that was taken out of the hall.
+            if leaf == "$state":
+                self.tables.pop(name, None)
+            return
+        t = self.table(name)
+        t.heard_at = int(time.time())
+        if leaf == "$state":
+            text = bytes(payload).decode("utf-8", "replace")
+            t.state = text if text in topics.STATES else None
+            return
+        try:
+            body = json.loads(bytes(payload).decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            return
+        if not isinstance(body, dict):
+            return
+        if leaf == "summary":
+            t.summary = body
+        elif leaf == "health":
+            t.health = body
+        elif leaf == "events":
+            t.take_event(body)
+        elif leaf == "ack" and isinstance(body.get("id"), str):
+            if body["id"] in self.acks:
+                self.acks[body["id"]].setdefault(name, body)
+
+    def view(self):
+        tables = [t.view() for t in self.tables.values()]
+        # Alerts first (the lost first of those), then by name.
+        tables.sort(key=lambda v: (not v["alerts"], v["state"] != "lost", v["name"]))
+        return {"hall": self.hall, "connected": self.connected, "tables": tables,
+                "commands": topics.COMMANDS}
+
+
+class Console:
+    """The console's MQTT connection (reconnecting) and its web server."""
+
+    backoff_first_s = 0.5
+    backoff_cap_s = 30.0
+
+    def __init__(self, broker, hall, host="127.0.0.1", port=8090, say=print):
+        if not is_loopback(host):
+            raise ValueError("--web %s: the hall console listens on this machine only "
+                             "(127.0.0.1); reach it from elsewhere through an SSH tunnel"
+                             % host)
+        self.broker = broker
+        self.hall = Hall(hall)
+        self.host = host
+        self.port = port
+        self.say = say
+        self.client = None
+        self.runner = None
+        self._task = None
+
+    # ------------------------------------------------------------ the broker
+
+    async def _listen(self):
+        import random
+
+        import aiomqtt
+        from host.hall.publisher import backoff_s
+        rng = random.SystemRandom()
+        attempt = 0
+        said_down = False
+        while True:
+            try:
+                async with aiomqtt.Client(
+                        self.broker.host, self.broker.port, username=self.broker.username,
+                        password=self.broker.password, clean_session=True,
+                        identifier="fairytable-console-%s-%s" % (self.hall.hall,
+                                                                 secrets.token_hex(4)),
+                        keepalive=30, timeout=10) as client:
+                    await client.subscribe(topics.hall_wildcard(self.hall.hall), qos=1)
+                    self.client = client
+                    self.hall.connected = True
+                    attempt = 0
+                    if said_down:
+                        said_down = False
+                        self.say("The hall's broker is back.")
+                    async for message in client.messages:
+                        self.hall.take(str(message.topic), message.payload)
+            except aiomqtt.MqttError as e:
+                if not said_down:
+                    said_down = True
+                    self.say("The hall's broker %r cannot be reached (%s): trying again."
+                             % (self.broker, e))
+            finally:
+                self.client = None
+                self.hall.connected = False
+            await asyncio.sleep(backoff_s(attempt, self.backoff_first_s, self.backoff_cap_s,
+                                          rng))
+            attempt += 1
+
+    async def command(self, target, name):
+        """Send one command (a new id) to a table or to all; wait a while for the acks.
+        Returns {"sent_to", "acks", "waiting"} in words; ValueError for a bad request."""
+        if name not in topics.COMMANDS:
+            raise ValueError("there is no command %s: the commands are %s" % (
+                json.dumps(name)[:40], ", ".join(sorted(topics.COMMANDS))))
+        if target == "all":
+            topic = topics.hall_command_topic(self.hall.hall)
+            expected = sorted(n for n, t in self.hall.tables.items() if t.state == "ready")
+        else:
+            try:
+                topics.check_name("the table", target)
+            except ValueError as e:
+                raise ValueError(str(e))
+            topic = topics.table_topic(self.hall.hall, target, "cmd")
+            expected = [target]
+        client = self.client
+        if client is None:
+            raise ConnectionError("the hall's broker cannot be reached now: the command "
+                                  "was not sent")
+        command_id = "console-%s" % secrets.token_hex(8)
+        self.hall.acks[command_id] = {}
+        try:
+            await client.publish(topic, json.dumps({"id": command_id, "command": name})
+                                 .encode(), qos=1)
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + ACK_WAIT_S
+            got = self.hall.acks[command_id]
+            while loop.time() < deadline and not all(n in got for n in expected):
+                await asyncio.sleep(0.05)
+        finally:
+            got = self.hall.acks.pop(command_id, {})
+        acks = [{"table": n, "ok": a.get("ok"), "message": a.get("message")}
+                for n, a in sorted(got.items())]
+        return {"command": topics.COMMANDS[name], "sent_to": "every table" if target == "all"
+                else target, "acks": acks,
+                "waiting": [n for n in expected if n not in got]}
+
+    # ------------------------------------------------------------ the web
+
+    @web.middleware
+    async def _guard(self, request, handler):
+        name = request.host.rsplit(":", 1)[0] if not request.host.endswith("]") else \
+            request.host
+        if name.strip("[]") not in ("localhost",) and not is_loopback(name.strip("[]")):
+            return web.json_response({"error": "the hall console answers only as 127.0.0.1 "
+                                      "or localhost."}, status=403)
+        try:
+            return await handler(request)
+        except web.HTTPException as e:
+            if e.status < 400:
+                raise
+            return web.json_response({"error": {404: "there is no such page here.",
+                                                405: "this address does not take that kind "
+                                                "of request."}.get(
+                e.status, "the console refused this request (HTTP %d)." % e.status)},
+                status=e.status)
+
+    def _app(self):
+        app = web.Application(client_max_size=16 * 1024, middlewares=[self._guard])
+        app.router.add_get("/", self._page)
+        app.router.add_get("/api/hall", self._api_hall)
+        app.router.add_post("/api/command", self._api_command)
+        return app
+
+    async def _page(self, request):
+        return web.FileResponse(os.path.join(STATIC, "hall.html"))
+
+    async def _api_hall(self, request):
+        return web.json_response(self.hall.view())
+
+    async def _api_command(self, request):
+        if request.headers.get("X-Hall-Console") != "1":
+            return web.json_response({"error": "a command needs the header X-Hall-Console: "
+                                      "send it from the console page."}, status=403)
+        origin = request.headers.get("Origin")
+        if origin is not None and origin not in ("http://" + request.host,
+                                                 "https://" + request.host):
+            return web.json_response({"error": "a page from another site may not steer "
+                                      "the hall."}, status=403)
+        try:
+            body = await request.json()
+        except (ValueError, UnicodeDecodeError):
+            body = None
+        if not isinstance(body, dict):
+            return web.json_response({"error": "a command is a JSON object: {\"table\": "
+                                      "\"table-1\" or \"all\", \"command\": \"pause\"}."},
+                                     status=400)
+        try:
+            result = await self.command(body.get("table"), body.get("command"))
+        except ValueError as e:
+            return web.json_response({"error": str(e) + "."}, status=400)
+        except ConnectionError as e:
+            return web.json_response({"error": str(e) + "."}, status=503)
+        except Exception as e:  # noqa: BLE001 - the broker went away while sending
+            return web.json_response({"error": "the command could not be sent: %s." % e},
+                                     status=503)
+        return web.json_response(result)
+
+    # ------------------------------------------------------------ life
+
+    async def start(self):
+        self._task = asyncio.ensure_future(self._listen())
+        self.runner = web.AppRunner(self._app(), access_log=None, handle_signals=False)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, self.host, self.port, reuse_address=True)
+        try:
+            await site.start()
+        except OSError as e:
+            await self.stop()
+            raise ValueError("the hall console cannot listen on %s:%d (%s): choose another "
+                             "with --web 127.0.0.1:PORT" % (self.host, self.port, e.strerror))
+        self.port = self.runner.addresses[0][1]
+
+    async def stop(self):
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        if self.runner is not None:
+            await self.runner.cleanup()
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="fairytable hall", description=__doc__.split("\n\n")[0])
+    p.add_argument("--mqtt", required=True, metavar="URL",
+                   help="the hall's broker: mqtt://[user:password@]host[:port]")
+    p.add_argument("--hall", default="hall", metavar="NAME",
+                   help="the hall's name on the broker (default hall)")
+    p.add_argument("--web", default="127.0.0.1:8090", metavar="HOST:PORT",
+                   help="where the console listens (default 127.0.0.1:8090; loopback only)")
+    args = p.parse_args(argv)
+    try:
+        args.broker = topics.parse_broker(args.mqtt)
+        args.hall = topics.check_name("the hall", args.hall)
+        args.host, args.port = parse_bind(args.web)
+        if not is_loopback(args.host):
+            raise ValueError("--web %s: the hall console listens on this machine only "
+                             "(127.0.0.1); reach it from elsewhere through an SSH tunnel"
+                             % args.web)
+    except ValueError as e:
+        p.error(str(e))
+    return args
+
+
+async def serve(args):
+    console = Console(args.broker, args.hall, args.host, args.port,
+                      say=lambda line: print(line, flush=True))
+    await console.start()
+    print("hall console for %s on %r: http://%s:%d/" % (args.hall, args.broker, args.host,
+                                                         console.port), flush=True)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await console.stop()
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        asyncio.run(serve(args))
+    except ValueError as e:
+        print("fairytable hall: %s" % e, file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0

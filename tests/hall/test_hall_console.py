@@ -1,0 +1,212 @@
+"""The hall console against a real Mosquitto: tables seen with their summaries, alerts first,
+duplicated events dropped, commands sent with an id and answered in words; and one whole
+table (`fairytable run --mqtt` on the virtual table) steered from `fairytable hall`."""
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import time
+import urllib.request
+
+import aiohttp
+
+from hall_helpers import FAIRYTABLE, pub
+from host.hall import topics
+from host.hall.console import Console
+from host.hall.publisher import HallPublisher
+from mosquitto_broker import free_port
+
+
+async def until(predicate, timeout_s=20.0, what="the console"):
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while True:
+        found = await predicate() if asyncio.iscoroutinefunction(predicate) else predicate()
+        if found:
+            return found
+        if loop.time() > deadline:
+            raise AssertionError("%s did not get there in %d s" % (what, timeout_s))
+        await asyncio.sleep(0.05)
+
+
+def test_the_console_shows_every_table_alerts_first_and_steers_one(broker):
+    async def main():
+        console = Console(topics.parse_broker(broker.url), "hall-a", port=0,
+                          say=lambda line: None)
+        await console.start()
+        carried = []
+
+        async def on_command(command):
+            carried.append(command["command"])
+            return "The game is paused by staff."
+        calm = HallPublisher(topics.parse_broker(broker.url), "hall-a", "table-1",
+                             summary=lambda: {"game": "Storybook Battles", "players": [
+                                 {"name": "Hero", "bot": True, "score": 2}],
+                                 "status_words": "Playing", "tiles": {
+                                     "online": 7, "total": 7, "offline": []}},
+                             on_command=on_command, log=lambda line: None)
+        troubled = HallPublisher(topics.parse_broker(broker.url), "hall-a", "table-2",
+                                 summary=lambda: {"game": "Battle Royale", "tiles": {
+                                     "online": 4, "total": 5,
+                                     "offline": ["cells [0, 0], [0, 1]"]}},
+                                 log=lambda line: None)
+        base = "http://127.0.0.1:%d" % console.port
+        try:
+            calm.start()
+            troubled.start()
+            async with aiohttp.ClientSession() as http:
+                async def hall():
+                    async with http.get(base + "/api/hall") as r:
+                        return await r.json()
+
+                async def both_ready():
+                    h = await hall()
+                    return h if [t["state"] for t in h["tables"]] == ["ready", "ready"] and \
+                        all(t["game"] for t in h["tables"]) else None
+                h = await until(both_ready, what="both tables ready with summaries")
+                first, second = h["tables"]
+                assert first["name"] == "table-2"     # alerts first
+                assert first["alerts"] == ["A tile is offline: the tile of cells [0, 0], "
+                                           "[0, 1]."]
+                assert second["name"] == "table-1" and second["alerts"] == []
+                assert second["players"] == [{"name": "Hero", "bot": True, "score": 2}]
+
+                # Events in order; a copy (QoS 1 may deliver one twice) is shown once.
+                calm.event("action", "Hero plays The Dodo on [2, 3].")
+                calm.event("action", "Hero draws a card.")
+                await until(lambda: console.hall.tables["table-1"].last_seq == 2,
+                            what="two events")
+                copy = {"seq": 2, "boot": calm.boot, "kind": "action",
+                        "words": "Hero draws a card."}
+                await asyncio.to_thread(pub, broker, topics.table_topic(
+                    "hall-a", "table-1", "events"), json.dumps(copy))
+                await until(lambda: console.hall.tables["table-1"].duplicates == 1,
+                            what="the copy noticed")
+                h = await hall()
+                t1 = [t for t in h["tables"] if t["name"] == "table-1"][0]
+                assert t1["events"] == ["Hero plays The Dodo on [2, 3].", "Hero draws a card."]
+
+                # A command from the console: sent with an id, answered in words.
+                async with http.post(base + "/api/command", json={
+                        "table": "table-1", "command": "pause"},
+                        headers={"X-Hall-Console": "1"}) as r:
+                    answer = await r.json()
+                    assert r.status == 200, answer
+                assert answer["acks"] == [{"table": "table-1", "ok": True,
+                                           "message": "The game is paused by staff."}]
+                assert answer["waiting"] == [] and carried == ["pause"]
+                # Without the console's header (a form of another site), nothing is sent.
+                async with http.post(base + "/api/command", data=json.dumps({
+                        "table": "table-1", "command": "pause"})) as r:
+                    assert r.status == 403 and "X-Hall-Console" in (await r.json())["error"]
+                async with http.post(base + "/api/command", json={
+                        "table": "Table 1!", "command": "pause"},
+                        headers={"X-Hall-Console": "1"}) as r:
+                    assert r.status == 400
+                    assert "not a name the hall can use" in (await r.json())["error"]
+                assert carried == ["pause"]
+
+                # A table gone hard: lost, and first among the alerts.
+                await calm.stop()
+                await asyncio.to_thread(pub, broker, topics.table_topic(
+                    "hall-a", "table-1", "$state"), "lost", True)
+                h = await until(lambda: console.hall.tables["table-1"].state == "lost",
+                                what="table-1 lost")
+                h = await hall()
+                assert h["tables"][0]["name"] == "table-1"
+                assert h["tables"][0]["alerts"][0].startswith("The table is lost")
+                async with http.get(base + "/") as r:
+                    assert r.status == 200 and "Fairytable hall" in await r.text()
+        finally:
+            await calm.stop()
+            await troubled.stop()
+            await console.stop()
+    asyncio.run(main())
+
+
+def api(port, path, body=None):
+    request = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path))
+    if body is not None:
+        request.data = json.dumps(body).encode()
+        request.add_header("Content-Type", "application/json")
+        request.add_header("X-Hall-Console", "1")
+    with urllib.request.urlopen(request, timeout=30) as r:
+        return json.loads(r.read())
+
+
+def wait_for(check, timeout_s, what, procs=()):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for p in procs:
+            if p.poll() is not None:
+                raise AssertionError("%s ended (exit %s) while waiting for %s: %s" % (
+                    p.args[:2], p.returncode, what, p.stderr.read()[-3000:]))
+        try:
+            found = check()
+        except (OSError, ValueError, KeyError, IndexError):
+            found = None
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError("no %s in %d s" % (what, timeout_s))
+
+
+def table_named(port, name):
+    tables = [t for t in api(port, "/api/hall")["tables"] if t["name"] == name]
+    return tables[0] if tables else None
+
+
+def test_a_table_on_the_virtual_table_is_seen_and_paused_from_the_hall(broker, tmp_path):
+    console_port = free_port()
+    env = dict(os.environ, FAIRYTABLE_HOME=str(tmp_path / "home"))
+    hall = subprocess.Popen([FAIRYTABLE, "hall", "--mqtt", broker.url, "--hall", "hall-a",
+                             "--web", "127.0.0.1:%d" % console_port],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    # Bots at a person's pace (no --headless): the game lasts long enough to be steered.
+    table = subprocess.Popen([FAIRYTABLE, "run", "--game", "storybook", "--bots", "2",
+                              "--json", "--pace", "400", "--max-actions", "10",
+                              "--journal", str(tmp_path / "journal.db"),
+                              "--mqtt", broker.url, "--hall", "hall-a", "--table-id", "t1"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        t1 = wait_for(lambda: (lambda t: t if t and t["state"] == "ready" and t["game"]
+                               else None)(table_named(console_port, "t1")), 120,
+                      "table t1 ready in the hall", (hall, table))
+        assert t1["game"] == "Storybook Battles"
+        assert sorted(p["name"] for p in t1["players"]) == ["Hero", "Villain"]
+        assert t1["tiles"]["online"] == t1["tiles"]["total"] == 7
+        assert t1["firmware"] and t1["alerts"] == []
+
+        answer = api(console_port, "/api/command", {"table": "t1", "command": "pause"})
+        assert answer["waiting"] == [], answer
+        ack, = answer["acks"]
+        assert ack["ok"] is True and ack["message"] == "The game is paused by staff."
+        paused = wait_for(lambda: (lambda t: t if t["status"] == "paused" else None)(
+            table_named(console_port, "t1")), 30, "the table paused", (table,))
+        assert paused["status_words"] == "Paused by staff"
+        moves = paused["actions"]
+        time.sleep(2.0)       # paused: the bots wait (at 400 ms a move they would not)
+        assert table_named(console_port, "t1")["actions"] == moves
+
+        answer = api(console_port, "/api/command", {"table": "t1", "command": "resume"})
+        assert answer["acks"][0]["message"] == "The game is resumed by staff."
+        table.wait(120)
+        assert table.returncode == 0, table.stderr.read()[-3000:]
+        summary = json.loads(table.stdout.read().strip().splitlines()[-1])
+        assert summary["actions"] == 10
+        gone = wait_for(lambda: (lambda t: t if t["state"] == "disconnected" else None)(
+            table_named(console_port, "t1")), 30, "the table's goodbye")
+        assert gone["actions"] == 10 and gone["last_seq"] >= 10
+        assert gone["alerts"] == []
+    finally:
+        for p in (table, hall):
+            if p.poll() is None:
+                p.send_signal(signal.SIGINT)
+                try:
+                    p.wait(15)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait(5)
