@@ -3,13 +3,15 @@ tools/install-test-deps.sh); without it they are skipped and say why."""
 
 import pytest
 
+from hall_helpers import MOSQUITTO_PUB, MOSQUITTO_SUB
 from mosquitto_broker import MOSQUITTO, Mosquitto
 
 
 @pytest.fixture
 def broker(tmp_path):
-    if MOSQUITTO is None:
-        pytest.skip("mosquitto is not installed (sh tools/install-test-deps.sh installs it)")
+    if MOSQUITTO is None or MOSQUITTO_SUB is None or MOSQUITTO_PUB is None:
+        pytest.skip("mosquitto and its clients are not installed (sh tools/install-test-deps.sh "
+                    "installs them)")
     b = Mosquitto(tmp_path).start()
     try:
         yield b
