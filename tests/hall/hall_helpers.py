@@ -35,11 +35,11 @@ class Message:
 class Sub:
     """`mosquitto_sub -t TOPIC` (QoS 1) until closed; `messages` in arrival order."""
 
-    def __init__(self, broker, topic):
+    def __init__(self, broker, topic, login=()):
         # Line-buffered (stdbuf): its debug lines ("Subscribed") are not held in a pipe's buffer.
         self.proc = subprocess.Popen(
             ["stdbuf", "-oL", MOSQUITTO_SUB, "-d", "-h", "127.0.0.1", "-p", str(broker.port), "-q", "1",
-             "-t", topic, "-F", "%r\t%t\t%p"], stdout=subprocess.PIPE,
+             "-t", topic, "-F", "%r\t%t\t%p"] + _login(login), stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True)
         self.messages = []
         self.subscribed = threading.Event()
@@ -90,10 +90,14 @@ class Sub:
             self.proc.wait(10)
 
 
-def pub(broker, topic, payload, retain=False):
+def _login(login):
+    return ["-u", login[0], "-P", login[1]] if login else []
+
+
+def pub(broker, topic, payload, retain=False, login=()):
     """One message from `mosquitto_pub` (QoS 1)."""
     args = [MOSQUITTO_PUB, "-h", "127.0.0.1", "-p", str(broker.port), "-q", "1", "-t", topic,
-            "-m", payload]
+            "-m", payload] + _login(login)
     if retain:
         args.append("-r")
     subprocess.run(args, check=True, timeout=20)

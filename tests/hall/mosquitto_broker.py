@@ -19,14 +19,15 @@ def free_port():
 
 
 class Mosquitto:
-    def __init__(self, folder, port=None):
+    def __init__(self, folder, port=None, extra="", anonymous=True):
         self.folder = str(folder)
         self.port = port or free_port()
         self.conf = os.path.join(self.folder, "mosquitto.conf")
         self.log = os.path.join(self.folder, "mosquitto.log")
         with open(self.conf, "w") as f:
-            f.write("listener %d 127.0.0.1\nallow_anonymous true\npersistence false\n"
-                    "log_dest file %s\nlog_type all\n" % (self.port, self.log))
+            f.write("listener %d 127.0.0.1\nallow_anonymous %s\npersistence false\n"
+                    "log_dest file %s\nlog_type all\n%s" % (
+                        self.port, "true" if anonymous else "false", self.log, extra))
         self.proc = None
 
     @property
