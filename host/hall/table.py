@@ -270,16 +270,22 @@ class TableInHall:
             s.light()
         self._identify = asyncio.get_running_loop().call_later(self.identify_s, give_back)
         s.log.say("The hall asked the table to show itself: its lights blink white for "
-                  "%d seconds." % self.identify_s)
-        return "The table's lights blink white for %d seconds." % self.identify_s
+                  "%g seconds." % self.identify_s)
+        return "The table's lights blink white for %g seconds." % self.identify_s
 
     # ------------------------------------------------------------ life
 
     def start(self, broker, hall, table):
+        """Join the hall at `broker` as `table` (the publisher connects on its own)."""
         from host.hall.publisher import HallPublisher
-        self.publisher = HallPublisher(broker, hall, table, summary=self.summary,
-                                       health=self.health, on_command=self.on_command,
-                                       log=self.say)
+        self.attach(HallPublisher(broker, hall, table, summary=self.summary,
+                                  health=self.health, on_command=self.on_command,
+                                  log=self.say))
+        self.publisher.start()
+
+    def attach(self, publisher):
+        """Tell `publisher` (its event() and changed()) what happens at the table."""
+        self.publisher = publisher
         previous = self.session.on_applied
 
         def applied(action, events):
@@ -292,7 +298,6 @@ class TableInHall:
         self.session.on_applied = applied
         self._online = {uid: t.online for uid, t in self.session.link.tiles.items()}
         self._look()
-        self.publisher.start()
         self._watch_task = asyncio.ensure_future(self._watch())
 
     async def stop(self):
