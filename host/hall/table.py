@@ -163,7 +163,7 @@ class TableInHall:
             words = "A move was played."
         self.publisher.event("action", words, action=len(s.match.actions))
 
-    def _look(self):
+    def look(self):
         """Tell the hall what changed since the last look: status, mismatches, tiles."""
         s = self.session
         sig = self.signature()
@@ -198,7 +198,7 @@ class TableInHall:
     async def _watch(self):
         while True:
             try:
-                self._look()
+                self.look()
             except Exception as e:  # noqa: BLE001 - the hall must never stop the game
                 self.say("The hall could not read the table: %s" % e)
             await asyncio.sleep(self.watch_s)
@@ -227,7 +227,7 @@ class TableInHall:
         elif name == "new_game":
             self._new_game()
         said = [line for line in s.log.lines[before:]]
-        self._look()
+        self.look()
         return " ".join(said) if said else "Done: %s." % topics.COMMANDS[name]
 
     def _new_game(self):
@@ -297,7 +297,7 @@ class TableInHall:
                 self.say("The hall could not be told of a move: %s" % e)
         self.session.on_applied = applied
         self._online = {uid: t.online for uid, t in self.session.link.tiles.items()}
-        self._look()
+        self.look()
         self._watch_task = asyncio.ensure_future(self._watch())
 
     async def stop(self):
@@ -306,7 +306,7 @@ class TableInHall:
         if self._identify is not None:
             self._identify.cancel()
         try:
-            self._look()            # the last change (the game's end) before goodbye
+            self.look()            # the last change (the game's end) before goodbye
         except Exception:  # noqa: BLE001
             pass
         if self.publisher is not None:

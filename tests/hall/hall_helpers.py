@@ -38,8 +38,8 @@ class Sub:
     def __init__(self, broker, topic, login=()):
         # Line-buffered (stdbuf): its debug lines ("Subscribed") are not held in a pipe's buffer.
         self.proc = subprocess.Popen(
-            ["stdbuf", "-oL", MOSQUITTO_SUB, "-d", "-h", "127.0.0.1", "-p", str(broker.port), "-q", "1",
-             "-t", topic, "-F", "%r\t%t\t%p"] + _login(login), stdout=subprocess.PIPE,
+            ["stdbuf", "-oL", MOSQUITTO_SUB, "-d", "-h", "127.0.0.1", "-p", str(broker.port),
+             "-q", "1", "-t", topic, "-F", "%r\t%t\t%p"] + _login(login), stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True)
         self.messages = []
         self.subscribed = threading.Event()

@@ -83,13 +83,13 @@ def test_the_table_tells_the_hall_in_words_and_a_tile_offline_and_back(tmp_path)
                 where = session.layout.place_words(session.layout.tiles[index])
                 await asyncio.to_thread(tile.kill)
                 await until(lambda: not session.link.tiles[tile.uid].online, session, 20)
-                hall._look()
+                hall.look()
                 assert told.events[-1] == ("tile_offline", "The tile of %s is offline."
                                            % where)
                 assert hall.summary()["tiles"]["offline"] == [where]
                 await asyncio.to_thread(tile.restart)
                 await until(lambda: session.link.tiles[tile.uid].online, session, 30)
-                hall._look()
+                hall.look()
                 assert told.events[-1] == ("tile_online", "The tile of %s is back." % where)
             finally:
                 await hall.stop()
