@@ -103,6 +103,20 @@ def pub(broker, topic, payload, retain=False, login=()):
     subprocess.run(args, check=True, timeout=20)
 
 
+async def until(predicate, timeout_s=20.0, what="it"):
+    """Wait (in the event loop) until `predicate()` (a function or a coroutine function)
+    gives something true; returns it. Bounds a hung test; it is no timing assertion."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while True:
+        found = await predicate() if asyncio.iscoroutinefunction(predicate) else predicate()
+        if found:
+            return found
+        if loop.time() > deadline:
+            raise AssertionError("%s did not happen in %d s" % (what, timeout_s))
+        await asyncio.sleep(0.02)
+
+
 def last_state(sub):
     states = sub.of("$state")
     return states[-1].payload if states else None

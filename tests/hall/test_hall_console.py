@@ -12,23 +12,11 @@ import urllib.request
 
 import aiohttp
 
-from hall_helpers import FAIRYTABLE, pub
+from hall_helpers import FAIRYTABLE, pub, until
 from host.hall import topics
 from host.hall.console import Console
 from host.hall.publisher import HallPublisher
 from mosquitto_broker import free_port
-
-
-async def until(predicate, timeout_s=20.0, what="the console"):
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while True:
-        found = await predicate() if asyncio.iscoroutinefunction(predicate) else predicate()
-        if found:
-            return found
-        if loop.time() > deadline:
-            raise AssertionError("%s did not get there in %d s" % (what, timeout_s))
-        await asyncio.sleep(0.05)
 
 
 def test_the_console_shows_every_table_alerts_first_and_steers_one(broker):

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from hall_helpers import Sub, last_state, pub
+from hall_helpers import Sub, last_state, pub, until
 from host.hall import topics
 from host.hall.publisher import HallPublisher, backoff_s
 
@@ -25,15 +25,6 @@ def publisher(broker, table="table-1", **kw):
                       health=lambda: {"tiles": 2}, log=log.append, **kw)
     p.said = log
     return p
-
-
-async def until(predicate, timeout_s=20.0, what="the publisher"):
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("%s did not get there in %d s" % (what, timeout_s))
-        await asyncio.sleep(0.02)
 
 
 def test_a_fresh_subscriber_sees_the_table_ready_with_its_summary(broker):
