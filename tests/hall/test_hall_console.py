@@ -198,3 +198,54 @@ def test_a_table_on_the_virtual_table_is_seen_and_paused_from_the_hall(broker, t
                 except subprocess.TimeoutExpired:
                     p.kill()
                     p.wait(5)
+
+
+def test_a_table_whose_broker_cannot_be_reached_plays_on(tmp_path):
+    """No broker at all: the game is played to its end, and the operator is told once."""
+    closed = free_port()
+    env = dict(os.environ, FAIRYTABLE_HOME=str(tmp_path / "home"))
+    done = subprocess.run([FAIRYTABLE, "run", "--game", "storybook", "--headless", "--bots",
+                           "2", "--json", "--max-actions", "6", "--journal",
+                           str(tmp_path / "journal.db"), "--mqtt",
+                           "mqtt://127.0.0.1:%d" % closed, "--table-id", "t1"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1])["actions"] == 6
+    assert done.stderr.count("cannot be reached") == 1, done.stderr
+    assert "the game goes on" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_console_catches_up_after_the_broker_restarts(broker):
+    async def main():
+        console = Console(topics.parse_broker(broker.url), "hall-a", port=0,
+                          say=lambda line: None)
+        console.backoff_first_s, console.backoff_cap_s = 0.2, 1.0
+        table = HallPublisher(topics.parse_broker(broker.url), "hall-a", "table-1",
+                              summary=lambda: {"game": "Storybook Battles"},
+                              log=lambda line: None)
+        table.backoff_first_s, table.backoff_cap_s = 0.2, 1.0
+        await console.start()
+        table.start()
+        try:
+            seen = lambda: console.hall.tables.get("table-1")  # noqa: E731
+            await until(lambda: seen() and seen().state == "ready", what="table-1 ready")
+            table.event("action", "Hero draws a card.")
+            await until(lambda: seen().last_seq == 1, what="the first event")
+            broker.kill()
+            await until(lambda: not console.hall.connected and not table.connected,
+                        what="both noticing the broker gone")
+            table.event("action", "Villain draws a card.")     # played while it is away
+            broker.start()
+            await until(lambda: console.hall.connected and table.connections == 2 and
+                        table.state == "ready", what="both back")
+            table.event("action", "Hero ends the turn.")
+            await until(lambda: seen().last_seq == 3, what="the events after the restart")
+            # The one sent while the console was reconnecting may be lost to it (the broker
+            # kept nothing): then it is counted as missed, never shown out of order.
+            words = [e["words"] for e in seen().events]
+            assert words[0] == "Hero draws a card." and words[-1] == "Hero ends the turn."
+            assert len(words) + seen().missed == 3 and seen().duplicates == 0
+        finally:
+            await table.stop()
+            await console.stop()
+    asyncio.run(main())
