@@ -117,18 +117,24 @@ class HallPublisher:
     async def run(self):
         attempt = 0
         while not self._stopping.is_set():
+            connections = self.connections
             try:
                 await self._connected_session()
-                attempt = 0
-            except aiomqtt.MqttError as e:
+            except Exception as e:  # noqa: BLE001 - the broker gone, or a fault of ours:
+                # either way the table plays on and the hall is tried again
                 self.connected = False
-                if not self._said_down:
+                if not isinstance(e, aiomqtt.MqttError):
+                    self.log("The table's link to the hall failed (%s: %s): it starts again."
+                             % (type(e).__name__, e))
+                elif not self._said_down:
                     self._said_down = True
                     self.log("The hall's broker %r cannot be reached (%s): the game goes on, "
                              "events wait (up to %d) and the table keeps trying."
                              % (self.broker, e, self.queue_max))
             if self._stopping.is_set():
                 break
+            if self.connections != connections:
+                attempt = 0         # it was connected: a new outage backs off from the start
             delay = backoff_s(attempt, self.backoff_first_s, self.backoff_cap_s, self.rng)
             attempt += 1
             try:
@@ -284,6 +290,11 @@ class HallPublisher:
             ack.update(ok=False, message=e.message)
             self.log("The hall's command %s (%s) was refused: %s." % (
                 command["id"], topics.COMMANDS[command["command"]], e.message))
+        except Exception as e:  # noqa: BLE001 - a fault of the table's software: said, and
+            # the connection to the hall goes on
+            ack.update(ok=False, message="the table could not %s: %s" % (
+                topics.COMMANDS[command["command"]], e))
+            self.log("The hall's command %s failed: %s" % (command["id"], e))
         self._summary_due = True
         self._wake.set()
         await self._ack(client, ack)

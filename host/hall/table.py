@@ -217,6 +217,8 @@ class TableInHall:
             if s.attract:
                 raise topics.CommandRefused("no game is running: the table shows the "
                                             "attract lights")
+            if s.match.engine.status(s.match.state) != "ongoing":
+                raise topics.CommandRefused("the game is over: start a new game")
             if s.paused == (name == "pause"):
                 return "The game was already %s." % ("paused" if s.paused else "running")
             s.button("staff", name)

@@ -89,6 +89,9 @@ def test_a_broker_killed_mid_game_costs_no_event_twice_and_the_drops_are_told(br
         for n in range(10):
             p.event("action", "move %d" % n)
         await sub.await_(lambda s: len(s.of("events")) >= 10, what="the first 10 events")
+        # Each is off the queue only once the broker acknowledged it (a subscriber may see it
+        # first): until then it would be sent again after the restart.
+        await until(lambda: not p.events, what="the broker's acknowledgements")
         sub.close()
         broker.kill()
         await until(lambda: not p.connected, what="the publisher noticing the broker gone")
@@ -262,3 +265,31 @@ def test_a_hall_wide_command_reaches_every_table_once(broker):
 def test_a_bad_broker_address_is_refused_naming_the_option(url):
     with pytest.raises(ValueError, match="--mqtt"):
         topics.parse_broker(url)
+
+
+def test_a_command_that_fails_inside_the_table_is_answered_and_the_next_one_goes_on(broker):
+    async def main():
+        carried = []
+
+        async def on_command(command):
+            if command["command"] == "new_game":
+                raise RuntimeError("the journal's disk is full")
+            carried.append(command["command"])
+            return "The game is paused by staff."
+        p = publisher(broker, on_command=on_command)
+        p.start()
+        await until(lambda: p.state == "ready")
+        acks = Sub(broker, TABLE + "/ack")
+        try:
+            pub(broker, TABLE + "/cmd", json.dumps({"id": "c-1", "command": "new_game"}))
+            pub(broker, TABLE + "/cmd", json.dumps({"id": "c-2", "command": "pause"}))
+            await acks.await_(lambda s: len(s.messages) >= 2, what="two acks")
+            failed, paused = [m.json() for m in acks.messages]
+            assert failed["ok"] is False and failed["message"] == (
+                "the table could not start a new game: the journal's disk is full")
+            assert paused["ok"] is True and carried == ["pause"]
+            assert p.connections == 1
+        finally:
+            await p.stop()
+            acks.close()
+    asyncio.run(main())
