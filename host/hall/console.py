@@ -4,7 +4,8 @@ serves a page and a JSON API on this machine (docs/hall.md).
     fairytable hall --mqtt URL [--hall NAME] [--web 127.0.0.1:PORT]
 
     GET  /                 the console page: every table as a card, alerts first
-    GET  /api/hall         every table: its state, summary, last event, alerts (JSON)
+    GET  /api/hall         every table: its state, summary, last event, alerts (JSON);
+                           the last commands sent from here with their answers
     POST /api/command      {"table": NAME or "all", "command": "pause"}: sent with a new
                            command id; answers with the tables' acknowledgements
 
@@ -116,7 +117,7 @@ class Hall:
     def __init__(self, hall):
         self.hall = topics.check_name("the hall", hall)
         self.tables = {}
-        self.acks = {}            # command id -> {table: ack}
+        self.sent = collections.OrderedDict()  # command id -> what was sent, its acks
         self.connected = False
 
     def table(self, name):
@@ -156,15 +157,35 @@ class Hall:
         elif leaf == "events":
             t.take_event(body)
         elif leaf == "ack" and isinstance(body.get("id"), str):
-            if body["id"] in self.acks:
-                self.acks[body["id"]].setdefault(name, body)
+            if body["id"] in self.sent:     # a late answer counts too
+                self.sent[body["id"]]["acks"].setdefault(name, body)
+
+    SENT_KEPT = 50
+
+    def sending(self, command_id, name, target, expected):
+        self.sent[command_id] = {"command": topics.COMMANDS[name], "sent_to": "every table"
+                                 if target == "all" else target, "expected": expected,
+                                 "acks": {}}
+        while len(self.sent) > self.SENT_KEPT:
+            self.sent.popitem(last=False)
+        return self.sent[command_id]
+
+    def answers(self, command_id):
+        """A command sent from here and its answers so far (words, and its id to match)."""
+        sent = self.sent[command_id]
+        got = sent["acks"]
+        return {"id": command_id, "command": sent["command"], "sent_to": sent["sent_to"],
+                "acks": [{"table": n, "ok": a.get("ok"), "message": a.get("message")}
+                         for n, a in sorted(got.items())],
+                "waiting": [n for n in sent["expected"] if n not in got]}
 
     def view(self):
         tables = [t.view() for t in self.tables.values()]
         # Alerts first (the lost first of those), then by name.
         tables.sort(key=lambda v: (not v["alerts"], v["state"] != "lost", v["name"]))
         return {"hall": self.hall, "connected": self.connected, "tables": tables,
-                "commands": topics.COMMANDS}
+                "commands": topics.COMMANDS,
+                "sent": [self.answers(i) for i in reversed(list(self.sent)[-10:])]}
 
 
 class Console:
@@ -228,7 +249,8 @@ class Console:
 
     async def command(self, target, name):
         """Send one command (a new id) to a table or to all; wait a while for the acks.
-        Returns {"sent_to", "acks", "waiting"} in words; ValueError for a bad request."""
+        Returns {"id", "command", "sent_to", "acks", "waiting"}, in words but for the id
+        (to find a late answer in /api/hall's "sent"); ValueError for a bad request."""
         if name not in topics.COMMANDS:
             raise ValueError("there is no command %s: the commands are %s" % (
                 json.dumps(name)[:40], ", ".join(sorted(topics.COMMANDS))))
@@ -247,22 +269,15 @@ class Console:
             raise ConnectionError("the hall's broker cannot be reached now: the command "
                                   "was not sent")
         command_id = "console-%s" % secrets.token_hex(8)
-        self.hall.acks[command_id] = {}
-        try:
-            await client.publish(topic, json.dumps({"id": command_id, "command": name})
-                                 .encode(), qos=1)
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + ACK_WAIT_S
-            got = self.hall.acks[command_id]
-            while loop.time() < deadline and not all(n in got for n in expected):
-                await asyncio.sleep(0.05)
-        finally:
-            got = self.hall.acks.pop(command_id, {})
-        acks = [{"table": n, "ok": a.get("ok"), "message": a.get("message")}
-                for n, a in sorted(got.items())]
-        return {"command": topics.COMMANDS[name], "sent_to": "every table" if target == "all"
-                else target, "acks": acks,
-                "waiting": [n for n in expected if n not in got]}
+        sent = self.hall.sending(command_id, name, target, expected)
+        await client.publish(topic, json.dumps({"id": command_id, "command": name}).encode(),
+                             qos=1)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + ACK_WAIT_S
+        while loop.time() < deadline and not all(n in sent["acks"] for n in expected):
+            await asyncio.sleep(0.05)
+        # An answer that comes later is still kept: /api/hall lists the last commands sent.
+        return self.hall.answers(command_id)
 
     # ------------------------------------------------------------ the web
 

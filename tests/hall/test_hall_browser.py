@@ -94,9 +94,10 @@ def test_the_console_page_lists_tables_alerts_first_and_pauses_one(broker, brows
         second = page.inner_text(".card >> nth=1")
         assert "Storybook Battles · turn 3" in second and "Villain (bot): 1" in second
         page.click(".card >> nth=1 >> text=Pause")
-        page.wait_for_function("() => document.getElementById('answer').textContent"
-                               ".includes('table-1: The game is paused by staff.')",
-                               polling=250, timeout=30000)
+        # The answer, at once, or in the list of commands sent when it came later.
+        page.wait_for_function("() => document.getElementById('sent').textContent"
+                               ".includes('Pause the game at table-1: The game is paused by "
+                               "staff.')", polling=250, timeout=30000)
         assert tables.carried == ["pause"]
         text = page.inner_text("body")
         assert "console-" not in text and tables.publishers[0].boot not in text

@@ -85,6 +85,9 @@ def test_the_console_shows_every_table_alerts_first_and_steers_one(broker):
                 assert answer["acks"] == [{"table": "table-1", "ok": True,
                                            "message": "The game is paused by staff."}]
                 assert answer["waiting"] == [] and carried == ["pause"]
+                assert answer["command"] == "pause the game"
+                sent, = (await hall())["sent"]
+                assert sent["id"] == answer["id"] and sent["acks"] == answer["acks"]
                 # Without the console's header (a form of another site), nothing is sent.
                 async with http.post(base + "/api/command", data=json.dumps({
                         "table": "table-1", "command": "pause"})) as r:
@@ -146,6 +149,24 @@ def table_named(port, name):
     return tables[0] if tables else None
 
 
+def answered(port, answer):
+    """The command's answer, from /api/hall's commands sent when it came after the POST
+    stopped waiting (a loaded machine)."""
+    assert answer["command"] and answer["sent_to"] == "t1"
+    if not answer["waiting"]:
+        return answer
+    return wait_for(lambda: [c for c in api(port, "/api/hall")["sent"]
+                             if c["id"] == answer["id"] and not c["waiting"]][0], 60,
+                    "the table's answer")
+
+
+def steady_actions(port, seconds):
+    """[the table's action count] if it stays the same for `seconds`, else None."""
+    before = table_named(port, "t1")["actions"]
+    time.sleep(seconds)
+    return [before] if table_named(port, "t1")["actions"] == before else None
+
+
 def test_a_table_on_the_virtual_table_is_seen_and_paused_from_the_hall(broker, tmp_path):
     console_port = free_port()
     env = dict(os.environ, FAIRYTABLE_HOME=str(tmp_path / "home"))
@@ -168,18 +189,21 @@ def test_a_table_on_the_virtual_table_is_seen_and_paused_from_the_hall(broker, t
         assert t1["tiles"]["online"] == t1["tiles"]["total"] == 7
         assert t1["firmware"] and t1["alerts"] == []
 
-        answer = api(console_port, "/api/command", {"table": "t1", "command": "pause"})
-        assert answer["waiting"] == [], answer
+        answer = answered(console_port, api(console_port, "/api/command", {
+            "table": "t1", "command": "pause"}))
         ack, = answer["acks"]
         assert ack["ok"] is True and ack["message"] == "The game is paused by staff."
         paused = wait_for(lambda: (lambda t: t if t["status"] == "paused" else None)(
             table_named(console_port, "t1")), 30, "the table paused", (table,))
         assert paused["status_words"] == "Paused by staff"
-        moves = paused["actions"]
-        time.sleep(2.0)       # paused: the bots wait (at 400 ms a move they would not)
+        # A bot's move already in the hands is finished; then nothing moves (at 400 ms a
+        # move, the bots would play several in these seconds).
+        moves, = wait_for(lambda: steady_actions(console_port, 1.5), 30, "the bots stopping")
+        time.sleep(2.0)
         assert table_named(console_port, "t1")["actions"] == moves
 
-        answer = api(console_port, "/api/command", {"table": "t1", "command": "resume"})
+        answer = answered(console_port, api(console_port, "/api/command", {
+            "table": "t1", "command": "resume"}))
         assert answer["acks"][0]["message"] == "The game is resumed by staff."
         table.wait(120)
         assert table.returncode == 0, table.stderr.read()[-3000:]
