@@ -214,7 +214,7 @@ class Console:
         import random
 
         import aiomqtt
-        from host.hall.publisher import backoff_s
+        from host.hall.publisher import NO_DELAY, backoff_s
         rng = random.SystemRandom()
         attempt = 0
         said_down = False
@@ -225,7 +225,7 @@ class Console:
                         password=self.broker.password, clean_session=True,
                         identifier="fairytable-console-%s-%s" % (self.hall.hall,
                                                                  secrets.token_hex(4)),
-                        keepalive=30, timeout=10) as client:
+                        keepalive=30, timeout=10, socket_options=NO_DELAY) as client:
                     await client.subscribe(topics.hall_wildcard(self.hall.hall), qos=1)
                     self.client = client
                     self.hall.connected = True

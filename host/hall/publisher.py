@@ -20,11 +20,18 @@ import collections
 import json
 import os
 import random
+import socket
 import time
 
 import aiomqtt
 
 from host.hall import topics
+
+
+# Small messages go out at once: without it, Nagle's algorithm and delayed ACKs hold a
+# command's answer ~40 ms at each end (tools/bench_hall.py; the broker's side is Mosquitto's
+# `set_tcp_nodelay true`, in the README's config).
+NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 
 
 def backoff_s(attempt, first_s, cap_s, rng):
@@ -149,6 +156,7 @@ class HallPublisher:
             password=self.broker.password,
             identifier="fairytable-%s-%s" % (self.hall, self.table),
             keepalive=self.keepalive_s, timeout=self.call_timeout_s, clean_session=True,
+            socket_options=NO_DELAY,
             will=aiomqtt.Will(self.topic("$state"), b"lost", qos=1, retain=True))
 
     async def _connected_session(self):

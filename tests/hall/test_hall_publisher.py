@@ -293,3 +293,15 @@ def test_a_command_that_fails_inside_the_table_is_answered_and_the_next_one_goes
             await p.stop()
             acks.close()
     asyncio.run(main())
+
+
+def test_the_hall_benchmark_prints_its_figures(capsys):
+    from mosquitto_broker import MOSQUITTO
+    if MOSQUITTO is None:
+        pytest.skip("mosquitto is not installed (sh tools/install-test-deps.sh installs it)")
+    from tools import bench_hall
+    assert bench_hall.main(["--paced", "5", "--rate", "100", "--burst", "20", "--commands",
+                            "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["paced"]["events"] == 5 and out["burst"]["events"] == 20
+    assert out["commands"]["commands"] == 3
