@@ -273,3 +273,31 @@ def test_the_console_catches_up_after_the_broker_restarts(broker):
             await table.stop()
             await console.stop()
     asyncio.run(main())
+
+
+def test_the_console_drops_copies_counts_gaps_and_ignores_what_is_not_a_tables():
+    from host.hall.console import Hall
+    hall = Hall("hall-a")
+    root = "fairytable/1/hall-a/t1/"
+
+    def event(seq, boot="b1"):
+        hall.take(root + "events", json.dumps({"seq": seq, "boot": boot,
+                                               "words": "move %d" % seq}).encode())
+    for seq in (1, 2, 2, 5, 3):            # a copy of 2, a gap (3, 4), 3 late: dropped
+        event(seq)
+    t1 = hall.tables["t1"]
+    assert [e["words"] for e in t1.events] == ["move 1", "move 2", "move 5"]
+    assert (t1.duplicates, t1.missed) == (2, 2)
+    event(1, boot="b2")                     # the table restarted: its numbers start again
+    assert t1.last_seq == 1 and t1.events[-1]["words"] == "move 1"
+    for topic, payload in ((root + "summary", b"\xff not json"), (root + "summary", b"[1]"),
+                           (root + "$state", b"exploded"), ("fairytable/1/hall-b/t2/summary",
+                                                            b"{}"),
+                           ("fairytable/1/hall-a/T 3/summary", b"{}"),
+                           ("fairytable/1/hall-a/$all/cmd", b"{}"), ("elsewhere", b"{}")):
+        hall.take(topic, payload)
+    assert sorted(hall.tables) == ["t1"] and t1.summary is None and t1.state is None
+    hall.take(root + "$state", b"lost")
+    assert hall.view()["tables"][0]["alerts"][0].startswith("The table is lost")
+    hall.take(root + "$state", b"")        # an empty retained state: the table is gone
+    assert hall.tables == {}

@@ -305,3 +305,19 @@ def test_the_hall_benchmark_prints_its_figures(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["paced"]["events"] == 5 and out["burst"]["events"] == 20
     assert out["commands"]["commands"] == 3
+
+
+def test_the_health_is_sent_again_every_interval(broker):
+    async def main():
+        sub = Sub(broker, TABLE + "/health")
+        p = publisher(broker)
+        p.health_every_s = 0.3
+        p.start()
+        try:
+            await sub.await_(lambda s: len(s.messages) >= 3, what="three health reports")
+            assert all(m.json()["tiles"] == 2 and m.json()["boot"] == p.boot
+                       for m in sub.messages)
+        finally:
+            await p.stop()
+            sub.close()
+    asyncio.run(main())
