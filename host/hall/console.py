@@ -53,20 +53,40 @@ class TableSeen:
         self.last_seq = 0
         self.events = collections.deque(maxlen=EVENTS_KEPT)
         self.duplicates = 0       # events seen twice (QoS 1), dropped
-        self.missed = 0           # events never seen (a gap in the sequence)
+        self.missing = set()      # numbers skipped by a later event, not seen (yet)
+        self.late = 0             # events that came after a later one (put in their place)
         self.heard_at = None
 
+    MISSING_KEPT = 1000
+
+    @property
+    def missed(self):
+        """Events never seen: gaps in the sequence (the broker lost them, or they are late)."""
+        return len(self.missing)
+
     def take_event(self, ev):
-        """One event; False for a copy already seen (dropped)."""
+        """One event; False for a copy already seen (dropped). One that comes after a later
+        one is put in its place."""
         boot, seq = ev.get("boot"), ev.get("seq")
-        if not isinstance(seq, int) or isinstance(seq, bool):
+        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
             return False
         if boot != self.boot:
             self.boot, self.last_seq = boot, 0
+            self.missing = set()
         if seq <= self.last_seq:
-            self.duplicates += 1
-            return False
-        self.missed += seq - self.last_seq - 1 if self.last_seq else 0
+            if seq not in self.missing:
+                self.duplicates += 1
+                return False
+            self.missing.discard(seq)
+            self.late += 1
+            self.events = collections.deque(sorted(list(self.events) + [ev],
+                                                   key=lambda e: e["seq"]),
+                                            maxlen=EVENTS_KEPT)
+            return True
+        if self.last_seq:
+            self.missing.update(range(max(self.last_seq + 1, seq - self.MISSING_KEPT), seq))
+            while len(self.missing) > self.MISSING_KEPT:
+                self.missing.discard(min(self.missing))
         self.last_seq = seq
         self.events.append(ev)
         return True

@@ -42,12 +42,13 @@ class Sub:
              "-q", "1", "-t", topic, "-F", "%r\t%t\t%p"] + _login(login), stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True)
         self.messages = []
+        self.said = []            # mosquitto_sub's own lines (its debug output)
         self.subscribed = threading.Event()
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
-        if not self.subscribed.wait(10):
+        if not self.subscribed.wait(60):
             self.close()
-            raise RuntimeError("mosquitto_sub did not subscribe")
+            raise RuntimeError("mosquitto_sub did not subscribe in 60 s: %r" % self.said[-10:])
 
     def _read(self):
         for line in self.proc.stdout:
@@ -56,10 +57,13 @@ class Sub:
                 self.subscribed.set()
                 continue
             if line.startswith("Client ") or line.startswith("Subscribed"):
+                self.said.append(line)
                 continue
             parts = line.split("\t", 2)
             if len(parts) == 3 and parts[0] in ("0", "1"):
                 self.messages.append(Message(parts[0] == "1", parts[1], parts[2]))
+            else:
+                self.said.append(line)
 
     def of(self, leaf):
         return [m for m in list(self.messages) if m.leaf == leaf]

@@ -283,11 +283,11 @@ def test_the_console_drops_copies_counts_gaps_and_ignores_what_is_not_a_tables()
     def event(seq, boot="b1"):
         hall.take(root + "events", json.dumps({"seq": seq, "boot": boot,
                                                "words": "move %d" % seq}).encode())
-    for seq in (1, 2, 2, 5, 3):            # a copy of 2, a gap (3, 4), 3 late: dropped
+    for seq in (1, 2, 2, 5, 3, 3):        # a copy of 2, a gap (3, 4), 3 late and twice
         event(seq)
     t1 = hall.tables["t1"]
-    assert [e["words"] for e in t1.events] == ["move 1", "move 2", "move 5"]
-    assert (t1.duplicates, t1.missed) == (2, 2)
+    assert [e["words"] for e in t1.events] == ["move 1", "move 2", "move 3", "move 5"]
+    assert (t1.duplicates, t1.missed, t1.late) == (2, 1, 1)
     event(1, boot="b2")                     # the table restarted: its numbers start again
     assert t1.last_seq == 1 and t1.events[-1]["words"] == "move 1"
     for topic, payload in ((root + "summary", b"\xff not json"), (root + "summary", b"[1]"),

@@ -168,11 +168,23 @@ def test_a_table_killed_hard_is_lost(broker, tmp_path):
         if proc.poll() is None:
             proc.kill()
         sub.close()
-    after = Sub(broker, TABLE + "/$state")
+    after = Sub(broker, TABLE + "/#")
+    again = None
     try:
-        after.wait(lambda s: s.messages, what="the retained state")
-        assert after.messages[-1].payload == "lost" and after.messages[-1].retained
+        after.wait(lambda s: s.of("$state") and s.of("summary"), what="the retained state")
+        assert after.of("$state")[-1].payload == "lost" and after.of("$state")[-1].retained
+        first_boot = after.of("summary")[-1].json()["boot"]
+        # Started again, the table is ready again, as a new boot (its numbers start again).
+        again = subprocess.Popen([sys.executable, str(script), broker.url],
+                                 stdout=subprocess.PIPE, text=True, cwd=os.getcwd())
+        assert again.stdout.readline().strip() == "ready"
+        after.wait(lambda s: last_state(s) == "ready", what="ready again")
+        summary = after.of("summary")[-1].json()
+        assert summary["boot"] != first_boot and summary["seq"] == 0
     finally:
+        if again is not None:
+            again.kill()
+            again.wait(10)
         after.close()
 
 
