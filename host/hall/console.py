@@ -386,7 +386,8 @@ class Console:
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="fairytable hall", description=__doc__.split("\n\n")[0])
     p.add_argument("--mqtt", required=True, metavar="URL",
-                   help="the hall's broker: mqtt://[user:password@]host[:port]")
+                   help="the hall's broker: mqtt://[user[:password]@]host[:port]; a user "
+                        "without a password takes $FAIRYTABLE_MQTT_PASSWORD")
     p.add_argument("--hall", default="hall", metavar="NAME",
                    help="the hall's name on the broker (default hall)")
     p.add_argument("--web", default="127.0.0.1:8090", metavar="HOST:PORT",

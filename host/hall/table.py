@@ -31,7 +31,8 @@ def add_arguments(p):
     """The hall's options of `fairytable run`."""
     p.add_argument("--mqtt", default=None, metavar="URL",
                    help="join the hall: publish this table's state and events to the MQTT "
-                        "broker at mqtt://[user:password@]host[:port] and take its commands "
+                        "broker at mqtt://[user[:password]@]host[:port] and take its "
+                        "commands; a user without a password takes $FAIRYTABLE_MQTT_PASSWORD "
                         "(docs/hall.md)")
     p.add_argument("--hall", default=None, metavar="NAME",
                    help="the hall's name on the broker (default hall; 1 to 32 of a-z, 0-9, -)")

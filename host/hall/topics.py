@@ -14,6 +14,7 @@ console and the table share it, and its refusals are sentences.
 """
 
 import json
+import os
 import re
 from urllib.parse import unquote, urlsplit
 
@@ -92,8 +93,13 @@ class Broker:
                                    self.port)
 
 
-def parse_broker(url):
-    """A Broker from --mqtt URL; ValueError in words naming the option."""
+PASSWORD_ENV = "FAIRYTABLE_MQTT_PASSWORD"
+
+
+def parse_broker(url, environ=None):
+    """A Broker from --mqtt URL; ValueError in words naming the option. A URL with a user
+    and no password takes the password from $FAIRYTABLE_MQTT_PASSWORD (a command line is
+    seen by every user of the machine, in `ps`)."""
     if not isinstance(url, str) or "://" not in url:
         raise ValueError("--mqtt takes the broker's address like mqtt://127.0.0.1:1883 "
                          "(mqtt://user:password@host:port with a password), not %r"
@@ -117,6 +123,8 @@ def parse_broker(url):
                          % _hide_password(url))
     username = unquote(parts.username) if parts.username else None
     password = unquote(parts.password) if parts.password is not None else None
+    if username is not None and password is None:
+        password = (os.environ if environ is None else environ).get(PASSWORD_ENV)
     return Broker(parts.hostname, port or 1883, username, password)
 
 

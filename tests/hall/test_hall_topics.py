@@ -43,6 +43,16 @@ def test_the_broker_address_with_a_user_and_password():
     assert topics.parse_broker("mqtt://10.0.0.2").port == 1883
 
 
+def test_the_password_may_stay_off_the_command_line():
+    b = topics.parse_broker("mqtt://table-1@broker:1883",
+                            {"FAIRYTABLE_MQTT_PASSWORD": "from-env"})
+    assert (b.username, b.password) == ("table-1", "from-env")
+    assert topics.parse_broker("mqtt://table-1:given@broker", {
+        "FAIRYTABLE_MQTT_PASSWORD": "from-env"}).password == "given"
+    assert topics.parse_broker("mqtt://broker", {
+        "FAIRYTABLE_MQTT_PASSWORD": "from-env"}).password is None
+
+
 def test_the_password_is_never_repeated_in_a_refusal():
     with pytest.raises(ValueError) as e:
         topics.parse_broker("mqtts://u:hunter2@h:1")
