@@ -53,13 +53,14 @@ class HallPublisher:
     stop_flush_s = 3.0        # at a clean stop, how long the last events may take
 
     def __init__(self, broker, hall, table, summary=None, health=None, on_command=None,
-                 log=print, rng=None):
+                 log=print, rng=None, discovery=None):
         self.broker = broker
         self.hall = topics.check_name("the hall", hall)
         self.table = topics.check_name("the table", table)
         self.summary_source = summary or (lambda: {})
         self.health_source = health or (lambda: {})
         self.on_command = on_command      # async (command) -> sentence; CommandRefused
+        self.discovery = discovery        # Home Assistant discovery (homeassistant.py), or None
         self.log = log
         self.rng = rng or random.SystemRandom()
         self.boot = os.urandom(6).hex()   # this run of the table: seq starts again with it
@@ -171,6 +172,8 @@ class HallPublisher:
                 for task in (reader, sender):
                     task.cancel()
                 await asyncio.gather(reader, sender, return_exceptions=True)
+                if self.discovery is not None:
+                    self.discovery.cancel()
             for task in done:
                 if task.exception() is not None:
                     raise task.exception()
@@ -188,6 +191,9 @@ class HallPublisher:
         await self._send_summary(client)
         await self._send_health(client)
         await self._set_state(client, "ready")
+        if self.discovery is not None:
+            await self.discovery.subscribe(client)
+            await self.discovery.announce(client)
         if self._said_down:
             self._said_down = False
             self.log("The hall's broker %r is back: the table's state is published again."
@@ -267,6 +273,9 @@ class HallPublisher:
         hall_topic = topics.hall_command_topic(self.hall)
         async for message in client.messages:
             topic = str(message.topic)
+            if self.discovery is not None and self.discovery.heard(client, topic,
+                                                                   message.payload):
+                continue
             if topic not in (hall_topic, self.topic("cmd")):
                 continue
             await self.take_command(client, message.payload, topic == hall_topic)

@@ -36,6 +36,9 @@ def add_arguments(p):
                         "(docs/hall.md)")
     p.add_argument("--hall", default=None, metavar="NAME",
                    help="the hall's name on the broker (default hall; 1 to 32 of a-z, 0-9, -)")
+    p.add_argument("--ha-discovery", action="store_true",
+                   help="with --mqtt: the table appears in Home Assistant as a device with "
+                        "its sensors (MQTT discovery under homeassistant/)")
     p.add_argument("--table-id", default=None, metavar="NAME",
                    help="this table's name in the hall (default: the host name, lowercased "
                         "and cleaned)")
@@ -44,6 +47,9 @@ def add_arguments(p):
 def check_arguments(args):
     """The hall's options checked before anything starts: ValueError in words."""
     if args.mqtt is None:
+        if args.ha_discovery:
+            raise ValueError("--ha-discovery announces this table on the hall's broker: it "
+                             "needs --mqtt URL")
         for flag, value in (("--hall", args.hall), ("--table-id", args.table_id)):
             if value is not None:
                 raise ValueError("%s names this table in a hall: it needs --mqtt URL, the "
@@ -278,12 +284,16 @@ class TableInHall:
 
     # ------------------------------------------------------------ life
 
-    def start(self, broker, hall, table):
+    def start(self, broker, hall, table, ha_discovery=False):
         """Join the hall at `broker` as `table` (the publisher connects on its own)."""
         from host.hall.publisher import HallPublisher
+        discovery = None
+        if ha_discovery:
+            from host.hall.homeassistant import Discovery
+            discovery = Discovery(hall, table)
         self.attach(HallPublisher(broker, hall, table, summary=self.summary,
                                   health=self.health, on_command=self.on_command,
-                                  log=self.say))
+                                  log=self.say, discovery=discovery))
         self.publisher.start()
 
     def attach(self, publisher):
@@ -328,6 +338,6 @@ async def start_for_run(args, session, web=None):
         if json_mode:       # no log is printed with --json: the operator still hears it
             print(line, file=sys.stderr, flush=True)
     hall = TableInHall(session, web.table if web is not None else None, say)
-    hall.start(args.broker, args.hall, args.table_id)
+    hall.start(args.broker, args.hall, args.table_id, getattr(args, "ha_discovery", False))
     say("The table joins the hall %s on %r as %s." % (args.hall, args.broker, args.table_id))
     return hall

@@ -14,11 +14,13 @@ import pytest
 
 from hall_helpers import Sub, pub
 from host.hall import topics
+from host.hall.homeassistant import Discovery
 from host.hall.publisher import HallPublisher
 from mosquitto_broker import MOSQUITTO, Mosquitto
 from mpy import REPO
 
-PASSWORDS = {"table-1": "pw-one", "table-2": "pw-two", "console": "pw-console"}
+PASSWORDS = {"table-1": "pw-one", "table-2": "pw-two", "console": "pw-console",
+             "homeassistant": "pw-ha"}
 
 
 def readme_acl():
@@ -56,6 +58,7 @@ def test_each_table_writes_only_its_own_topics_and_reads_only_its_commands(locke
     console = ("console", PASSWORDS["console"])
     hall = Sub(b, "fairytable/1/hall/#", console)
     table_2_reads = Sub(b, "fairytable/1/hall/#", ("table-2", PASSWORDS["table-2"]))
+    home_assistant = Sub(b, "homeassistant/#", ("homeassistant", PASSWORDS["homeassistant"]))
 
     async def main():
         carried = []
@@ -66,7 +69,7 @@ def test_each_table_writes_only_its_own_topics_and_reads_only_its_commands(locke
         p = HallPublisher(topics.parse_broker("mqtt://table-1:%s@127.0.0.1:%d" % (
             PASSWORDS["table-1"], b.port)), "hall", "table-1",
             summary=lambda: {"game": "Storybook Battles"}, on_command=on_command,
-            log=lambda line: None)
+            log=lambda line: None, discovery=Discovery("hall", "table-1"))
         p.start()
         try:
             await hall.await_(lambda s: [m for m in s.of("$state") if m.payload == "ready"],
@@ -77,6 +80,8 @@ def test_each_table_writes_only_its_own_topics_and_reads_only_its_commands(locke
                                     False, table_1)
             await asyncio.to_thread(pub, b, "fairytable/1/hall/table-1/cmd", json.dumps(
                 {"id": "self-1", "command": "pause"}), False, table_1)
+            await asyncio.to_thread(pub, b, "homeassistant/sensor/table-2/status/config",
+                                    "forged", False, table_1)
             # The console's commands reach it, to it and to the hall.
             await asyncio.to_thread(pub, b, "fairytable/1/hall/table-1/cmd", json.dumps(
                 {"id": "c-1", "command": "pause"}), False, console)
@@ -89,15 +94,21 @@ def test_each_table_writes_only_its_own_topics_and_reads_only_its_commands(locke
             with pytest.raises(subprocess.CalledProcessError):
                 await asyncio.to_thread(pub, b, "fairytable/1/hall/table-1/summary", "x",
                                         False, ("table-1", "wrong"))
+            # Its Home Assistant sensors reach Home Assistant, the forged one does not.
+            await home_assistant.await_(lambda s: len(s.messages) >= 5, what="5 sensors")
         finally:
             await p.stop()
 
     try:
         asyncio.run(main())
         assert not [m for m in hall.messages if m.payload == "forged"]
+        assert sorted(set(m.topic.split("/")[2] for m in home_assistant.messages)) == [
+            "table-1"]
+        assert not [m for m in home_assistant.messages if m.payload == "forged"]
         # Table-2 reads the hall's commands, never table-1's topics or commands.
         seen = sorted(set(m.topic for m in table_2_reads.messages))
         assert seen == ["fairytable/1/hall/$all/cmd"], seen
     finally:
         hall.close()
         table_2_reads.close()
+        home_assistant.close()

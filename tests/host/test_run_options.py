@@ -108,6 +108,8 @@ CASES = [
     (["--mqtt", "mqtt://table:secret@broker:99999"], "--mqtt mqtt://table:***@broker:99999: "
                                                      "the port must be a number"),
     (["--hall", "hall-a"], "--hall names this table in a hall: it needs --mqtt URL"),
+    (["--ha-discovery"], "--ha-discovery announces this table on the hall's broker: it needs "
+                         "--mqtt URL"),
     (["--mqtt", "mqtt://127.0.0.1:1", "--table-id", "Table 1"],
      "--table-id: the table 'Table 1' is not a name the hall can use"),
     (["--mqtt", "mqtt://127.0.0.1:1", "--hall", "a/b"],
