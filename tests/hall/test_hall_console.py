@@ -11,6 +11,7 @@ import time
 import urllib.request
 
 import aiohttp
+import pytest
 
 from hall_helpers import FAIRYTABLE, pub, until
 from host.hall import topics
@@ -301,3 +302,14 @@ def test_the_console_drops_copies_counts_gaps_and_ignores_what_is_not_a_tables()
     assert hall.view()["tables"][0]["alerts"][0].startswith("The table is lost")
     hall.take(root + "$state", b"")        # an empty retained state: the table is gone
     assert hall.tables == {}
+
+
+def test_the_hundred_tables_benchmark_prints_its_figures(capsys):
+    from mosquitto_broker import MOSQUITTO
+    if MOSQUITTO is None:
+        pytest.skip("mosquitto is not installed (sh tools/install-test-deps.sh installs it)")
+    from tools import bench_hall_tables
+    assert bench_hall_tables.main(["--tables", "3", "--seconds", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["tables"] == 3 and out["probes"] >= 1
+    assert out["events_handled_per_s"] >= 0 and out["update_latency_p50_ms"] > 0
