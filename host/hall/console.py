@@ -5,7 +5,8 @@ serves a page and a JSON API on this machine (docs/hall.md).
 
     GET  /                 the console page: every table as a card, alerts first
     GET  /api/hall         every table: its state, summary, last event, alerts (JSON);
-                           the last commands sent from here with their answers
+                           the last commands sent from here with their answers; who is
+                           winning each game played in the hall
     POST /api/command      {"table": NAME or "all", "command": "pause"}: sent with a new
                            command id; answers with the tables' acknowledgements
 
@@ -199,12 +200,32 @@ class Hall:
                          for n, a in sorted(got.items())],
                 "waiting": [n for n in sent["expected"] if n not in got]}
 
+    LEADERS = 10
+
+    def leaderboard(self):
+        """Who is winning across the hall, per game (scores of different games do not
+        compare): the best `LEADERS` players of the games in play now, best first."""
+        by_game = {}
+        for t in self.tables.values():
+            s = t.summary or {}
+            if t.state != "ready" or not isinstance(s.get("game"), str):
+                continue
+            for p in s.get("players") or []:
+                score = p.get("score") if isinstance(p, dict) else None
+                if isinstance(score, int) and not isinstance(score, bool):
+                    by_game.setdefault(s["game"], []).append(
+                        {"table": t.name, "player": str(p.get("name")),
+                         "bot": bool(p.get("bot")), "score": score})
+        return [{"game": game, "leaders": sorted(rows, key=lambda r: (
+            -r["score"], r["table"], r["player"]))[:self.LEADERS]}
+            for game, rows in sorted(by_game.items())]
+
     def view(self):
         tables = [t.view() for t in self.tables.values()]
         # Alerts first (the lost first of those), then by name.
         tables.sort(key=lambda v: (not v["alerts"], v["state"] != "lost", v["name"]))
         return {"hall": self.hall, "connected": self.connected, "tables": tables,
-                "commands": topics.COMMANDS,
+                "commands": topics.COMMANDS, "leaderboard": self.leaderboard(),
                 "sent": [self.answers(i) for i in reversed(list(self.sent)[-10:])]}
 
 

@@ -101,6 +101,10 @@ def test_the_console_page_lists_tables_alerts_first_and_pauses_one(broker, brows
         assert tables.carried == ["pause"]
         text = page.inner_text("body")
         assert "console-" not in text and tables.publishers[0].boot not in text
+        leaders = page.inner_text("#leaders")
+        assert "Who leads at Storybook Battles" in leaders
+        assert leaders.index("Hero at table-1: 2") < leaders.index("Villain (bot) at "
+                                                                    "table-1: 1")
         os.makedirs(ARTIFACTS, exist_ok=True)
         page.screenshot(path=os.path.join(ARTIFACTS, "hall_console.png"))
     finally:

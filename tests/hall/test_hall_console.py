@@ -313,3 +313,24 @@ def test_the_hundred_tables_benchmark_prints_its_figures(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["tables"] == 3 and out["probes"] >= 1
     assert out["events_handled_per_s"] >= 0 and out["update_latency_p50_ms"] > 0
+
+
+def test_the_leaderboard_ranks_the_players_of_each_game_across_the_hall():
+    from host.hall.console import Hall
+    hall = Hall("hall-a")
+
+    def table(name, game, players, state=b"ready"):
+        hall.take("fairytable/1/hall-a/%s/$state" % name, state)
+        hall.take("fairytable/1/hall-a/%s/summary" % name, json.dumps(
+            {"game": game, "players": players}).encode())
+    table("t1", "Storybook Battles", [{"name": "Hero", "bot": False, "score": 3},
+                                      {"name": "Villain", "bot": True, "score": 5}])
+    table("t2", "Storybook Battles", [{"name": "Hero", "bot": True, "score": 4},
+                                      {"name": "Villain", "bot": False, "score": True}])
+    table("t3", "Battle Royale", [{"name": "Red", "bot": False, "score": 1}])
+    table("t4", "Battle Royale", [{"name": "Blue", "bot": False, "score": 9}], b"lost")
+    board = hall.view()["leaderboard"]
+    assert [g["game"] for g in board] == ["Battle Royale", "Storybook Battles"]
+    assert [(r["table"], r["player"], r["score"]) for r in board[1]["leaders"]] == [
+        ("t1", "Villain", 5), ("t2", "Hero", 4), ("t1", "Hero", 3)]
+    assert [(r["table"], r["score"]) for r in board[0]["leaders"]] == [("t3", 1)]
