@@ -42,6 +42,44 @@ STATE_WORDS = {
 }
 
 
+def _text(v, most=500):
+    return v[:most] if isinstance(v, str) else None
+
+
+def _whole(v):
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def clean_summary(body):
+    """What the console reads of a table's summary, each field of the type it must have
+    (anything else left out): a table with a fault, or another program on the broker,
+    never breaks the page of the whole hall."""
+    players = []
+    for p in body.get("players") if isinstance(body.get("players"), list) else []:
+        if isinstance(p, dict) and isinstance(p.get("name"), str):
+            players.append({"name": _text(p["name"], 80), "bot": p.get("bot") is True,
+                            "score": _whole(p.get("score"))})
+    tiles = body.get("tiles") if isinstance(body.get("tiles"), dict) else {}
+    offline = tiles.get("offline") if isinstance(tiles.get("offline"), list) else []
+    return {
+        "game": _text(body.get("game"), 80), "players": players[:20],
+        "turn": _whole(body.get("turn")), "actions": _whole(body.get("actions")),
+        "status": _text(body.get("status"), 40),
+        "status_words": _text(body.get("status_words"), 200),
+        "winner": _text(body.get("winner"), 80), "last": _text(body.get("last")),
+        "mismatches": [_text(m) for m in body.get("mismatches") or []
+                       if isinstance(m, str)][:10]
+        if isinstance(body.get("mismatches"), list) else [],
+        "tiles": {"online": _whole(tiles.get("online")), "total": _whole(tiles.get("total")),
+                  "offline": [_text(w, 200) for w in offline if isinstance(w, str)][:50]}
+        if tiles else None,
+        "firmware": [_text(f, 40) for f in body.get("firmware") or []
+                     if isinstance(f, str)][:10]
+        if isinstance(body.get("firmware"), list) else [],
+        "dropped_events": _whole(body.get("dropped_events")) or 0,
+    }
+
+
 class TableSeen:
     """What the broker has said of one table."""
 
@@ -172,7 +210,7 @@ class Hall:
         if not isinstance(body, dict):
             return
         if leaf == "summary":
-            t.summary = body
+            t.summary = clean_summary(body)
         elif leaf == "health":
             t.health = body
         elif leaf == "events":
@@ -276,8 +314,12 @@ class Console:
                         self.say("The hall's broker is back.")
                     async for message in client.messages:
                         self.hall.take(str(message.topic), message.payload)
-            except aiomqtt.MqttError as e:
-                if not said_down:
+            except Exception as e:  # noqa: BLE001 - the broker gone, or a fault of ours:
+                # the console goes on and tries again
+                if not isinstance(e, aiomqtt.MqttError):
+                    self.say("The console's link to the broker failed (%s: %s): it starts "
+                             "again." % (type(e).__name__, e))
+                elif not said_down:
                     said_down = True
                     self.say("The hall's broker %r cannot be reached (%s): trying again."
                              % (self.broker, e))

@@ -334,3 +334,23 @@ def test_the_leaderboard_ranks_the_players_of_each_game_across_the_hall():
     assert [(r["table"], r["player"], r["score"]) for r in board[1]["leaders"]] == [
         ("t1", "Villain", 5), ("t2", "Hero", 4), ("t1", "Hero", 3)]
     assert [(r["table"], r["score"]) for r in board[0]["leaders"]] == [("t3", 1)]
+
+
+def test_a_summary_of_the_wrong_shape_never_breaks_the_halls_page():
+    from host.hall.console import Hall
+    hall = Hall("hall-a")
+    hall.take("fairytable/1/hall-a/t1/$state", b"ready")
+    hall.take("fairytable/1/hall-a/t1/summary", json.dumps({
+        "game": ["not", "text"], "players": "Hero", "tiles": [1, 2], "mismatches": 3,
+        "firmware": {"a": 1}, "dropped_events": "many", "turn": True}).encode())
+    hall.take("fairytable/1/hall-a/t2/$state", b"ready")
+    hall.take("fairytable/1/hall-a/t2/summary", json.dumps({
+        "game": "Storybook Battles", "players": [{"name": "Hero", "score": "3"}, 7],
+        "tiles": {"online": 6, "total": 7, "offline": ["cells [0, 0]", 5]}}).encode())
+    view = hall.view()
+    assert json.dumps(view)              # JSON-ready, whatever the tables sent
+    t1, t2 = sorted(view["tables"], key=lambda t: t["name"])
+    assert t1["game"] is None and t1["players"] == [] and t1["alerts"] == []
+    assert t2["players"] == [{"name": "Hero", "bot": False, "score": None}]
+    assert t2["alerts"] == ["A tile is offline: the tile of cells [0, 0]."]
+    assert view["leaderboard"] == []
