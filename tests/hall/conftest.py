@@ -3,6 +3,7 @@ tools/install-test-deps.sh); without it they are skipped and say why."""
 
 import pytest
 
+import hall_helpers
 from hall_helpers import MOSQUITTO_PUB, MOSQUITTO_SUB
 from mosquitto_broker import MOSQUITTO, Mosquitto
 
@@ -17,3 +18,12 @@ def broker(tmp_path):
         yield b
     finally:
         b.stop()
+
+
+@pytest.fixture(autouse=True)
+def no_watcher_left():
+    """A test that failed half way leaves no mosquitto_sub behind (it would retry a broker
+    that is gone for ever)."""
+    yield
+    for sub in list(hall_helpers.OPEN):
+        sub.close()

@@ -32,6 +32,9 @@ class Message:
         return "Message(%r, %r, %r)" % (self.retained, self.topic, self.payload[:200])
 
 
+OPEN = set()      # the Subs not closed yet: tests/hall/conftest.py closes them after a test
+
+
 class Sub:
     """`mosquitto_sub -t TOPIC` (QoS 1) until closed; `messages` in arrival order."""
 
@@ -41,6 +44,7 @@ class Sub:
             ["stdbuf", "-oL", MOSQUITTO_SUB, "-d", "-h", "127.0.0.1", "-p", str(broker.port),
              "-q", "1", "-t", topic, "-F", "%r\t%t\t%p"] + _login(login), stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True)
+        OPEN.add(self)
         self.messages = []
         self.said = []            # mosquitto_sub's own lines (its debug output)
         self.subscribed = threading.Event()
@@ -89,9 +93,12 @@ class Sub:
                                                              self.messages[-20:]))
 
     def close(self):
+        # SIGKILL: mosquitto_sub keeps nothing to flush, and after SIGTERM it may go on
+        # retrying a broker that is gone instead of ending.
+        OPEN.discard(self)
         if self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(10)
+            self.proc.kill()
+        self.proc.wait(10)
 
 
 def _login(login):
