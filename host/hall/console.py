@@ -165,6 +165,8 @@ class TableSeen:
             "tiles": s.get("tiles"),
             "firmware": s.get("firmware"),
             "last_seq": self.last_seq,
+            "events_missed": self.missed,
+            "events_copied": self.duplicates,
             "events": [e.get("words") for e in self.events][-5:],
             "heard_at": self.heard_at,
         }

@@ -354,3 +354,33 @@ def test_a_summary_of_the_wrong_shape_never_breaks_the_halls_page():
     assert t2["players"] == [{"name": "Hero", "bot": False, "score": None}]
     assert t2["alerts"] == ["A tile is offline: the tile of cells [0, 0]."]
     assert view["leaderboard"] == []
+
+
+def test_a_headless_game_is_followed_from_start_to_goodbye(broker, tmp_path):
+    """`fairytable run --headless` plays at once: the console, there first, sees every event
+    in order, none missed or twice, and the table's goodbye with its last summary."""
+    console_port = free_port()
+    env = dict(os.environ, FAIRYTABLE_HOME=str(tmp_path / "home"))
+    hall = subprocess.Popen([FAIRYTABLE, "hall", "--mqtt", broker.url, "--hall", "hall-a",
+                             "--web", "127.0.0.1:%d" % console_port],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    try:
+        wait_for(lambda: api(console_port, "/api/hall")["connected"], 60, "the console",
+                 (hall,))
+        done = subprocess.run([FAIRYTABLE, "run", "--game", "storybook", "--headless",
+                               "--bots", "2", "--json", "--max-actions", "12", "--journal",
+                               str(tmp_path / "journal.db"), "--mqtt", broker.url,
+                               "--hall", "hall-a", "--table-id", "t1"],
+                              capture_output=True, text=True, env=env, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        gone = wait_for(lambda: (lambda t: t if t and t["state"] == "disconnected" else None)(
+            table_named(console_port, "t1")), 30, "the table's goodbye")
+        assert gone["game"] == "Storybook Battles" and gone["actions"] == 12
+        # Every action an event, plus the status ones ("Playing." first).
+        assert gone["last_seq"] >= 13
+        assert gone["events_missed"] == 0 and gone["events_copied"] == 0
+        assert gone["alerts"] == []
+    finally:
+        hall.send_signal(signal.SIGINT)
+        hall.wait(15)
