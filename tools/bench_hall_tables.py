@@ -140,7 +140,8 @@ def main(argv=None):
     proc, port = start_broker(folder)
     console_port = free_port()
     console = subprocess.Popen([FAIRYTABLE, "hall", "--mqtt", "mqtt://127.0.0.1:%d" % port,
-                                "--hall", "bench", "--web", "127.0.0.1:%d" % console_port],
+                                "--hall", "bench", "--web", "127.0.0.1:%d" % console_port,
+                                "--staff-pin-file", os.path.join(folder, "hall.pin")],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         out = asyncio.run(bench(port, console_port, console.pid, proc.pid, args.tables,

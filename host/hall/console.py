@@ -10,15 +10,18 @@ serves a page and a JSON API on this machine (docs/hall.md).
     POST /api/command      {"table": NAME or "all", "command": "pause"}: sent with a new
                            command id; answers with the tables' acknowledgements
 
-Like the staff page it listens on loopback only and answers only requests addressed to
-this machine by a loopback name; a command needs the header X-Hall-Console (a page of
-another site cannot send one without the browser asking first, and nothing here says
-yes). What a person reads is words: the tables by their names, never a command's id.
+Like the staff page: on loopback by default, answering only requests addressed to this
+machine by a loopback name; off loopback only with a web token, which every API request
+carries (X-Web-Token; the page takes it from its link's #web=...); a command needs the
+staff PIN (X-Staff-Pin; wrong PINs make the device rest) and the header X-Hall-Console (a
+page of another site cannot send one without the browser asking first, and nothing here
+says yes). What a person reads is words: the tables by their names, never a command's id.
 """
 
 import argparse
 import asyncio
 import collections
+import hmac
 import json
 import os
 import secrets
@@ -28,7 +31,9 @@ import time
 from aiohttp import web
 
 from host.hall import topics
-from host.web.server import is_loopback, parse_bind
+from host import installation
+from host.web.server import (PinGuard, is_loopback, make_pin, make_token, parse_bind,
+                             secret_file)
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 ACK_WAIT_S = 5.0
@@ -275,11 +280,15 @@ class Console:
     backoff_first_s = 0.5
     backoff_cap_s = 30.0
 
-    def __init__(self, broker, hall, host="127.0.0.1", port=8090, say=print):
-        if not is_loopback(host):
-            raise ValueError("--web %s: the hall console listens on this machine only "
-                             "(127.0.0.1); reach it from elsewhere through an SSH tunnel"
-                             % host)
+    def __init__(self, broker, hall, host="127.0.0.1", port=8090, say=print, staff_pin=None,
+                 web_token=None):
+        if not is_loopback(host) and not web_token:
+            raise ValueError("the hall console listens on %s only with a web token: add "
+                             "--web-token-file FILE (a random token is made there and "
+                             "printed)" % host)
+        self.staff_pin = staff_pin      # commands need it; None: commands are off
+        self.web_token = web_token      # off loopback, every request needs it
+        self.pins = PinGuard()
         self.broker = broker
         self.hall = Hall(hall)
         self.host = host
@@ -368,11 +377,21 @@ class Console:
 
     @web.middleware
     async def _guard(self, request, handler):
-        name = request.host.rsplit(":", 1)[0] if not request.host.endswith("]") else \
-            request.host
-        if name.strip("[]") not in ("localhost",) and not is_loopback(name.strip("[]")):
-            return web.json_response({"error": "the hall console answers only as 127.0.0.1 "
-                                      "or localhost."}, status=403)
+        """On loopback, only requests addressed to a loopback name (DNS rebinding); off
+        loopback, the web token on every API request (the page itself holds no secret)."""
+        if is_loopback(self.host):
+            name = request.host.rsplit(":", 1)[0] if not request.host.endswith("]") else \
+                request.host
+            if name.strip("[]") not in ("localhost",) and not is_loopback(name.strip("[]")):
+                return web.json_response({"error": "the hall console answers only as "
+                                          "127.0.0.1 or localhost."}, status=403)
+        if self.web_token and request.path.startswith("/api/"):
+            given = request.headers.get("X-Web-Token")
+            if not isinstance(given, str) or not hmac.compare_digest(
+                    given.encode(), self.web_token.encode()):
+                return web.json_response({"error": "this console needs its web token: open "
+                                          "the link it printed (it carries the token)."},
+                                         status=401)
         try:
             return await handler(request)
         except web.HTTPException as e:
@@ -397,10 +416,34 @@ class Console:
     async def _api_hall(self, request):
         return web.json_response(self.hall.view())
 
+    def _pin_refusal(self, request):
+        """None if the request carries the staff PIN; else the refusal (a sentence). Wrong
+        PINs are counted per device, which then rests (host/web/server.py's PinGuard)."""
+        if self.staff_pin is None:
+            return 403, "this console has no staff PIN: commands are off."
+        address = request.remote or "unknown"
+        left = self.pins.resting(address)
+        if left:
+            return 429, ("too many wrong PINs from this device: it may try again in %d "
+                         "seconds." % left)
+        given = request.headers.get("X-Staff-Pin")
+        if not given:
+            return 401, "a command needs the staff PIN: type it on the console page."
+        if not hmac.compare_digest(given.encode(), self.staff_pin.encode()):
+            rest = self.pins.failed(address)
+            return 403, "wrong staff PIN." + (
+                " Too many wrong PINs from this device: it may try again in %d seconds."
+                % rest if rest else "")
+        self.pins.succeeded(address)
+        return None
+
     async def _api_command(self, request):
         if request.headers.get("X-Hall-Console") != "1":
             return web.json_response({"error": "a command needs the header X-Hall-Console: "
                                       "send it from the console page."}, status=403)
+        refused = self._pin_refusal(request)
+        if refused is not None:
+            return web.json_response({"error": refused[1]}, status=refused[0])
         origin = request.headers.get("Origin")
         if origin is not None and origin not in ("http://" + request.host,
                                                  "https://" + request.host):
@@ -456,27 +499,45 @@ def parse_args(argv):
     p.add_argument("--hall", default="hall", metavar="NAME",
                    help="the hall's name on the broker (default hall)")
     p.add_argument("--web", default="127.0.0.1:8090", metavar="HOST:PORT",
-                   help="where the console listens (default 127.0.0.1:8090; loopback only)")
+                   help="where the console listens (default 127.0.0.1:8090; off loopback "
+                        "only with --web-token-file)")
+    p.add_argument("--web-token-file", default=None, metavar="FILE",
+                   help="the web token (made there if missing); needed off loopback")
+    p.add_argument("--staff-pin-file", default=None, metavar="FILE",
+                   help="the staff PIN that commands need (default: hall-staff.pin in the "
+                        "data folder, made on first start and printed once)")
     args = p.parse_args(argv)
     try:
         args.broker = topics.parse_broker(args.mqtt)
         args.hall = topics.check_name("the hall", args.hall)
         args.host, args.port = parse_bind(args.web)
-        if not is_loopback(args.host):
-            raise ValueError("--web %s: the hall console listens on this machine only "
-                             "(127.0.0.1); reach it from elsewhere through an SSH tunnel"
-                             % args.web)
+        if not is_loopback(args.host) and not args.web_token_file:
+            raise ValueError("--web %s listens beyond this machine: add --web-token-file "
+                             "FILE (a random token is made there and printed), or bind "
+                             "127.0.0.1" % args.web)
     except ValueError as e:
         p.error(str(e))
     return args
 
 
 async def serve(args):
+    pin_path = args.staff_pin_file or os.path.join(installation.data_folder(),
+                                                   "hall-staff.pin")
+    pin, made = secret_file(pin_path, make_pin, "staff PIN")
+    if made:
+        print("staff PIN %s (kept in %s; shown this once)" % (pin, pin_path), flush=True)
+    token = None
+    if args.web_token_file:
+        token, made = secret_file(args.web_token_file, make_token, "web token")
+        if made:
+            print("web token made in %s" % args.web_token_file, flush=True)
     console = Console(args.broker, args.hall, args.host, args.port,
-                      say=lambda line: print(line, flush=True))
+                      say=lambda line: print(line, flush=True), staff_pin=pin,
+                      web_token=token)
     await console.start()
-    print("hall console for %s on %r: http://%s:%d/" % (args.hall, args.broker, args.host,
-                                                         console.port), flush=True)
+    print("hall console for %s on %r: http://%s:%d/%s" % (
+        args.hall, args.broker, args.host, console.port, "#web=" + token if token else ""),
+        flush=True)
     try:
         await asyncio.Event().wait()
     finally:

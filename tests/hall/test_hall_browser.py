@@ -67,10 +67,13 @@ def wait_listening(port, proc, timeout_s=60):
             time.sleep(0.1)
 
 
-def test_the_console_page_lists_tables_alerts_first_and_pauses_one(broker, browser):
+def test_the_console_page_lists_tables_alerts_first_and_pauses_one(broker, browser,
+                                                                     tmp_path):
     port = free_port()
+    (tmp_path / "hall.pin").write_text("135790\n")
     console = subprocess.Popen([FAIRYTABLE, "hall", "--mqtt", broker.url, "--hall", "hall-a",
-                                "--web", "127.0.0.1:%d" % port], stdout=subprocess.DEVNULL,
+                                "--web", "127.0.0.1:%d" % port, "--staff-pin-file",
+                                str(tmp_path / "hall.pin")], stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)
     tables = TablesElsewhere(broker, {
         "table-1": {"game": "Storybook Battles", "status_words": "Playing", "turn": 3,
@@ -93,6 +96,13 @@ def test_the_console_page_lists_tables_alerts_first_and_pauses_one(broker, brows
         assert "A tile is offline: the tile of the dice tray." in first
         second = page.inner_text(".card >> nth=1")
         assert "Storybook Battles · turn 3" in second and "Villain (bot): 1" in second
+        # Without the staff PIN a click sends nothing, and says why.
+        page.click(".card >> nth=1 >> text=Pause")
+        page.wait_for_function("() => document.getElementById('answer').textContent"
+                               ".includes('needs the staff PIN')", polling=250,
+                               timeout=30000)
+        assert tables.carried == []
+        page.fill("#pin", "135790")
         page.click(".card >> nth=1 >> text=Pause")
         # The answer, at once, or in the list of commands sent when it came later.
         page.wait_for_function("() => document.getElementById('sent').textContent"

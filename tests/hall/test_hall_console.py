@@ -19,11 +19,13 @@ from host.hall.console import Console
 from host.hall.publisher import HallPublisher
 from mosquitto_broker import free_port
 
+PIN = "246810"
+
 
 def test_the_console_shows_every_table_alerts_first_and_steers_one(broker):
     async def main():
         console = Console(topics.parse_broker(broker.url), "hall-a", port=0,
-                          say=lambda line: None)
+                          say=lambda line: None, staff_pin=PIN)
         await console.start()
         carried = []
 
@@ -77,10 +79,19 @@ def test_the_console_shows_every_table_alerts_first_and_steers_one(broker):
                 t1 = [t for t in h["tables"] if t["name"] == "table-1"][0]
                 assert t1["events"] == ["Hero plays The Dodo on [2, 3].", "Hero draws a card."]
 
+                # Commands need the staff PIN: none, or a wrong one, sends nothing.
+                for pin, status, words in ((None, 401, "needs the staff PIN"),
+                                           ("000000", 403, "wrong staff PIN")):
+                    async with http.post(base + "/api/command", json={
+                            "table": "table-1", "command": "pause"},
+                            headers=dict({"X-Hall-Console": "1"},
+                                         **({"X-Staff-Pin": pin} if pin else {}))) as r:
+                        assert r.status == status and words in (await r.json())["error"]
+                assert carried == []
                 # A command from the console: sent with an id, answered in words.
                 async with http.post(base + "/api/command", json={
                         "table": "table-1", "command": "pause"},
-                        headers={"X-Hall-Console": "1"}) as r:
+                        headers={"X-Hall-Console": "1", "X-Staff-Pin": PIN}) as r:
                     answer = await r.json()
                     assert r.status == 200, answer
                 assert answer["acks"] == [{"table": "table-1", "ok": True,
@@ -91,11 +102,12 @@ def test_the_console_shows_every_table_alerts_first_and_steers_one(broker):
                 assert sent["id"] == answer["id"] and sent["acks"] == answer["acks"]
                 # Without the console's header (a form of another site), nothing is sent.
                 async with http.post(base + "/api/command", data=json.dumps({
-                        "table": "table-1", "command": "pause"})) as r:
+                        "table": "table-1", "command": "pause"}),
+                        headers={"X-Staff-Pin": PIN}) as r:
                     assert r.status == 403 and "X-Hall-Console" in (await r.json())["error"]
                 async with http.post(base + "/api/command", json={
                         "table": "Table 1!", "command": "pause"},
-                        headers={"X-Hall-Console": "1"}) as r:
+                        headers={"X-Hall-Console": "1", "X-Staff-Pin": PIN}) as r:
                     assert r.status == 400
                     assert "not a name the hall can use" in (await r.json())["error"]
                 assert carried == ["pause"]
@@ -124,6 +136,7 @@ def api(port, path, body=None):
         request.data = json.dumps(body).encode()
         request.add_header("Content-Type", "application/json")
         request.add_header("X-Hall-Console", "1")
+        request.add_header("X-Staff-Pin", PIN)
     with urllib.request.urlopen(request, timeout=30) as r:
         return json.loads(r.read())
 
@@ -171,8 +184,10 @@ def steady_actions(port, seconds):
 def test_a_table_on_the_virtual_table_is_seen_and_paused_from_the_hall(broker, tmp_path):
     console_port = free_port()
     env = dict(os.environ, FAIRYTABLE_HOME=str(tmp_path / "home"))
+    (tmp_path / "hall.pin").write_text(PIN + "\n")
     hall = subprocess.Popen([FAIRYTABLE, "hall", "--mqtt", broker.url, "--hall", "hall-a",
-                             "--web", "127.0.0.1:%d" % console_port],
+                             "--web", "127.0.0.1:%d" % console_port, "--staff-pin-file",
+                             str(tmp_path / "hall.pin")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env=env)
     # Bots at a person's pace (no --headless): the game lasts long enough to be steered.
@@ -384,3 +399,27 @@ def test_a_headless_game_is_followed_from_start_to_goodbye(broker, tmp_path):
     finally:
         hall.send_signal(signal.SIGINT)
         hall.wait(15)
+
+
+def test_off_loopback_the_console_needs_its_web_token(broker):
+    import pytest as _pytest
+    with _pytest.raises(ValueError, match="only with a web token"):
+        Console(topics.parse_broker(broker.url), "hall-a", host="0.0.0.0", port=0)
+
+    async def main():
+        console = Console(topics.parse_broker(broker.url), "hall-a", host="0.0.0.0", port=0,
+                          say=lambda line: None, staff_pin=PIN, web_token="tok-en")
+        await console.start()
+        base = "http://127.0.0.1:%d" % console.port
+        try:
+            async with aiohttp.ClientSession() as http:
+                async with http.get(base + "/api/hall") as r:
+                    assert r.status == 401 and "web token" in (await r.json())["error"]
+                async with http.get(base + "/api/hall",
+                                    headers={"X-Web-Token": "tok-en"}) as r:
+                    assert r.status == 200 and (await r.json())["hall"] == "hall-a"
+                async with http.get(base + "/") as r:      # the page holds no secret
+                    assert r.status == 200
+        finally:
+            await console.stop()
+    asyncio.run(main())
