@@ -12,11 +12,11 @@ import subprocess
 
 import pytest
 
-from hall_helpers import Sub, pub
+from hall_helpers import Sub, need_mosquitto, pub
 from host.hall import topics
 from host.hall.homeassistant import Discovery
 from host.hall.publisher import HallPublisher
-from mosquitto_broker import MOSQUITTO, Mosquitto
+from mosquitto_broker import Mosquitto
 from mpy import REPO
 
 PASSWORDS = {"table-1": "pw-one", "table-2": "pw-two", "console": "pw-console",
@@ -34,8 +34,7 @@ def readme_acl():
 @pytest.fixture
 def locked_broker(tmp_path):
     passwd = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
-    if MOSQUITTO is None or not os.path.exists(passwd):
-        pytest.skip("mosquitto is not installed (sh tools/install-test-deps.sh installs it)")
+    need_mosquitto()
     password_file = tmp_path / "fairytable.passwd"
     password_file.write_text("")
     os.chmod(password_file, 0o600)

@@ -6,19 +6,18 @@ import asyncio
 
 import pytest
 
-from hall_helpers import Sub, until
+from hall_helpers import Sub, need_mosquitto, until
 from host.hall import topics
 from host.hall.console import Console
 from host.hall.publisher import HallPublisher
-from mosquitto_broker import MOSQUITTO, Mosquitto
+from mosquitto_broker import Mosquitto
 
 
 @pytest.fixture
 def two_brokers(tmp_path):
     """(the table's broker, the console's): the first bridges fairytable/1/hall-a/# to the
     second, both ways, at QoS 1."""
-    if MOSQUITTO is None:
-        pytest.skip("mosquitto is not installed (sh tools/install-test-deps.sh installs it)")
+    need_mosquitto()
     (tmp_path / "hall").mkdir()
     (tmp_path / "table").mkdir()
     hall = Mosquitto(tmp_path / "hall").start()

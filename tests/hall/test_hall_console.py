@@ -13,7 +13,7 @@ import urllib.request
 import aiohttp
 import pytest
 
-from hall_helpers import FAIRYTABLE, pub, until
+from hall_helpers import FAIRYTABLE, need_mosquitto, pub, until
 from host.hall import topics
 from host.hall.console import Console
 from host.hall.publisher import HallPublisher
@@ -320,9 +320,7 @@ def test_the_console_drops_copies_counts_gaps_and_ignores_what_is_not_a_tables()
 
 
 def test_the_hundred_tables_benchmark_prints_its_figures(capsys):
-    from mosquitto_broker import MOSQUITTO
-    if MOSQUITTO is None:
-        pytest.skip("mosquitto is not installed (sh tools/install-test-deps.sh installs it)")
+    need_mosquitto()
     from tools import bench_hall_tables
     assert bench_hall_tables.main(["--tables", "3", "--seconds", "1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -402,8 +400,7 @@ def test_a_headless_game_is_followed_from_start_to_goodbye(broker, tmp_path):
 
 
 def test_off_loopback_the_console_needs_its_web_token(broker):
-    import pytest as _pytest
-    with _pytest.raises(ValueError, match="only with a web token"):
+    with pytest.raises(ValueError, match="only with a web token"):
         Console(topics.parse_broker(broker.url), "hall-a", host="0.0.0.0", port=0)
 
     async def main():

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from hall_helpers import Sub, last_state, pub, until
+from hall_helpers import Sub, last_state, need_mosquitto, pub, until
 from host.hall import topics
 from host.hall.publisher import HallPublisher, backoff_s
 
@@ -308,9 +308,7 @@ def test_a_command_that_fails_inside_the_table_is_answered_and_the_next_one_goes
 
 
 def test_the_hall_benchmark_prints_its_figures(capsys):
-    from mosquitto_broker import MOSQUITTO
-    if MOSQUITTO is None:
-        pytest.skip("mosquitto is not installed (sh tools/install-test-deps.sh installs it)")
+    need_mosquitto()
     from tools import bench_hall
     assert bench_hall.main(["--paced", "5", "--rate", "100", "--burst", "20", "--commands",
                             "3", "--json"]) == 0
