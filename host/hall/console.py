@@ -485,8 +485,8 @@ class Console:
 
     async def stop(self):
         if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            from host.hall.publisher import cancelled
+            await cancelled(self._task)
         if self.runner is not None:
             await self.runner.cleanup()
 

@@ -34,6 +34,17 @@ from host.hall import topics
 NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 
 
+async def cancelled(*tasks):
+    """Cancel `tasks` and wait until each has ended. Cancelled again while one runs on:
+    Python 3.11's asyncio.wait_for (under aiomqtt's calls) can swallow a cancellation that
+    comes as its operation completes, and the task would then wait for ever."""
+    pending = set(t for t in tasks if t is not None)
+    while pending:
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=0.5)
+
+
 def backoff_s(attempt, first_s, cap_s, rng):
     """How long to wait before reconnect attempt `attempt` (0: the first retry): doubling
     from `first_s` up to `cap_s`, a random half to all of it ("equal jitter"), so tables
@@ -115,12 +126,9 @@ class HallPublisher:
         self._wake.set()
         if self._task is None:
             return
-        try:
-            await asyncio.wait_for(asyncio.shield(self._task), timeout_s)
-        except (asyncio.TimeoutError, asyncio.CancelledError):
-            self._task.cancel()
-        except Exception:  # noqa: BLE001 - a stop must not fail the table's shutdown
-            pass
+        await asyncio.wait({self._task}, timeout=timeout_s)
+        if not self._task.done():
+            await cancelled(self._task)
 
     async def run(self):
         attempt = 0
@@ -169,9 +177,7 @@ class HallPublisher:
                 done, _ = await asyncio.wait((reader, sender),
                                              return_when=asyncio.FIRST_COMPLETED)
             finally:
-                for task in (reader, sender):
-                    task.cancel()
-                await asyncio.gather(reader, sender, return_exceptions=True)
+                await cancelled(reader, sender)
                 if self.discovery is not None:
                     self.discovery.cancel()
             for task in done:
