@@ -11,6 +11,8 @@ import sys
 COMMANDS = {
     "run": ("host.run", "play a game on the table (the virtual table when none is configured)"),
     "doctor": ("host.doctor", "find the tiles, check every reader and LED chain"),
+    "hall": ("host.hall.console", "the hall's console: every table on the MQTT broker, and "
+             "commands to them"),
     "enroll": ("host.enroll", "write card, pawn and die identities into tags"),
     "journal": ("host.journal", "check a journal (`fairytable journal check PATH`)"),
     "replay": ("shared_rules.replay", "play a scenario file and print the result as JSON"),

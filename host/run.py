@@ -3,7 +3,7 @@
     fairytable run [--game GAME] [--mode MODE]
                    [--seed N] [--players N] [--bots N] [--journal PATH] [--headless] [--json]
                    [--port /dev/ttyACM0 ...] [--layout FILE] [--offline-grace SECONDS]
-                   [--key FILE] [--registry FILE]
+                   [--key FILE] [--registry FILE] [--mqtt URL [--hall NAME] [--table-id NAME]]
 
 With no --port, no table is configured: the virtual table starts (real tile
 firmware under MicroPython, one pseudo-terminal per tile) and says so. A
@@ -117,6 +117,8 @@ def parse_args(argv):
                    help="on a Raspberry Pi: seat buttons, staff controls and the status strip")
     from host.web.server import add_arguments as add_web_arguments
     add_web_arguments(p)
+    from host.hall.table import add_arguments as add_hall_arguments
+    add_hall_arguments(p)
     args = p.parse_args(argv)
     try:
         check_args(args)
@@ -177,6 +179,8 @@ def check_args(args):
         args.interpreter = "auto"
     from host.web.server import check_arguments as check_web_arguments
     check_web_arguments(args)
+    from host.hall.table import check_arguments as check_hall_arguments
+    check_hall_arguments(args)
 
 
 def _info(game):
@@ -538,6 +542,7 @@ async def run(args):
     from host.link import TableLink
     link = TableLink(ports=ports)
     web = None
+    hall = None
     try:
         await link.start()
         uids = await wait_for_tiles(link, len(layout.tiles),
@@ -572,10 +577,14 @@ async def run(args):
             attach_pi(session)
         from host.web.server import start_for_run
         web = await start_for_run(args, session, hands, journal)
+        from host.hall.table import start_for_run as join_hall
+        hall = await join_hall(args, session, web)
         summary = await session.run(max_actions=args.max_actions)
         if web is not None:
             summary = await web.after_game(args, summary)
     finally:
+        if hall is not None:
+            await hall.stop()
         if web is not None:
             await web.stop()
         await link.stop()

@@ -102,6 +102,18 @@ CASES = [
     (["--game", "heroes", "--players", "3", "--layout", "{setups}/two_readers.toml"],
      "{setups}/two_readers.toml has no card reader for seat 3 (green): a game of 3 players "
      "needs seats = [1, 2, 3]"),
+    # The hall (docs/hall.md): the broker's address and the names on it.
+    (["--mqtt", "127.0.0.1:1883"], "--mqtt takes the broker's address like "
+                                   "mqtt://127.0.0.1:1883"),
+    (["--mqtt", "mqtt://table:secret@broker:99999"], "--mqtt mqtt://table:***@broker:99999: "
+                                                     "the port must be a number"),
+    (["--hall", "hall-a"], "--hall names this table in a hall: it needs --mqtt URL"),
+    (["--ha-discovery"], "--ha-discovery announces this table on the hall's broker: it needs "
+                         "--mqtt URL"),
+    (["--mqtt", "mqtt://127.0.0.1:1", "--table-id", "Table 1"],
+     "--table-id: the table 'Table 1' is not a name the hall can use"),
+    (["--mqtt", "mqtt://127.0.0.1:1", "--hall", "a/b"],
+     "--hall: the hall 'a/b' is not a name the hall can use"),
 ]
 
 
