@@ -25,6 +25,7 @@ import hmac
 import json
 import os
 import secrets
+import signal
 import sys
 import time
 
@@ -486,7 +487,7 @@ class Console:
     async def stop(self):
         if self._task is not None:
             from host.hall.publisher import cancelled
-            await cancelled(self._task)
+            await cancelled(self._task, within=5.0)
         if self.runner is not None:
             await self.runner.cleanup()
 
@@ -538,19 +539,31 @@ async def serve(args):
     print("hall console for %s on %r: http://%s:%d/%s" % (
         args.hall, args.broker, args.host, console.port, "#web=" + token if token else ""),
         flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
     try:
-        await asyncio.Event().wait()
+        await stop.wait()
     finally:
         await console.stop()
+    print("hall console stopped", flush=True)
 
 
 def main(argv=None):
+    """Ctrl-C or SIGTERM stops the console: its link and its page closed within seconds.
+    What the broker's client library may still leave running then is not waited for (it
+    can swallow a cancellation); the process ends."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    loop = asyncio.new_event_loop()
+    loop.set_exception_handler(lambda _loop, _context: None)   # leftovers at the exit
     try:
-        asyncio.run(serve(args))
+        loop.run_until_complete(serve(args))
     except ValueError as e:
         print("fairytable hall: %s" % e, file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+    finally:
+        loop.close()
     return 0

@@ -34,12 +34,16 @@ from host.hall import topics
 NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 
 
-async def cancelled(*tasks):
+async def cancelled(*tasks, within=None):
     """Cancel `tasks` and wait until each has ended. Cancelled again while one runs on:
     Python 3.11's asyncio.wait_for (under aiomqtt's calls) can swallow a cancellation that
-    comes as its operation completes, and the task would then wait for ever."""
+    comes as its operation completes, and the task would then wait for ever. With `within`
+    (seconds), a stop never waits longer: a task still running then is left behind (the
+    process is ending, or its link is dropped anyway)."""
+    loop = asyncio.get_running_loop()
+    deadline = None if within is None else loop.time() + within
     pending = set(t for t in tasks if t is not None)
-    while pending:
+    while pending and (deadline is None or loop.time() < deadline):
         for task in pending:
             task.cancel()
         _, pending = await asyncio.wait(pending, timeout=0.5)
@@ -128,7 +132,7 @@ class HallPublisher:
             return
         await asyncio.wait({self._task}, timeout=timeout_s)
         if not self._task.done():
-            await cancelled(self._task)
+            await cancelled(self._task, within=timeout_s)
 
     async def run(self):
         attempt = 0
