@@ -57,7 +57,23 @@ def pytest_unconfigure(config):
         shutil.rmtree(home, ignore_errors=True)
 
 
+# The files of whole games on the virtual table and in a browser, each test a minute or more:
+# run first, so that with `-n 2` neither worker is left with one of them at the end while the
+# other has nothing to do (the order of the others is kept).
+LONG_FIRST = ("tests/host/web/test_web_play.py", "tests/integration/",
+              "tests/host/web/test_web_fairytale_play.py",
+              "tests/host/web/test_web_fairytale_browser.py",
+              "tests/host/web/test_web_fightclub_browser.py",
+              "tests/host/web/test_web_heroes_browser.py")
+
+
+def _long(item):
+    path = item.nodeid.split("::")[0]
+    return any(path.startswith(p) for p in LONG_FIRST)
+
+
 def pytest_collection_modifyitems(config, items):
+    items[:] = [i for i in items if _long(i)] + [i for i in items if not _long(i)]
     if config.getoption("--hil"):
         return
     skip = pytest.mark.skip(reason="needs real tiles: run with --hil --port /dev/ttyACM0")

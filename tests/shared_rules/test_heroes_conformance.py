@@ -118,7 +118,7 @@ def test_a_refused_move_attack_card_roll_or_end_of_turn_changes_nothing(variant,
     def check(state, action, events):
         nonlocal step
         step += 1
-        if step % 4 == 0 and state.status == "ongoing":
+        if step % 8 == 0 and state.status == "ongoing":
             for bad in _refused_checked_first_actions(state):
                 check_rejected_changes_nothing(heroes, state, bad)
                 refused.add(heroes.validate(state, bad).code)
