@@ -11,7 +11,9 @@ dropped. So resends, and any frame once the host has been silent for
 ``host_timeout_ms``, go out only while the bytes written since the host was
 last heard fit that buffer (``_QUIET_TX_BYTES``); what does not fit is not
 written (an acked event stays queued; the host's HELLO and snapshot request
-supersede the queue when it comes back).
+supersede the queue when it comes back). A TAG longer than the link's buffer is
+written in pieces and not kept (``send``): its resend is a report of the slot anew,
+made while little (``_QUIET_SMALL``) is unheard.
 
 A host command is remembered as done (``seen``: a resend of it is acked again and not
 acted on twice) only once the tile acked it, after acting on it: one whose handling
@@ -31,12 +33,14 @@ from shared_rules import wire
 _MAX_PENDING = const(12)  # unacked events kept for resend; oldest dropped beyond this
 _SEEN = const(16)         # host seqs acted on lately, to drop resent duplicates
 _QUIET_TX_BYTES = const(256)  # the rp2 USB CDC transmit buffer: what a host not reading holds
-_TX_PAYLOAD = const(160)  # the biggest payload the tile encodes in place: a TAG of six tags
+_QUIET_SMALL = const(64)  # a message sent in pieces is reported anew (send) while
+#                           no more than this is unheard: a frame longer than the buffer
+_TX_PAYLOAD = const(150)  # the biggest payload the tile encodes in place: a TAG of six tags
 #                           (10-byte UIDs) is 146 bytes, a SNAPSHOT 128 (main.py); a longer
-#                           LOG, and the TAG of a crowded cell (up to wire.MAX_TAGS = 12
-#                           tags, 290 bytes), is encoded apart: its payload and the frame
-#                           kept for resends take blocks of that size anyway, and a whole
-#                           buffer for it would cost every tile 130 bytes of its heap
+#                           LOG is encoded apart, and a longer TAG (up to wire.MAX_TAGS = 12
+#                           tags, 290 bytes) is written in pieces through this buffer
+#                           (send): a whole buffer for it would cost every tile 130
+#                           bytes of its heap
 _NOISY_MS = const(5000)   # a damaged frame from the host makes the line noisy this long ...
 _NOISY_RESEND = const(4)  # ... and resends go this many times as often (a lost frame is
                           # random damage, not a crowded line: trying sooner is what helps)
@@ -72,11 +76,9 @@ class TileLink:
         self.last_tx = now
         self.host_heard = False     # False again once the host is silent (host_silent)
         self.resends = 0
-        self.dropped = 0
         self.tx_failed = 0
         self.tx_unheard = 0     # bytes written since the host was last heard
         self.rejected = 0       # host frames that failed to parse and get no ACK
-        self.unkept = 0         # acked frames sent once but not kept (no heap): see send
         self.damaged = 0        # damaged host frames the decoder dropped (seen so far)
         self.noisy = False      # a damaged frame came within _NOISY_MS of noisy_at
         self.noisy_at = now
@@ -89,30 +91,50 @@ class TileLink:
             self.host_heard = False
         return not self.host_heard
 
-    def send(self, msg_type, payload, key=None, buf=None):
+    def send(self, msg_type, payload, key=None):
         """Send one message; acked types are kept and resent until the host acks them.
 
         Returns its seq, or None if it was sent once but could not be kept for resends:
         the copy needs a block of the frame's size, which a fragmented heap may lack
         for a while (the caller sends its news again later; see SlotTags.report_slot).
-        ``buf``: a bytearray made at start-up, big enough for the frame, that holds it
-        (encoded in place, kept there for resends) instead of the link's buffer and a
-        copy: a crowded cell's TAG (presence.py), longer than a fragmented heap has
-        blocks for. One message a key: the next send with the key replaces it."""
+        One message a key: the next send with the key replaces it.
+
+        ``payload`` may be a list of pieces, the payload their join (a slot's TAG, acked,
+        its slot the key). One longer than the link's buffer (a TAG of up to twelve tags,
+        290 bytes) is never built: a 64 KB tile's heap after some play may have no free
+        block that long for a long while (seen: a boss fight's twelve tags never
+        reported). It is encoded through the link's buffer as it is written
+        (wire.encode_frame_pieces) and not kept: when it is due for a resend, its key is
+        marked lost and the slot's owner reports it again, as it is then (service)."""
         self.seq = (self.seq + 1) & 0xFFFF
-        if buf is None:
-            frame = self._encode(msg_type, self.seq, payload)
-        else:
-            frame = memoryview(buf)[:wire.encode_frame_into(buf, msg_type, self.seq, payload)]
         now = self.ticks_ms()
-        if msg_type in wire.ACKED:
-            try:
-                if buf is None:
+        frame = None
+        if type(payload) is list:
+            n = 0
+            for p in payload:
+                n += len(p)
+            if n <= _TX_PAYLOAD:
+                payload = b"".join(payload)
+            elif self.host_silent(now) and self.tx_unheard + wire.frame_room(n) > \
+                    _QUIET_TX_BYTES:
+                self.tx_failed += 1     # not written: the host is not reading (see above)
+            else:
+                n = wire.encode_frame_pieces(self.port.write, self.tx, msg_type, self.seq,
+                                             payload)
+                if n:
+                    self.last_tx = now
+                    self.tx_unheard += n
+                else:
+                    self.tx_failed += 1
+        if type(payload) is not list:
+            frame = self._encode(msg_type, self.seq, payload)
+            if msg_type in wire.ACKED:
+                try:
                     frame = bytes(frame)    # kept for resends
-            except MemoryError:
-                self.unkept += 1
-                self._write(frame, now)
-                return None
+                except MemoryError:
+                    self._write(frame, now)
+                    return None
+        if msg_type in wire.ACKED:
             if key is not None:
                 # At most one is queued for a key (each send replaces the one before):
                 # found without a copy of the keys, which would churn the heap per report.
@@ -132,9 +154,9 @@ class TileLink:
                 lost_key = self.pending.pop(oldest)[2]
                 if lost_key is not None:
                     self.lost |= 1 << lost_key
-                self.dropped += 1
             self.pending[self.seq] = [frame, now, key]
-        self._write(frame, now)
+        if frame is not None:
+            self._write(frame, now)
         return self.seq
 
     def _encode(self, msg_type, seq, payload):
@@ -250,7 +272,12 @@ class TileLink:
                 if self.ticks_diff(now, entry[1]) >= resend_ms:
                     entry[1] = now
                     self.resends += 1
-                    self._write(entry[0], now, True)
+                    if entry[0] is not None:
+                        self._write(entry[0], now, True)
+                    elif self.tx_unheard <= _QUIET_SMALL:
+                        self.lost |= 1 << entry[2]  # sent in pieces: reported anew
+                    else:
+                        self.tx_failed += 1
         if self.ticks_diff(now, self.last_tx) >= self.timings["heartbeat_ms"]:
             # Due again a period from now even if it is not written (a silent host's
             # buffer is full): not one frame encoded per pass.

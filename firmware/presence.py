@@ -59,13 +59,6 @@ class SlotTags:
         self.reported = []
         self.identities = []
         self.doubt = []
-        if self.spec.get("slots"):
-            # A crowded cell's TAG (up to wire.MAX_TAGS tags, 290 bytes) is built and kept
-            # in these, made now while the heap is whole: later a fragmented heap may have
-            # no block of that size (report_slot). In the spec: an attribute more would
-            # grow the tile's attribute table (main.py).
-            room = 2 + wire.MAX_TAGS * 24       # slot, count, (uid, identity) blobs
-            self.spec["tx"] = (bytearray(room), bytearray(wire.frame_room(room)))
         # Bit i: slot i changed but its report could not be sent (a MemoryError while
         # the frame was built): it is sent again at the slot's next poll, so a failed
         # send never leaves the host with an old view of the slot.
@@ -236,25 +229,10 @@ class SlotTags:
                 uid = reported[0] if reported else None
                 seq = self.link.send(wire.DICE, wire.dice(
                     i, (uid, self.identities[i].get(uid)) if uid else None), i)
-            elif m:
-                # A crowded cell: the TAG (wire.tag's format: slot, count, then each tag's
-                # uid and identity as length-prefixed blobs) written into its own room.
-                p, keep = self.spec["tx"]
-                p[0] = s
-                n = 2
-                k = 0
-                for t in self.tags(i):
-                    for blob in t:          # its uid, then its identity (None: empty)
-                        p[n] = len(blob) if blob else 0
-                        if blob:
-                            p[n + 1:n + 1 + len(blob)] = blob
-                            n += len(blob)
-                        n += 1
-                    k += 1
-                p[1] = k
-                seq = self.link.send(wire.TAG, memoryview(p)[:n], s, keep)
             else:
-                seq = self.link.send(wire.TAG, wire.tag(s, self.tags(i)), s)
+                # Up to wire.MAX_TAGS tags (290 bytes): a TAG longer than the link's buffer
+                # is written from short pieces, never built whole (TileLink.send).
+                seq = self.link.send(wire.TAG, [bytes((s,))] + wire._tags(self.tags(i)), s)
         except MemoryError:
             return
         if seq is not None:

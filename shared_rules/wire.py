@@ -266,6 +266,85 @@ def encode_frame_into(buf, msg_type, seq, payload=b"", version=PROTOCOL_VERSION)
     return o + 1
 
 
+def encode_frame_pieces(write, buf, msg_type, seq, pieces, version=PROTOCOL_VERSION):
+    """Write one frame whose payload is ``pieces`` (bytes-like) joined: the bytes
+    ``encode_frame`` returns for that payload, through ``write`` (bytes -> bool) in parts
+    of at most ``len(buf)`` bytes, each encoded in ``buf`` (a bytearray or memoryview).
+
+    For a tile: nothing as long as the payload is allocated, so a payload longer than its
+    transmit buffer (a TAG of twelve tags, 290 bytes) is sent from short pieces however
+    fragmented its heap. The CRC is summed piece by piece; each COBS block's code byte is
+    found by looking ahead for its zero. Returns the frame's length, or 0 if a write failed
+    (the host drops the damaged frame; the caller's resend makes it good).
+    """
+    n = 0
+    for p in pieces:
+        n += len(p)
+    if n > MAX_PAYLOAD:
+        raise WireError("payload of %d bytes exceeds the %d-byte limit" % (n, MAX_PAYLOAD))
+    head = bytes((version & 0xFF, msg_type & 0xFF, (seq >> 8) & 0xFF, seq & 0xFF))
+    crc = binascii.crc32(head)
+    for p in pieces:
+        crc = binascii.crc32(p, crc)
+    crc &= 0xFFFFFFFF
+    tail = bytes((crc >> 24, (crc >> 16) & 0xFF, (crc >> 8) & 0xFF, crc & 0xFF))
+    out = memoryview(buf)
+    size = len(out)
+    last = len(pieces) + 1
+    o = 0               # bytes of buf in use
+    total = 0
+    ok = True
+    k = 0               # the cursor: piece k, byte at
+    at = 0
+    while True:
+        # This block's run of non-zero bytes (at most 254) and whether a zero ends it.
+        run = 0
+        rk = k
+        ra = at
+        zero = False
+        while run < 254 and rk <= last:
+            s = head if rk == 0 else pieces[rk - 1] if rk <= len(pieces) else tail
+            if ra >= len(s):
+                rk += 1
+                ra = 0
+            elif s[ra] == 0:
+                zero = True
+                break
+            else:
+                run += 1
+                ra += 1
+        run += 1        # the code byte, then the run
+        code = True
+        while run:
+            if code:
+                out[o] = run
+                code = False
+            else:
+                while True:
+                    s = head if k == 0 else pieces[k - 1] if k <= len(pieces) else tail
+                    if at < len(s):
+                        break
+                    k += 1
+                    at = 0
+                out[o] = s[at]
+                at += 1
+            o += 1
+            run -= 1
+            if o == size:
+                ok = write(out[:o]) and ok
+                total += o
+                o = 0
+        if zero:
+            k = rk
+            at = ra + 1
+        elif rk > last:
+            break
+    out[o] = 0
+    o += 1
+    ok = write(out[:o]) and ok
+    return total + o if ok else 0
+
+
 class Frame:
     """One frame that passed COBS and CRC checks (payload not yet interpreted)."""
 
@@ -470,18 +549,22 @@ def hello(uid, firmware, boot_id, cells, segments, leds_per_segment, readers, bu
 
 
 def _tags(tags):
+    """A slot's tags in a TAG or SNAPSHOT, as short pieces (their join is the bytes): a
+    tile writes a TAG of up to twelve tags (290 bytes) from them, never built whole
+    (encode_frame_pieces)."""
     tags = list(tags)
     if len(tags) > MAX_TAGS:
         raise WireError("%s: %d tags exceed the %d per slot" % ("tag", len(tags), MAX_TAGS))
-    out = bytes((len(tags),))
+    out = [bytes((len(tags),))]
     for uid, identity in tags:
-        out += _blob(uid, "uid", _MAX_UID) + _blob(identity, "identity", _MAX_IDENTITY)
+        out.append(_blob(uid, "uid", _MAX_UID))
+        out.append(_blob(identity, "identity", _MAX_IDENTITY))
     return out
 
 
 def tag(slot, tags):
     """TAG: the full set of tags now on ``slot``: a list of (uid, identity or None)."""
-    return bytes((_check_u8(slot, "slot"),)) + _tags(tags)
+    return bytes((_check_u8(slot, "slot"),)) + b"".join(_tags(tags))
 
 
 def gesture(slot, kind):
@@ -502,7 +585,7 @@ def snapshot(uptime_ms, slots, pockets):
     """SNAPSHOT: ``slots`` is a list of (slot, tags); ``pockets`` a list of (pocket, die)."""
     out = _u32(uptime_ms) + bytes((len(slots),))
     for slot, tags in slots:
-        out += bytes((_check_u8(slot, "slot"),)) + _tags(tags)
+        out += bytes((_check_u8(slot, "slot"),)) + b"".join(_tags(tags))
     out += bytes((len(pockets),))
     for pocket, die in pockets:
         out += dice(pocket, die)

@@ -8,7 +8,7 @@ from binascii import unhexlify
 
 import pytest
 
-from shared_rules import led_scene, tag_identity, tag_mac
+from shared_rules import led_scene, tag_identity, tag_mac, wire
 from shared_rules.led_scene import CHASE, CHASE_RING, OFF, SOLID, VALUE
 
 KEY = bytes(range(32))
@@ -119,3 +119,50 @@ def test_bytes_that_are_no_identity_say_so():
     assert tag_mac.check(KEY, UID, identity[:11]) == "not_identity"
     assert tag_mac.check(KEY, UID, b"X" + identity[1:]) == "not_identity"
     assert tag_mac.check(KEY, UID, b"") == "not_identity"
+
+
+def _written_in_pieces(pieces, room, seq=0x1234):
+    out = []
+    length = wire.encode_frame_pieces(lambda b: out.append(bytes(b)) or True, bytearray(room),
+                                      wire.TAG, seq, pieces)
+    return b"".join(out), length, max(len(b) for b in out)
+
+
+def test_a_frame_written_in_pieces_is_the_frame_encode_frame_makes():
+    # A tile sends a payload longer than its buffer from short pieces (a TAG of twelve tags):
+    # the bytes on the line are encode_frame's, whatever the pieces and the buffer, with runs
+    # of 254 bytes and more without a zero, zeros at the ends, an empty piece.
+    payloads = [b"", b"\x00", b"\x00" * 300, bytes(range(1, 256)) * 2,
+                bytes((7,)) * 253, bytes((7,)) * 254, bytes((7,)) * 255,
+                bytes((9,)) * 254 + b"\x00" + bytes((9,)) * 249, bytes(range(256)) * 2]
+    for payload in payloads:
+        payload = payload[:wire.MAX_PAYLOAD]
+        want = wire.encode_frame(wire.TAG, 0x1234, payload)
+        for cut in (1, 13, 254, 600):
+            pieces = [payload[i:i + cut] for i in range(0, len(payload), cut)] + [b""]
+            for room in (1, 5, 170):
+                got, length, longest = _written_in_pieces(pieces, room)
+                assert got == want and length == len(want), (len(payload), cut, room)
+                assert longest <= room
+
+
+def test_twelve_tags_go_in_pieces_that_join_to_the_tag():
+    tags = [(bytes((4, k, 1, 2, 3, 4, 5)), bytes((k + 1,)) * 12) for k in range(12)]
+    tags[3] = (bytes((4, 3, 1, 2)), None)
+    pieces = [bytes((5,))] + wire._tags(tags)     # as a tile's report_slot makes them
+    assert b"".join(pieces) == wire.tag(5, tags)
+    assert max(len(p) for p in pieces) <= 13
+    got, length, _ = _written_in_pieces(pieces, 150)
+    assert got == wire.encode_frame(wire.TAG, 0x1234, wire.tag(5, tags))
+    with pytest.raises(wire.WireError):
+        wire._tags(tags + tags[:1])
+
+
+def test_a_failed_write_in_a_frame_written_in_pieces_says_so():
+    calls = []
+
+    def write(b):
+        calls.append(len(b))
+        return len(calls) != 2
+    assert wire.encode_frame_pieces(write, bytearray(16), wire.TAG, 1, [bytes(100)]) == 0
+    assert len(calls) > 2       # the rest is written: the host drops the damaged frame

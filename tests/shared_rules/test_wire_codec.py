@@ -106,6 +106,21 @@ def _body_frame(payload_len, filler):
     return wire.cobs_encode(body) + b"\x00"
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=300), max_size=8), st.integers(1, 300),
+       st.integers(0, 0xFFFF))
+def test_a_frame_written_in_pieces_is_byte_for_byte_encode_frame(pieces, room, seq):
+    payload = b"".join(pieces)
+    if len(payload) > wire.MAX_PAYLOAD:
+        with pytest.raises(wire.WireError):
+            wire.encode_frame_pieces(lambda b: True, bytearray(room), wire.TAG, seq, pieces)
+        return
+    out = bytearray()
+    length = wire.encode_frame_pieces(lambda b: out.extend(b) or True, bytearray(room),
+                                      wire.TAG, seq, pieces)
+    assert bytes(out) == wire.encode_frame(wire.TAG, seq, payload) and length == len(out)
+
+
 @pytest.mark.parametrize("filler", [b"\x55", b"\x00"])
 def test_the_largest_body_is_exactly_max_frame(filler):
     # "The largest body is 512 bytes (MAX_FRAME)": with or without zeros in it, whatever
