@@ -30,6 +30,7 @@ class BotsAtTable:
         self._tidied_at = 0
         self._hands_task = None
         self.touched_at = None    # a person's hand last moved a piece (None: since an action)
+        self.touched_places = set()     # ... where, since the last action (None: unknown)
         # Bots at a human pace: with a person at the table (`people`) or someone watching
         # (`watched()`, e.g. a browser on the web table) a bot waits `pace_ms` before each
         # move, so people can follow; with nobody there it plays at once.
@@ -89,10 +90,28 @@ class BotsAtTable:
         return self.hands is not None and self.request is not None and \
             self.session.game.carries_out(action, self.request)
 
-    def touched(self, now):
-        """A person's hand moved a piece on the table (the web table's or the terminal's
-        virtual hands, for a person): a move of theirs may be under way."""
+    def touched(self, now, place=None):
+        """A person's hand moved a piece on the table at `place` (the web table's or the
+        terminal's virtual hands, for a person; None: where is not known): a move of
+        theirs may be under way there."""
         self.touched_at = now
+        self.touched_places.add(place)
+
+    def spare(self, now):
+        """The places tidying leaves alone: where a person at work moved pieces."""
+        return frozenset(self.touched_places) if self.person_at_work(now) else frozenset()
+
+    def tidy_is_ours(self, now):
+        """May the virtual players tidy now? Not while a person is at work on the places
+        the table has wrong; yes where none of them is one a person touched (a bot's new
+        token to put on the map while a person lays a card on their reader), and whenever
+        no person is at work."""
+        spare = self.spare(now)
+        if not spare:
+            return True
+        if None in spare:
+            return False
+        return any(set(m.cells) - spare for m in self.session.table.mismatches)
 
     def person_at_work(self, now):
         """A person moved a piece since the last action, not long ago: what lies out of place
@@ -103,6 +122,7 @@ class BotsAtTable:
         """An action was applied: the bot's move is done if it was that, and a person's
         move under way is over."""
         self.touched_at = None
+        self.touched_places.clear()
         if self.request is not None and self.session.game.carries_out(action, self.request):
             self.ask(None)
 
@@ -152,9 +172,10 @@ class BotsAtTable:
             await self._tidy(now)
             return
         if self.hands is not None and session.table.mismatches and self.request is None \
-                and now - self._tidied_at > self.tidy_gap_ms and not self.person_at_work(now):
+                and now - self._tidied_at > self.tidy_gap_ms and self.tidy_is_ours(now):
             # The virtual players tidy up: captured cards lifted off, a dropped card put back,
-            # what the game dealt laid out (a new contract); never a person's move under way.
+            # what the game dealt laid out (a new contract); never where a person's move is
+            # under way.
             await self._tidy(now)
             return
         seat = self.seat_to_move()
@@ -193,7 +214,8 @@ class BotsAtTable:
             return
         self._tidied_at = now
         try:
-            await self.hands.tidy(self.session.match.state, self.session.table)
+            await self.hands.tidy(self.session.match.state, self.session.table,
+                                  self.spare(now))
         except HandsSlipped as e:
             self.session.log.say("tidying slipped (%s)" % e)
 

@@ -331,10 +331,11 @@ class TableSession:
         self.table.reconcile(self.clock())
         return events
 
-    def hand_touched(self):
-        """A person's hand (the web table's or the terminal's virtual hands) moved a piece:
-        the virtual players leave the table to them until an action is applied."""
-        self.bots.touched(self.clock())
+    def hand_touched(self, place=None):
+        """A person's hand (the web table's or the terminal's virtual hands) moved a piece at
+        `place` (None: unknown): the virtual players leave it to them there until an action
+        is applied."""
+        self.bots.touched(self.clock(), place)
 
     def apply_from_table(self, action):
         """An action the table showed (tiles, a seat button): applied unless it is not the

@@ -68,8 +68,10 @@ class VirtualHands:
         """Must: carry out a bot's action on the table (HandsSlipped if a tile failed)."""
         raise NotImplementedError("%s.perform" % type(self).__name__)
 
-    async def tidy(self, state, table):
-        """Must: make the table show the game (`table` is the interpreter)."""
+    async def tidy(self, state, table, spare=frozenset()):
+        """Must: make the table show the game (`table` is the interpreter), but for the
+        places in `spare` (cells, and ("seat", n) for a seat's reader): a person's move
+        may be under way there."""
         raise NotImplementedError("%s.tidy" % type(self).__name__)
 
     async def wait_seen(self, table, cell, card, timeout_s=3.0):
@@ -162,15 +164,17 @@ class PieceHands(VirtualHands):
                                      p not in table.pocket_problems for p in full),
                              "an empty tray")
 
-    async def tidy(self, state, table):
+    async def tidy(self, state, table, spare=frozenset()):
         """Make the table show the game: what the interpreter expects on each cell, nothing
-        else; the dice tray emptied.
+        else (but the cells in `spare`); the dice tray emptied.
 
         The session awaits this without reading the tiles meanwhile: send, never wait.
         """
         table.cancel_throw()
         want = table.expected()
         for cell in sorted(set(table.observed) | set(table.problems) | set(want)):
+            if cell in spare:
+                continue
             seen = table.observed.get(cell, [])
             wanted = want.get(cell, [])
             if cell in table.problems:
@@ -186,10 +190,11 @@ class PieceHands(VirtualHands):
         # No waiting here: the session reads the tiles only once tidying is done.
         await self.empty_tray(table, wait=False)
 
-    async def clear_seat_readers(self, table):
-        """Every seat's card reader emptied (a card lies there only while it is played)."""
+    async def clear_seat_readers(self, table, spare=frozenset()):
+        """Every seat's card reader emptied (a card lies there only while it is played), but
+        the readers in `spare`."""
         for seat in sorted(set(table.seat_observed) | set(table.seat_problems)):
-            if seat not in self.layout.seat_slot:
+            if seat not in self.layout.seat_slot or ("seat", seat) in spare:
                 continue
             tile, slot = self._tile_slot(("seat", seat))
             await self._call(tile.clear, slot)

@@ -406,7 +406,7 @@ class WebTable:
         async with self.control_lock:
             try:
                 said = await self._hands_control(op, seat, place, msg)
-                s.hand_touched()    # a move of theirs may be under way: not for tidying
+                s.hand_touched(place)   # a move of theirs may be under way there
                 return said
             except HandsSlipped as e:
                 raise Refused(503, "the tile did not take it (%s): try again." % e,

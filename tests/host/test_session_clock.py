@@ -53,12 +53,14 @@ class FakeHands:
     def __init__(self):
         self.performed = []
         self.tidied = 0
+        self.spared = []
 
     async def perform(self, state, action, at):
         self.performed.append(action)
 
-    async def tidy(self, state, table):
+    async def tidy(self, state, table, spare=frozenset()):
         self.tidied += 1
+        self.spared.append(spare)
 
 
 def session_on(tmp_path, clock, script=(), **kw):
@@ -249,5 +251,45 @@ def test_the_virtual_players_tidy_for_a_person_alone_but_never_under_their_hand(
         clock.advance(61000)                                # left there a minute
         await session.tend()
         assert hands.tidied == 2
+
+    asyncio.run(scenario())
+
+
+def test_a_person_at_work_on_one_place_does_not_hold_up_tidying_another(tmp_path):
+    # A person lays a card on their own place while the virtual players owe the table a
+    # piece elsewhere (a bot's new character's token for the map): they put that right and
+    # leave the person's place alone. (Seen: the person's card waited a minute, unread,
+    # behind the bot's token nobody put down.)
+    async def scenario():
+        clock = ManualClock(1000)
+        hands = FakeHands()
+        session = session_on(tmp_path, clock, hands=hands)
+        cells = sorted(session.layout.cells)
+        mine, elsewhere = cells[0], cells[5]
+        session.hand_touched(mine)                          # the person's card, read soon
+        session.table.observe(elsewhere, ["the_crocodile"])     # out of place
+        session.table.reconcile(clock())
+        assert [m.cells for m in session.table.mismatches] == [[elsewhere]]
+        await session.tend()
+        assert hands.tidied == 1 and hands.spared == [frozenset([mine])]
+        # Wrong only where the person works: theirs, not tidied.
+        session.table.observe(elsewhere, [])
+        session.table.observe(mine, ["the_crocodile"])
+        session.table.reconcile(clock())
+        assert [m.cells for m in session.table.mismatches] == [[mine]]
+        clock.advance(5000)
+        for _ in range(5):
+            await session.tend()
+        assert hands.tidied == 1
+        # Where a person's hand was is not known: the whole table is theirs, as before.
+        session.hand_touched()
+        session.table.observe(elsewhere, ["the_crocodile"])
+        session.table.reconcile(clock())
+        clock.advance(5000)
+        await session.tend()
+        assert hands.tidied == 1
+        session.bots.applied({"type": "draw"})              # their move was applied
+        await session.tend()
+        assert hands.tidied == 2 and hands.spared[-1] == frozenset()
 
     asyncio.run(scenario())

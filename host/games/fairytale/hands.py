@@ -112,13 +112,13 @@ class FairytaleHands(PieceHands):
             await self._call(tile.clear, slot)
             self.cards_on.pop((SEAT, n), None)
 
-    async def tidy(self, state, table):
+    async def tidy(self, state, table, spare=frozenset()):
         """The map and the deck readers as the game has them (what the interpreter
         expects, nothing else), the tray emptied, and the cards played on the seats'
         readers lifted off (a play being laid is left). Send, never wait."""
-        await super().tidy(state, table)
+        await super().tidy(state, table, spare)
         for n in sorted(set(table.seat_observed) | set(table.seat_problems)):
-            if n not in self.layout.seat_slot:
+            if n not in self.layout.seat_slot or (SEAT, n) in spare:
                 continue
             spent = table.spent.get((SEAT, n), set())
             if n in table.seat_problems or any(i in spent for i in table.seat_observed.get(

@@ -112,12 +112,15 @@ class FightclubHands(VirtualHands):
         return min(ft.MARKET_CELLS, key=lambda c: (len(table.observed.get(c, ())),
                                                    ft.MARKET_CELLS.index(c)))
 
-    async def tidy(self, state, table):
+    async def tidy(self, state, table, spare=frozenset()):
         """Make the table show the game: what should not be there lifted, what should
-        put down (the cards the engine names). Send, never wait."""
+        put down (the cards the engine names), but on the cells in `spare`. Send, never
+        wait."""
         self._acting(state, table)
         want = table.expected()
         for cell in sorted(set(table.observed) | set(table.problems) | set(want)):
+            if cell in spare:
+                continue
             seen = list(table.observed.get(cell, []))
             wanted = list(want.get(cell, []))
             if cell in table.problems:

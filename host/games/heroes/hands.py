@@ -88,11 +88,11 @@ class HeroesHands(PieceHands):
         else:
             raise ValueError("the hands cannot carry out %r" % (kind,))
 
-    async def tidy(self, state, table):
+    async def tidy(self, state, table, spare=frozenset()):
         """Battle Royale's tidying, then every seat's card reader emptied (a card lies there
         only while it is played: once played, or given up, it is lifted off)."""
-        await super().tidy(state, table)
-        await self.clear_seat_readers(table)
+        await super().tidy(state, table, spare)
+        await self.clear_seat_readers(table, spare)
 
     async def tap_until(self, cell, predicate, what):
         await self.gesture(cell, "tap")

@@ -41,10 +41,14 @@ class StorybookHands(VirtualHands):
         else:
             raise ValueError("the hands cannot carry out %r" % (kind,))
 
-    async def tidy(self, state, table):
-        """Make the table show the game: lift what should not be there, put back what should."""
-        want = {cell: "storybook:" + entry[0] for cell, entry in state.board.items()}
+    async def tidy(self, state, table, spare=frozenset()):
+        """Make the table show the game: lift what should not be there, put back what should
+        (but on the cells in `spare`)."""
+        want = {cell: "storybook:" + entry[0] for cell, entry in state.board.items()
+                if cell not in spare}
         for cell in sorted(set(table.observed) | set(table.problems)):
+            if cell in spare:
+                continue
             seen = ["storybook:" + c for c in table.observed.get(cell, [])]
             if cell in table.problems or seen != ([want[cell]] if cell in want else []):
                 for item in seen:

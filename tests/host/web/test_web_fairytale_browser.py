@@ -113,7 +113,14 @@ def test_a_seat_plays_a_battle_by_clicks_against_a_bot_on_its_phone(tmp_path, br
                     before = page.evaluate("(v => %s)(window.fairytable.view)" % count)
                     click_choice(page, start)
                     clicks.append(start)
-                    wait_view(page, "%s > %d" % (count, before), 60000)
+                    try:
+                        wait_view(page, "%s > %d" % (count, before), 60000)
+                    except Exception:
+                        raise AssertionError("after the clicks %s: no %r in the log; the "
+                                             "page offers %s, says %r; the host's log ends "
+                                             "%s" % (clicks, said, choices(page),
+                                                     page.inner_text("#log")[-600:],
+                                                     host.log()[-3000:])) from None
                     break
             else:
                 raise AssertionError("no battle choice among %s" % offered)
