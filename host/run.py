@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import stat
 import sys
 
@@ -459,9 +460,26 @@ def main(argv=None):
         return 1
     except KeyboardInterrupt:
         return 130
+    except asyncio.CancelledError:
+        # SIGTERM (systemd's stop, a container's): a clean stop, as Ctrl-C is; the hall
+        # was told "disconnected", the tiles and the journal were closed.
+        print("fairytable run: stopped (SIGTERM). The game is kept in the journal: run the "
+              "same command again to resume it.", file=sys.stderr)
+        return 0
+
+
+def stop_on_sigterm():
+    """SIGTERM cancels the running game as Ctrl-C does: every `finally` of run() runs (the
+    hall hears "disconnected", not its last will "lost"; the virtual tiles end)."""
+    task = asyncio.current_task()
+    try:
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    except (NotImplementedError, RuntimeError, ValueError):
+        pass        # not the main thread (a test's run), or no signals here
 
 
 async def run(args):
+    stop_on_sigterm()
     if not 0 <= args.offline_grace <= 86400:   # (a NaN fails both comparisons)
         raise ValueError("--offline-grace is a number of seconds from 0 to 86400, not %s"
                          % args.offline_grace)

@@ -240,6 +240,37 @@ def test_a_table_on_the_virtual_table_is_seen_and_paused_from_the_hall(broker, t
                     p.wait(5)
 
 
+def test_a_table_stopped_with_sigterm_says_disconnected_not_lost(broker, tmp_path):
+    # systemd stops a service with SIGTERM: the table stops as on Ctrl-C (the hall hears
+    # "disconnected", never its last will "lost"), closes its tiles and keeps the game.
+    from hall_helpers import Sub, last_state
+    env = dict(os.environ, FAIRYTABLE_HOME=str(tmp_path / "home"))
+    sub = Sub(broker, "fairytable/1/hall-a/t9/$state")
+    table = subprocess.Popen([FAIRYTABLE, "run", "--game", "storybook", "--bots", "2",
+                              "--json", "--pace", "400", "--journal",
+                              str(tmp_path / "journal.db"), "--mqtt", broker.url,
+                              "--hall", "hall-a", "--table-id", "t9"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        sub.wait(lambda s: last_state(s) == "ready", 120, "the table ready")
+        table.send_signal(signal.SIGTERM)
+        out, err = table.communicate(timeout=60)
+        assert table.returncode == 0, err[-3000:]
+        assert "stopped (SIGTERM)" in err and "Traceback" not in err, err[-3000:]
+        sub.wait(lambda s: last_state(s) == "disconnected", 20, "disconnected")
+        time.sleep(1.0)
+        assert "lost" not in [m.payload for m in sub.of("$state")]
+    finally:
+        if table.poll() is None:
+            table.kill()
+            table.wait(10)
+        sub.close()
+    # The game is in the journal: the same command resumes it.
+    from host import journal as journals
+    report = journals.check(str(tmp_path / "journal.db"), replay_finished=False)
+    assert report.resumable_game("storybook") is not None
+
+
 def test_a_table_whose_broker_cannot_be_reached_plays_on(tmp_path):
     """No broker at all: the game is played to its end, and the operator is told once."""
     closed = free_port()
