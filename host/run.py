@@ -463,8 +463,8 @@ def main(argv=None):
     except asyncio.CancelledError:
         # SIGTERM (systemd's stop, a container's): a clean stop, as Ctrl-C is; the hall
         # was told "disconnected", the tiles and the journal were closed.
-        print("fairytable run: stopped (SIGTERM). The game is kept in the journal: run the "
-              "same command again to resume it.", file=sys.stderr)
+        print("fairytable run: stopped (SIGTERM). The journal keeps the game: the same "
+              "command goes on with it (or starts a new one if it was over).", file=sys.stderr)
         return 0
 
 

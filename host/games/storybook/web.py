@@ -14,6 +14,7 @@ ACTIONS = {"draw": "draw a card", "play": "play a card", "hide": "hide a card",
            "plot_twist": "play the plot twist", "end_turn": "end the turn",
            "choose_plot_twist": "choose a plot twist"}
 ARROWS = {"N": "↑", "E": "→", "S": "↓", "W": "←"}
+SIDES = {"hero": "Heroes", "villain": "Villains"}     # the sides, in words
 
 
 def card_name(state, cid):
@@ -58,8 +59,8 @@ class StorybookFace(WebFace):
             return "Game over: a draw, %d to %d" % (scores["hero"], scores["villain"])
         side = storybook.side_of(state.winner)
         other = "villain" if side == "hero" else "hero"
-        return "Game over: the %ss win, %d plot points to %d" % (
-            side.capitalize(), scores[side], scores[other])
+        return "Game over: the %s win, %d plot points to %d" % (
+            SIDES[side], scores[side], scores[other])
 
     def facts(self, match):
         s = match.state
@@ -94,7 +95,9 @@ class StorybookFace(WebFace):
         if kind == "spun":
             return ["%s spins the card on %s." % (seat, cell_words(ev.get("cell", [0, 0])))]
         if kind == "slid":
-            return ["%s slides %s from %s to %s." % (seat, name(ev["card"]),
+            # A face-down card slides unseen: its event names no card.
+            return ["%s slides %s from %s to %s." % (seat, name(ev["card"]) if "card" in ev
+                                                     else "a face-down card",
                                                      cell_words(ev["from"]),
                                                      cell_words(ev["to"]))]
         if kind == "drew":
@@ -113,8 +116,8 @@ class StorybookFace(WebFace):
             return ["%s capture %s together." % (and_list(name(c) for c in ev["by"]),
                                                  name(ev["card"]))]
         if kind == "captured":
-            return ["The %ss capture %s (%d plot point%s)." % (
-                ev["by_side"].capitalize(), name(ev["card"]), ev["points"],
+            return ["The %s capture %s (%d plot point%s)." % (
+                SIDES[ev["by_side"]], name(ev["card"]), ev["points"],
                 "" if ev["points"] == 1 else "s")]
         if kind == "returned_to_hand":
             return ["A card goes back to its player's hand."]
