@@ -71,6 +71,7 @@ class TableSession:
         self.table = self.game.new_interpreter(match, hide_window_ms)
         self.bots = BotsAtTable(self, seats_bots, bot_seed, hands, clock)
         self.recent_events = []
+        self.max_actions = None    # run()'s limit: no bot move past it (tend() has none)
         self.sent_scenes = {}     # cell -> scene last sent
         self.led_scenes_sent = 0
         self.mismatch_count = 0
@@ -426,13 +427,17 @@ class TableSession:
         await self.settle()
         self.table.reconcile(self.clock())
         self.light()
-        while self.attract or self.match.engine.status(self.match.state) == "ongoing":
-            if max_actions is not None and len(self.match.actions) >= max_actions:
-                break
-            if deadline_s is not None and self.clock() - started > deadline_s * 1000:
-                self.log.say("stopped: the game took longer than %d s" % deadline_s)
-                break
-            await self._round(resync=True)
+        self.max_actions = max_actions
+        try:
+            while self.attract or self.match.engine.status(self.match.state) == "ongoing":
+                if max_actions is not None and len(self.match.actions) >= max_actions:
+                    break
+                if deadline_s is not None and self.clock() - started > deadline_s * 1000:
+                    self.log.say("stopped: the game took longer than %d s" % deadline_s)
+                    break
+                await self._round(resync=True)
+        finally:
+            self.max_actions = None
         self.light()
         return self.summary()
 
@@ -443,7 +448,9 @@ class TableSession:
         except asyncio.TimeoutError:
             ev = None
         self.handle(ev)
-        await self.bots.drive()
+        if self.max_actions is None or len(self.match.actions) < self.max_actions:
+            # (A bot's button move is applied in drive: not one past --max-actions.)
+            await self.bots.drive()
         if resync:
             self._resync_if_stuck()
         self.light()

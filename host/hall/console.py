@@ -4,7 +4,8 @@ serves a page and a JSON API on this machine (docs/hall.md).
     fairytable hall --mqtt URL [--hall NAME] [--web 127.0.0.1:PORT]
 
     GET  /                 the console page: every table as a card, alerts first
-    GET  /api/hall         every table: its state, summary, last event, alerts (JSON);
+    GET  /api/hall         every table: its state, summary, last event, alerts (JSON); the
+                           queue of free tables (game over or attract), longest free first;
                            the last commands sent from here with their answers; who is
                            winning each game played in the hall
     POST /api/command      {"table": NAME or "all", "command": "pause"}: sent with a new
@@ -101,6 +102,20 @@ class TableSeen:
         self.missing = set()      # numbers skipped by a later event, not seen (yet)
         self.late = 0             # events that came after a later one (put in their place)
         self.heard_at = None
+        self.free_since = None    # when its game ended or it went to attract (None: busy)
+
+    FREE = ("attract", "finished")     # a summary's statuses of a table ready for players
+
+    def is_free(self):
+        """Ready for the next players: connected, its game over or no game (attract)."""
+        return self.state == "ready" and (self.summary or {}).get("status") in self.FREE
+
+    def took(self, now):
+        """Note when the table became free (the queue's order), after a summary or state."""
+        if not self.is_free():
+            self.free_since = None
+        elif self.free_since is None:
+            self.free_since = now
 
     MISSING_KEPT = 1000
 
@@ -192,7 +207,7 @@ class Hall:
             self.tables[name] = TableSeen(name)
         return self.tables[name]
 
-    def take(self, topic, payload):
+    def take(self, topic, payload, now=None):
         """One message from the broker; anything that is not the hall's is ignored."""
         where = topics.split_topic(topic)
         if where is None or where[0] != self.hall or where[1] == topics.ALL:
@@ -206,10 +221,11 @@ class Hall:
                 self.tables.pop(name, None)
             return
         t = self.table(name)
-        t.heard_at = int(time.time())
+        t.heard_at = int(time.time()) if now is None else now
         if leaf == "$state":
             text = bytes(payload).decode("utf-8", "replace")
             t.state = text if text in topics.STATES else None
+            t.took(t.heard_at)
             return
         try:
             body = json.loads(bytes(payload).decode("utf-8"))
@@ -219,6 +235,7 @@ class Hall:
             return
         if leaf == "summary":
             t.summary = clean_summary(body)
+            t.took(t.heard_at)
         elif leaf == "health":
             t.health = body
         elif leaf == "events":
@@ -266,11 +283,22 @@ class Hall:
             -r["score"], r["table"], r["player"]))[:self.LEADERS]}
             for game, rows in sorted(by_game.items())]
 
+    def free(self, now=None):
+        """The queue of free tables, the longest free first (where the next players go):
+        each with its name, what it shows and for how many minutes it has been free."""
+        now = int(time.time()) if now is None else now
+        free = sorted((t for t in self.tables.values() if t.is_free()),
+                      key=lambda t: (t.free_since, t.name))
+        return [{"table": t.name, "minutes": max(0, now - t.free_since) // 60,
+                 "showing": "the attract lights" if t.summary.get("status") == "attract"
+                 else "its last game's end"} for t in free]
+
     def view(self):
         tables = [t.view() for t in self.tables.values()]
         # Alerts first (the lost first of those), then by name.
         tables.sort(key=lambda v: (not v["alerts"], v["state"] != "lost", v["name"]))
         return {"hall": self.hall, "connected": self.connected, "tables": tables,
+                "free": self.free(),
                 "commands": topics.COMMANDS, "leaderboard": self.leaderboard(),
                 "sent": [self.answers(i) for i in reversed(list(self.sent)[-10:])]}
 

@@ -111,6 +111,8 @@ def test_the_console_page_lists_tables_alerts_first_and_pauses_one(broker, brows
         assert tables.carried == ["pause"]
         text = page.inner_text("body")
         assert "console-" not in text and tables.publishers[0].boot not in text
+        # Both tables are busy (one playing, one waiting for its tile): none is free.
+        assert page.inner_text("#free") == "No table is free now."
         leaders = page.inner_text("#leaders")
         assert "Who leads at Storybook Battles" in leaders
         assert leaders.index("Hero at table-1: 2") < leaders.index("Villain (bot) at "

@@ -15,7 +15,7 @@ import pytest
 
 from hall_helpers import FAIRYTABLE, need_mosquitto, pub, until
 from host.hall import topics
-from host.hall.console import Console
+from host.hall.console import Console, Hall
 from host.hall.publisher import HallPublisher
 from mosquitto_broker import free_port
 
@@ -357,6 +357,33 @@ def test_the_hundred_tables_benchmark_prints_its_figures(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["tables"] == 3 and out["probes"] >= 1
     assert out["events_handled_per_s"] >= 0 and out["update_latency_p50_ms"] > 0
+
+
+def test_the_console_queues_the_free_tables_the_longest_free_first():
+    # A convention's queue: which table the next players go to. Free: connected, and its
+    # game over or no game at all (the attract lights); the one free longest comes first.
+    hall = Hall("hall-a")
+    root = "fairytable/1/hall-a/"
+
+    def tell(name, status, now, state="ready"):
+        hall.take(root + name + "/$state", state.encode(), now)
+        hall.take(root + name + "/summary", json.dumps(
+            {"game": "Storybook Battles", "status": status}).encode(), now)
+
+    tell("t1", "playing", 1000)
+    tell("t2", "finished", 1000)
+    tell("t3", "attract", 900)
+    tell("t4", "paused", 900)
+    assert [f["table"] for f in hall.free(1000)] == ["t3", "t2"]
+    assert hall.free(1200)[0] == {"table": "t3", "minutes": 5, "showing": "the attract lights"}
+    assert hall.free(1200)[1]["showing"] == "its last game's end"
+    tell("t2", "finished", 1300)            # still free: it keeps its place in the queue
+    tell("t1", "finished", 1400)
+    assert [f["table"] for f in hall.free(1500)] == ["t3", "t2", "t1"]
+    tell("t3", "playing", 1600)             # players sat down
+    hall.take(root + "t2/$state", b"lost", 1600)    # gone from the hall
+    assert [f["table"] for f in hall.free(1700)] == ["t1"]
+    assert hall.view()["free"][0]["table"] == "t1"
 
 
 def test_the_leaderboard_ranks_the_players_of_each_game_across_the_hall():
