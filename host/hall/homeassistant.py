@@ -7,6 +7,13 @@ reads the table's retained summary; the device is available while the table's `$
 `ready` (a template maps `init`, `disconnected` and `lost` to unavailable). When Home
 Assistant says it is back (homeassistant/status = online), the configs are sent again after
 a random delay of up to `reannounce_max_s`, so a hall of tables does not flood it at once.
+
+The table's commands are buttons too (homeassistant/button/<table>/<command>/config). A
+button of Home Assistant sends the same payload at every press, and a command's id is how
+the table tells a repeat (QoS 1 delivers twice) from a new press; so each button's
+`command_template` makes its id when it is pressed, from the moment of the press
+(`now().timestamp()`, to the microsecond): a redelivered press keeps its id and is answered,
+not done again; the next press is a new command.
 """
 
 import asyncio
@@ -27,6 +34,20 @@ SENSORS = (
     ("tiles_online", "Tiles online", "{{ value_json.tiles.online }}", "tiles"),
 )
 
+# (command, button name, icon): every command a table takes (topics.COMMANDS)
+BUTTONS = (
+    ("pause", "Pause the game", "mdi:pause"),
+    ("resume", "Resume the game", "mdi:play"),
+    ("new_game", "Start a new game", "mdi:restart"),
+    ("attract", "Back to the attract lights", "mdi:television-play"),
+    ("identify", "Blink the lights", "mdi:lightbulb-on"),
+)
+
+
+def press_template(command):
+    """The button's command template: a command with an id new at each press."""
+    return '{"id": "ha-%s-{{ now().timestamp() }}", "command": "%s"}' % (command, command)
+
 
 class Discovery:
     reannounce_max_s = 10.0
@@ -39,31 +60,42 @@ class Discovery:
         self.announced = 0
         self._pending = None
 
-    def config_topic(self, key):
-        return "%s/sensor/%s/%s/config" % (PREFIX, self.table, key)
+    def config_topic(self, key, component="sensor"):
+        return "%s/%s/%s/%s/config" % (PREFIX, component, self.table, key)
+
+    def _entity(self, key, name):
+        """What every entity of the table's device says: its names, availability, device."""
+        state = topics.table_topic(self.hall, self.table, "$state")
+        return {
+            "name": name,
+            "unique_id": "%s-%s" % (self.device, key),
+            "object_id": "%s_%s" % (self.device.replace("-", "_"), key),
+            "availability": [{"topic": state, "payload_available": "online",
+                              "payload_not_available": "offline",
+                              "value_template": "{{ 'online' if value == 'ready' "
+                                                "else 'offline' }}"}],
+            "device": {"identifiers": [self.device], "name": "Fairytable %s" % self.table,
+                       "manufacturer": "Fairytable", "model": "game table",
+                       "suggested_area": self.hall},
+        }
 
     def configs(self):
-        """{topic: config} of every sensor (JSON-ready)."""
-        state = topics.table_topic(self.hall, self.table, "$state")
+        """{topic: config} of every sensor and button (JSON-ready)."""
         out = {}
         for key, name, template, unit in SENSORS:
-            config = {
-                "name": name,
-                "unique_id": "%s-%s" % (self.device, key),
-                "object_id": "%s_%s" % (self.device.replace("-", "_"), key),
-                "state_topic": topics.table_topic(self.hall, self.table, "summary"),
-                "value_template": template,
-                "availability": [{"topic": state, "payload_available": "online",
-                                  "payload_not_available": "offline",
-                                  "value_template": "{{ 'online' if value == 'ready' "
-                                                    "else 'offline' }}"}],
-                "device": {"identifiers": [self.device], "name": "Fairytable %s" % self.table,
-                           "manufacturer": "Fairytable", "model": "game table",
-                           "suggested_area": self.hall},
-            }
+            config = self._entity(key, name)
+            config.update(state_topic=topics.table_topic(self.hall, self.table, "summary"),
+                          value_template=template)
             if unit is not None:
                 config["unit_of_measurement"] = unit
             out[self.config_topic(key)] = config
+        for command, name, icon in BUTTONS:
+            config = self._entity(command, name)
+            config.update(command_topic=topics.table_topic(self.hall, self.table, "cmd"),
+                          command_template=press_template(command), qos=1, icon=icon)
+            if command == "identify":
+                config["device_class"] = "identify"
+            out[self.config_topic(command, "button")] = config
         return out
 
     async def announce(self, client):

@@ -93,8 +93,15 @@ def test_each_table_writes_only_its_own_topics_and_reads_only_its_commands(locke
             with pytest.raises(subprocess.CalledProcessError):
                 await asyncio.to_thread(pub, b, "fairytable/1/hall/table-1/summary", "x",
                                         False, ("table-1", "wrong"))
-            # Its Home Assistant sensors reach Home Assistant, the forged one does not.
-            await home_assistant.await_(lambda s: len(s.messages) >= 5, what="5 sensors")
+            # Its Home Assistant sensors and buttons reach Home Assistant, the forged one
+            # does not; Home Assistant's button sends it a command.
+            await home_assistant.await_(lambda s: len(s.messages) >= 10,
+                                        what="5 sensors and 5 buttons")
+            await asyncio.to_thread(pub, b, "fairytable/1/hall/table-1/cmd", json.dumps(
+                {"id": "ha-resume-1", "command": "resume"}), False,
+                ("homeassistant", PASSWORDS["homeassistant"]))
+            await hall.await_(lambda s: len(s.of("ack")) >= 3, what="the button's ack")
+            assert carried == ["pause", "identify", "resume"]
         finally:
             await p.stop()
 
