@@ -4,6 +4,7 @@
                    [--seed N] [--players N] [--bots N] [--journal PATH] [--headless] [--json]
                    [--port /dev/ttyACM0 ...] [--layout FILE] [--offline-grace SECONDS]
                    [--key FILE] [--registry FILE] [--mqtt URL [--hall NAME] [--table-id NAME]]
+                   [--attract-after MINUTES]
 
 With no --port, no table is configured: the virtual table starts (real tile
 firmware under MicroPython, one pseudo-terminal per tile) and says so. A
@@ -18,6 +19,9 @@ plays each of its seats; an option it cannot take is refused, naming --new.
 A tile offline longer than --offline-grace stops the game until it is back: a
 mismatch names it and its cells (with --json, a {"waiting_for": ...} line on
 stderr, and the summary's "waiting_for" lists the tiles still awaited).
+--attract-after MINUTES: once nobody has played that long (a game left, or over), the game
+is closed in the journal and the table plays a demo game by itself (host/attract.py) until
+someone taps the table, or presses "Play a game" on a seat's page, or staff start one.
 The journal, the installation key and the tag registry live in the data
 folder (host/installation.py) unless given; each is checked before any is
 made or written, and a bad option or file stops the command with exit
@@ -107,6 +111,10 @@ def parse_args(argv):
     p.add_argument("--offline-grace", type=float, default=5.0, metavar="SECONDS",
                    help="a tile offline this long stops the game until it is back, "
                    "said as a mismatch (default 5)")
+    p.add_argument("--attract-after", type=float, default=None, metavar="MINUTES",
+                   help="nobody has played for this long (a game left, or over): the table "
+                   "plays a demo game by itself until someone taps it or staff start a game "
+                   "(for a demo table at a convention; default: never)")
     p.add_argument("--line-faults", default=None, metavar="CORRUPT,DROP[,SEED]",
                    type=_line_faults,
                    help="virtual table only, for reliability tests: corrupt and drop these "
@@ -137,6 +145,9 @@ def _line_faults(text):
 
 def check_args(args):
     """The options' values and combinations, before anything is opened: ValueError in words."""
+    if args.attract_after is not None and not 0 < args.attract_after <= 1440:
+        raise ValueError("--attract-after is a number of minutes above 0 and at most 1440 (a "
+                         "day), not %s" % args.attract_after)
     if args.bots < 0:
         raise ValueError("--bots must be 0 or more, not %d" % args.bots)
     if args.mode is not None and args.mode not in _modes(args.game):
@@ -575,6 +586,8 @@ async def run(args):
                                bot_seats, seed, hands,
                                log, hide_window_ms=900 if args.headless else None,
                                offline_grace_ms=int(args.offline_grace * 1000))
+        if args.attract_after is not None:
+            session.attract_after_ms = int(args.attract_after * 60000)
         if args.json:
             # No log lines in --json mode: a wait for a tile must still be said.
             session.on_waiting = lambda waiting: print(
@@ -655,6 +668,13 @@ def attach_terminal(session, hands, reveal=False):
                                      json.dumps(events, sort_keys=True)), flush=True)
 
     def show():
+        demo = session.demo if session.attract else None
+        if demo is not None:
+            # The attract mode: the demo game the table plays by itself, move by move.
+            print(session.game.render(demo.match.state, session.scenes(), [], colour,
+                                      table=demo.table), flush=True)
+            print("%s. %s" % (demo.banner(), demo.words or ""), flush=True)
+            return
         print(session.game.render(session.match.state, session.scenes(),
                                   session.mismatches, colour, table=session.table), flush=True)
 

@@ -19,6 +19,7 @@ the session is given (monotonic ms; host/clock.py), never from the wall.
 import asyncio
 
 from host import lights
+from host.attract import Demo
 from host.bots_at_table import BotsAtTable
 from host.clock import monotonic_ms
 from host.session_log import SessionLog
@@ -78,7 +79,10 @@ class TableSession:
         self.on_change = None     # called when the game or the mismatches change (a view)
         self.on_applied = None    # called with (action, events) once applied (a bench view)
         self.on_waiting = None    # called with {"tile", "cells", "message"} when a wait starts
-        self.attract = False      # staff reset: lights the attract animation, no game
+        self.attract = False      # no game: the attract mode's demo plays (host/attract.py)
+        self.demo = None          # the attract mode's Demo, while attract
+        self.attract_after_ms = None   # nobody played this long: the attract mode (None: never)
+        self.last_activity = clock()   # an action applied, a piece touched, a tap
         self.new_game = None      # () -> (match, game_id), for staff "start"
         self._last_mark = None
         self._resync_mark = None       # (actions, ms when that count was first seen)
@@ -162,6 +166,8 @@ class TableSession:
             return None
         if index is None:
             return None
+        if ev.kind in ("tags", "gesture", "dice"):
+            self.last_activity = self.clock()
         if ev.kind == "tags":
             cell = self.layout.cell_of.get((index, ev.slot))
             seat = self.layout.seat_of.get((index, ev.slot))
@@ -267,12 +273,7 @@ class TableSession:
             self.paused = name == "pause"
             self.log.say("The game is %s by staff." % ("paused" if self.paused else "resumed"))
         elif name == "reset":
-            # Back to the attract mode: the game is closed in the journal (it stays readable).
-            if self.journal is not None:
-                self.journal.finish(self.game_id)
-            self.attract = True
-            self.bots.ask(None)
-            self.log.say("Staff ended the game; the table waits for the next one.")
+            self.go_attract("Staff ended the game; the table plays a demo until the next one.")
         elif name == "start" and self.attract:
             if self.new_game is None:
                 self.log.say("this table cannot start a new game by itself")
@@ -287,6 +288,8 @@ class TableSession:
                                         old.seat_problems.get(seat, []))
             self.table.reconcile(self.clock())
             self.attract = False
+            self.demo = None
+            self.last_activity = self.clock()
             self.recent_events = []
             self.last_words = None
             self.last_refusal = None
@@ -294,6 +297,47 @@ class TableSession:
         else:
             self.log.say("unknown staff control %r (undo, pause, resume, reset, start)" % name)
         return None
+
+    # ------------------------------------------------------------ the attract mode
+
+    def go_attract(self, sentence):
+        """No game: the game is closed in the journal (it stays readable) and a demo game
+        plays on the table's lights until someone starts the next (host/attract.py)."""
+        if self.journal is not None:
+            self.journal.finish(self.game_id)
+        self.attract = True
+        self.bots.ask(None)
+        self.demo = Demo(self.game, self.match.game, self.match.options, self.bots.seed,
+                         self.clock)
+        self.log.say(sentence)
+
+    def play_requested(self, who):
+        """Someone at the table in the attract mode asked to play (a tap on the table, the
+        web table's "Play a game"): the next game starts. Returns what happened, in words."""
+        if not self.attract:
+            return "A game is already being played."
+        if self.new_game is None:
+            return "This table cannot start a game by itself: ask the staff."
+        self.log.say("%s: a new game of %s starts." % (who, self.game.title))
+        self.staff("start")
+        return "A new game of %s has started." % self.game.title
+
+    def _attract_tick(self):
+        """The demo's next move; or, with `attract_after_ms`, the attract mode once nobody
+        has played for that long (a game waiting on a person who left, or a game over)."""
+        if self.attract:
+            if self.demo is not None:
+                self.demo.tick()
+            return
+        if self.attract_after_ms is None or self.paused:
+            return
+        idle = self.clock() - self.last_activity
+        if idle >= self.attract_after_ms:
+            minutes = idle // 60000
+            self.go_attract("Nobody has played for %s: the table plays a demo game until "
+                            "someone taps it." % ("%d minute%s" % (minutes, "" if minutes == 1
+                                                                   else "s") if minutes else
+                                                  "%d seconds" % (idle // 1000)))
 
     # ------------------------------------------------------------ applying
 
@@ -323,6 +367,7 @@ class TableSession:
             if self.match.engine.status(self.match.state) == "finished":
                 self.journal.finish(self.game_id)
         self.bots.applied(action)
+        self.last_activity = self.clock()
         if self.on_applied is not None:
             self.on_applied(action, events)
         self.recent_events = events
@@ -337,6 +382,7 @@ class TableSession:
         `place` (None: unknown): the virtual players leave it to them there until an action
         is applied."""
         self.bots.touched(self.clock(), place)
+        self.last_activity = self.clock()
 
     def apply_from_table(self, action):
         """An action the table showed (tiles, a seat button): applied unless it is not the
@@ -348,6 +394,8 @@ class TableSession:
 
     def scenes(self):
         if self.attract:
+            if self.demo is not None:
+                return self.demo.scenes(self.layout.cells)
             return lights.attract_scenes(self.layout.cells)
         scenes = self.game.scenes(self.match.state, self.table, self.layout.cells,
                                   self.recent_events, self.bots.request)
@@ -413,7 +461,12 @@ class TableSession:
 
     def handle(self, ev):
         """One round of the loop without the bots: an event (or None: time passing) read,
-        what the interpreter said said, a tile wait checked, the action shown applied."""
+        what the interpreter said said, a tile wait checked, the action shown applied. In the
+        attract mode a tap on the table starts the next game."""
+        if self.attract and ev is not None and ev.kind == "gesture" and \
+                ev.tile in self.tile_index and self.new_game is not None:
+            self.play_requested("Someone tapped the table")
+            return
         action = self.on_event(ev) if ev is not None else self.table.tick(self.clock())
         self._table_said()
         self._check_offline()
@@ -448,6 +501,7 @@ class TableSession:
         except asyncio.TimeoutError:
             ev = None
         self.handle(ev)
+        self._attract_tick()
         if self.max_actions is None or len(self.match.actions) < self.max_actions:
             # (A bot's button move is applied in drive: not one past --max-actions.)
             await self.bots.drive()
@@ -510,7 +564,8 @@ class TableSession:
     def _notify(self):
         if self.on_change is None:
             return
-        mark = (len(self.match.actions), tuple(m.message for m in self.mismatches))
+        mark = (len(self.match.actions), tuple(m.message for m in self.mismatches),
+                self.attract, self.demo.moves if self.demo is not None else None)
         if mark != self._last_mark:
             self._last_mark = mark
             self.on_change()

@@ -290,7 +290,7 @@ class Hall:
         free = sorted((t for t in self.tables.values() if t.is_free()),
                       key=lambda t: (t.free_since, t.name))
         return [{"table": t.name, "minutes": max(0, now - t.free_since) // 60,
-                 "showing": "the attract lights" if t.summary.get("status") == "attract"
+                 "showing": "its demo game" if t.summary.get("status") == "attract"
                  else "its last game's end"} for t in free]
 
     def view(self):

@@ -39,7 +39,7 @@ BUTTONS = (
     ("pause", "Pause the game", "mdi:pause"),
     ("resume", "Resume the game", "mdi:play"),
     ("new_game", "Start a new game", "mdi:restart"),
-    ("attract", "Back to the attract lights", "mdi:television-play"),
+    ("attract", "End the game, play the demo", "mdi:television-play"),
     ("identify", "Blink the lights", "mdi:lightbulb-on"),
 )
 

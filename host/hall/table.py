@@ -5,8 +5,9 @@ What the hall reads of the table is what its staff page shows, in words: the gam
 the players by their seats' names, the scores, the status, the tiles online, the
 mismatches; never a hidden card (no action is published, only what the log says of it).
 The hall's commands go to the same staff controls the staff page uses (host/session.py,
-host/web/view.py): pause, resume, a new game, back to the attract lights; identify blinks
-every cell of the table white for a few seconds, then the game's lights come back.
+host/web/view.py): pause, resume, a new game, back to the attract mode (a demo game);
+identify blinks every cell of the table white for a few seconds, then the game's lights
+come back.
 """
 
 import asyncio
@@ -19,7 +20,7 @@ from host.hall import topics
 STATUS_WORDS = {
     "playing": "Playing",
     "paused": "Paused by staff",
-    "attract": "No game: the attract lights are on",
+    "attract": "No game: the table plays a demo game",
     "finished": "The game is over",
     "waiting": "Waiting for a tile that is offline",
     "mismatch": "The table and the game disagree",
@@ -222,8 +223,8 @@ class TableInHall:
             return self.identify()
         if name in ("pause", "resume"):
             if s.attract:
-                raise topics.CommandRefused("no game is running: the table shows the "
-                                            "attract lights")
+                raise topics.CommandRefused("no game is running: the table plays its demo "
+                                            "game")
             if s.match.engine.status(s.match.state) != "ongoing":
                 raise topics.CommandRefused("the game is over: start a new game")
             if s.paused == (name == "pause"):
@@ -231,7 +232,7 @@ class TableInHall:
             s.button("staff", name)
         elif name == "attract":
             if s.attract:
-                return "The table already shows the attract lights."
+                return "The table already plays its demo game."
             s.button("staff", "reset")
         elif name == "new_game":
             self._new_game()

@@ -29,7 +29,7 @@ COMMANDS = {
     "pause": "pause the game",
     "resume": "resume the game",
     "new_game": "start a new game",
-    "attract": "end the game and go back to the attract lights",
+    "attract": "end the game: the table plays a demo game until the next",
     "identify": "blink the table's lights so staff can find it",
 }
 MAX_COMMAND_BYTES = 4096

@@ -156,7 +156,9 @@ class WebTable:
         tiles = tuple((uid, t.online) for uid, t in sorted(s.link.tiles.items()))
         return (id(s.match), len(s.match.actions), s.led_scenes_sent,
                 tuple(m.message for m in s.shown_mismatches()), tiles, len(s.log.lines),
-                s.attract, s.paused, repr(s.bots.request), s.table.signature(),
+                s.attract, s.demo.moves if s.demo is not None else None,
+                s.demo.games if s.demo is not None else None,
+                s.paused, repr(s.bots.request), s.table.signature(),
                 len(s.flash), self.face.palette, repr(s.last_refusal))
 
     # ------------------------------------------------------------ the view
@@ -184,18 +186,28 @@ class WebTable:
                "virtual": self.virtual, "viewer": {"seat": seat},
                "actors": base["actors"], "busy": base.get("busy"), "turns": base.get("turns"),
                "scores": result.get("scores"), "waiting_for": len(base.get("waiting_for", []))}
-        if s.attract:
+        demo = s.demo if s.attract else None
+        if demo is not None:
+            banner = demo.banner()
+        elif s.attract:
             banner = "No game now: staff start the next one"
         elif s.paused and not finished:
             banner = "Paused by staff: " + face.banner(match, s.table, seat)
         else:
             banner = face.banner(match, s.table, seat)
         out["banner"] = banner
-        out["facts"] = [] if s.attract else face.facts(match)
+        if demo is not None:
+            # The demo's own table in words: its facts, its pieces on the cells, its last move,
+            # and how to play (a visitor reads this first).
+            out["facts"] = [self._invite()] + face.facts(demo.match)
+            out["cells"] = self._cells(demo.match, None, table=demo.table)
+        else:
+            out["facts"] = [] if s.attract else face.facts(match)
+            out["cells"] = self._cells(match, seat)
+        out["demo"] = demo is not None
         out["seats"] = face.seats(match, s.bots.seats)
         out["legend"] = face.legend(match, s.layout)
         out["panels"] = [] if s.attract else face.panels(match, s.table, seat)
-        out["cells"] = self._cells(match, seat)
         out["tray"] = self._tray()
         out["readers"] = self._readers(match)
         shown = s.shown_mismatches()
@@ -213,16 +225,44 @@ class WebTable:
         out["progress"] = None if finished else s.table.progress()
         out["refusal"] = s.last_refusal if s.last_refusal and (
             s.last_refusal["seat"] in (None, seat)) else None
-        out["bot_request"] = self._bot_request(match)
+        out["bot_request"] = None if s.attract else self._bot_request(match)
         out["log"] = s.log.public_lines(LOG_LINES)
-        out["last"] = s.last_words
+        out["last"] = demo.words if demo is not None else s.last_words
         tiles = sorted(s.link.tiles.items())
         out["tiles"] = {"online": sum(1 for _, t in tiles if t.online), "total": len(tiles),
                         "offline": self._offline_words()}
         out["knowledge"] = known
         if seat is not None:
-            out["you"] = self._seat_part(match, seat)
+            out["you"] = self._attract_part(match, seat) if s.attract else \
+                self._seat_part(match, seat)
+        if demo is not None:
+            # The demo's hidden cards are as secret as a game's (every viewer a spectator).
+            out = redact(out, secret_words(demo.match.state, engine, face, None))
         return redact(out, secret_words(state, engine, face, seat))
+
+    PLAY = "Play a game"
+
+    def _invite(self):
+        """How a visitor starts playing, in the attract mode."""
+        if self.session.new_game is None:
+            return "Staff start the next game"
+        if self.virtual:
+            return "To play: open a seat's link and press %s" % self.PLAY
+        return "To play: tap the table"
+
+    def _attract_part(self, match, seat):
+        """A seat's page in the attract mode: no game to play, a button to start one."""
+        s = self.session
+        bot = seat in s.bots.seats
+        can = s.new_game is not None and not bot
+        return {"seat": seat, "name": self.face.seat_name(match.state, seat), "bot": bot,
+                "controls": False, "acting": False, "reader": self._reader_of(seat),
+                "legal": [],
+                "choices": [] if bot else [{
+                    "label": self.PLAY, "enabled": can,
+                    "title": "Start a new game of %s" % s.game.title if can else
+                    "Staff start the next game",
+                    "control": {"op": "button", "name": "play"}}]}
 
     def _untidy(self, shown):
         places = set()
@@ -240,9 +280,9 @@ class WebTable:
                 out.append(s.layout.place_words(s.layout.tiles[index]))
         return out
 
-    def _cells(self, match, seat, reveal=False):
+    def _cells(self, match, seat, reveal=False, table=None):
         s = self.session
-        items = self.face.items(match, s.table, seat, reveal)
+        items = self.face.items(match, table or s.table, seat, reveal)
         flashing = set(tuple(c) for c in s.flash)
         bot = set(tuple(c) for c in (self._bot_request(match) or {}).get("cells", []))
         out = []
@@ -379,7 +419,13 @@ class WebTable:
             raise Refused(403, "this link is for seat %s, not %s: use %s's own link."
                           % (seat, asked, asked))
         if s.attract:
-            raise Refused(409, "no game is running: staff start a new game.")
+            if op == "button" and msg.get("name") == "play":
+                if s.new_game is None:
+                    raise Refused(409, "this table cannot start a game by itself: ask the "
+                                  "staff.")
+                return s.play_requested("%s pressed %s" % (
+                    self.face.seat_name(s.match.state, seat), self.PLAY))
+            raise Refused(409, "no game is running: press %s to start one." % self.PLAY)
         if s.paused:
             raise Refused(409, "the game is paused by staff: wait for them to resume it.")
         if op == "button":

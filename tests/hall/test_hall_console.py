@@ -361,7 +361,7 @@ def test_the_hundred_tables_benchmark_prints_its_figures(capsys):
 
 def test_the_console_queues_the_free_tables_the_longest_free_first():
     # A convention's queue: which table the next players go to. Free: connected, and its
-    # game over or no game at all (the attract lights); the one free longest comes first.
+    # game over or no game at all (its demo game); the one free longest comes first.
     hall = Hall("hall-a")
     root = "fairytable/1/hall-a/"
 
@@ -375,7 +375,7 @@ def test_the_console_queues_the_free_tables_the_longest_free_first():
     tell("t3", "attract", 900)
     tell("t4", "paused", 900)
     assert [f["table"] for f in hall.free(1000)] == ["t3", "t2"]
-    assert hall.free(1200)[0] == {"table": "t3", "minutes": 5, "showing": "the attract lights"}
+    assert hall.free(1200)[0] == {"table": "t3", "minutes": 5, "showing": "its demo game"}
     assert hall.free(1200)[1]["showing"] == "its last game's end"
     tell("t2", "finished", 1300)            # still free: it keeps its place in the queue
     tell("t1", "finished", 1400)

@@ -112,7 +112,7 @@ def test_the_halls_commands_are_the_staff_controls(tmp_path):
                     "The game is resumed by staff."
                 assert not session.paused
                 said = await hall.on_command(command("attract"))
-                assert said == "Staff ended the game; the table waits for the next one."
+                assert said == "Staff ended the game; the table plays a demo until the next one."
                 assert session.attract and hall.summary()["status"] == "attract"
                 with pytest.raises(CommandRefused, match="no game is running"):
                     await hall.on_command(command("pause"))
