@@ -740,9 +740,17 @@ class WebServer:
                     raise Refused(401, "say hello first (with the web token).")
                 if client.seat is not None and client.game != self.game_number():
                     raise Refused(410, self._old_link(client))
+                game = self.game_number()
                 message = await self.table.control(client.seat, msg)
                 self._changed.set()
-                client.reply({"type": "ack", "id": ref, "message": message})
+                answer = {"type": "ack", "id": ref, "message": message}
+                if client.seat is not None and self.game_number() != game and \
+                        client.seat in self.table.seats():
+                    # This seat started the next game ("Play a game"): it keeps its seat in
+                    # it, and its page the new link (the old one no longer opens a seat).
+                    client.game = self.game_number()
+                    answer["token"] = self.seat_token(client.seat)
+                client.reply(answer)
             elif kind == "ping":
                 client.reply({"type": "pong", "id": ref})
             else:

@@ -206,6 +206,11 @@ class WebTable:
             out["cells"] = self._cells(match, seat)
         out["demo"] = demo is not None
         out["seats"] = face.seats(match, s.bots.seats)
+        if s.attract:
+            # No game: nobody's turn (the banner is nobody's colour, no seat glows).
+            out["actors"] = []
+            for entry in out["seats"]:
+                entry["acting"] = False
         out["legend"] = face.legend(match, s.layout)
         out["panels"] = [] if s.attract else face.panels(match, s.table, seat)
         out["tray"] = self._tray()
@@ -255,7 +260,8 @@ class WebTable:
         s = self.session
         bot = seat in s.bots.seats
         can = s.new_game is not None and not bot
-        return {"seat": seat, "name": self.face.seat_name(match.state, seat), "bot": bot,
+        return {"seat": seat, "name": "%s in the next game" % self.face.seat_name(
+                    match.state, seat), "bot": bot,
                 "controls": False, "acting": False, "reader": self._reader_of(seat),
                 "legal": [],
                 "choices": [] if bot else [{

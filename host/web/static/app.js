@@ -50,7 +50,16 @@
         if (view) render(view);
       }
       else if (msg.type === "error") refuse(msg.message, msg.cells || []);
-      else if (msg.type === "ack") toast(msg.message, false);
+      else if (msg.type === "ack") {
+        if (msg.token && me.seat) {
+          // This seat started the next game: its link is the new game's from now on.
+          me.token = msg.token;
+          const h = new URLSearchParams(location.hash.slice(1));
+          h.set("token", msg.token);
+          history.replaceState(null, "", "#" + h.toString());
+        }
+        toast(msg.message, false);
+      }
     };
     ws.onclose = () => {
       setConn(false, "offline: reconnecting in " + Math.round(backoff / 1000) + " s");
