@@ -6,6 +6,7 @@ In it, unless a command is given another path:
     installation.key   the installation key (tag MACs); --key FILE or $FAIRYTABLE_KEY
     journal.db         the journal of every game (run --journal FILE)
     tags.db            the registry of read-only tags enrolled by UID (--registry FILE)
+    table.toml         the table's settings: `fairytable run`'s options (host/config.py)
 
 `fairytable run` and `fairytable enroll` follow the same rule, so the tags a
 person enrolls are the tags the table accepts.

@@ -128,7 +128,22 @@ def parse_args(argv):
     add_web_arguments(p)
     from host.hall.table import add_arguments as add_hall_arguments
     add_hall_arguments(p)
-    args = p.parse_args(argv)
+    # The installation's table.toml (host/config.py): its [run] options, the command line's
+    # winning. A value the parser refuses is said with the file's name.
+    from host import config
+    try:
+        from_file = config.arguments(p, "run", argv)
+    except config.ConfigError as e:
+        p.error(str(e))
+    if from_file:
+        try:
+            p.exit_on_error = False
+            p.parse_args(from_file)
+        except argparse.ArgumentError as e:
+            p.error("%s: [run] %s" % (config.path(), e))
+        finally:
+            p.exit_on_error = True
+    args = p.parse_args(from_file + list(argv))
     try:
         check_args(args)
     except ValueError as e:
