@@ -1148,7 +1148,23 @@ _TEXT = ("card", "character", "item", "quest", "replace", "npc", "trait", "deck"
 _WHOLE = ("battle", "move", "bid")
 
 
+# Each field's check, by key ("type" and "seat" are checked before): a dict, so that the
+# common action (a type and a seat) costs one look-up a key.
+_FIELD_CHECK = {}
+for _key in _TEXT:
+    _FIELD_CHECK[_key] = 1
+for _key in _WHOLE:
+    _FIELD_CHECK[_key] = 1
+for _key in ("with", "split", "cell", "swap", "to", "traits", "pay", "lose", "absorb"):
+    _FIELD_CHECK[_key] = 1
+
+
 def _check_fields(kind, action):
+    for key in action:
+        if key in _FIELD_CHECK:
+            break
+    else:
+        return          # nothing but the type and the seat (and the supply, checked later)
     for key in sorted(action):
         v = action[key]
         if key in _TEXT or (key == "to" and kind != "step"):
@@ -1237,9 +1253,12 @@ _REVEALS = ("day_begins", "discovered", "bonus_drawn", "character_drawn", "battl
             "extra_turn", "defended", "status")
 
 
+_REVEALING = set(_REVEALS)
+
+
 def _revealing(events):
     for e in events:
-        if e["type"] in _REVEALS:
+        if e["type"] in _REVEALING:
             return True
     return False
 
