@@ -281,11 +281,7 @@ class TableSession:
             old = self.table
             self.match, self.game_id = self.new_game()
             self.table = self.game.new_interpreter(self.match, self.hide_window_ms)
-            for cell in sorted(set(old.observed) | set(old.problems)):
-                self.table.observe(cell, old.observed.get(cell, []), old.problems.get(cell, []))
-            for seat in sorted(set(old.seat_observed) | set(old.seat_problems)):
-                self.table.observe_seat(seat, old.seat_observed.get(seat, []),
-                                        old.seat_problems.get(seat, []))
+            self.table.take_over(old)
             self.table.reconcile(self.clock())
             self.attract = False
             self.demo = None

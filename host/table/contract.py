@@ -97,6 +97,16 @@ class TableInterpreter:
                 problems.append("%s is not a %s card: take it off." % (item, title))
         self.observe(cell, cards, problems)
 
+    def take_over(self, old):
+        """A new game on the same table (staff start, a tap in the attract mode): what `old`
+        (the last game's interpreter) read still lies there, cells and seats' readers alike.
+        Extend it for what else a game's interpreter reads (the dice tray)."""
+        for cell in sorted(set(old.observed) | set(old.problems)):
+            self.observe(cell, old.observed.get(cell, []), old.problems.get(cell, []))
+        for seat in sorted(set(old.seat_observed) | set(old.seat_problems)):
+            self.observe_seat(seat, old.seat_observed.get(seat, []),
+                              old.seat_problems.get(seat, []))
+
     def observe_seat(self, seat, items, problems=()):
         """What now lies on the card reader of seat number `seat` (1 = the game's first
         seat, host/table/layout.py) and tag problems there. Default: remembered in

@@ -17,6 +17,15 @@ class DiceTrayInterpreter(TableInterpreter):
         self.used = set()          # pockets whose die was read (take it out to throw again)
         self.throw = None          # the throw under way
 
+    def take_over(self, old):
+        """The cells, the readers and the tray of the last game: its dice still lie in their
+        pockets (a die put back showing the same face is no change a tile reports), and
+        count as read: the new game's first throw lights them to be taken out and thrown."""
+        super().take_over(old)
+        self.pockets = dict(getattr(old, "pockets", {}))
+        self.pocket_problems = dict(getattr(old, "pocket_problems", {}))
+        self.used = set(p for p in self.pockets if self.pockets[p])
+
     def tray_mismatches(self, is_die, dice_words):
         """What is wrong in the tray, as mismatches: a bad tag in a pocket, or a pocket
         holding something `is_die(item)` says is not one of the game's dice (`dice_words`

@@ -345,3 +345,28 @@ def test_the_hands_dice_are_those_of_the_seed_and_the_state():
     b = table_dice(match.state, {"type": "attack_player", "target": "blue"}, 7, 0)
     assert a == b and royale_table.duel_decided(match.state, "red", "blue", a["dice"])
     assert royale.validate(match.state, a) is None
+
+
+def test_a_new_game_takes_over_the_dice_lying_in_the_tray():
+    """Staff start a new game (or a visitor taps the attract mode's table) with the last
+    game's dice still in the tray: a die left where it lay is no change a tile reports, so
+    the new game must know them, and light them to be taken out and thrown for its first
+    roll (before, the order roll waited for ever)."""
+    old_match = Match("royale", {}, 3)
+    old = RoyaleTable(old_match)
+    lay_out(old)
+    for pocket, face in enumerate((2, 5, 4)):
+        old.dice(pocket, "die:%d:%d" % (pocket + 1, face), None, 0)
+    match = Match("royale", {}, 3)        # (the same map: the cards need not move)
+    table = RoyaleTable(match)
+    table.take_over(old)
+    assert table.observed == old.observed and table.pocket_die(1) == 5
+    assert table.reconcile(0) is None and table.mismatches == []
+    assert table.pockets_wanted() == [0, 1, 2]
+    assert table.used == {0, 1, 2}          # lying there: not this game's throw
+    for pocket in range(3):
+        assert table.dice(pocket, None, None, 10) is None        # taken out
+    assert table.dice(0, "die:1:6", None, 20) is None
+    assert table.dice(1, "die:2:1", None, 20) is None
+    action = table.dice(2, "die:3:3", None, 20)
+    assert action is not None and action["type"] == "roll_order", action
