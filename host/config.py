@@ -19,7 +19,6 @@ read, a key that is no option, a value of the wrong kind: the command stops with
 naming the file and the key, having changed nothing. No file: nothing to read.
 """
 
-import argparse
 import os
 import tomllib
 
@@ -50,13 +49,10 @@ def load(file_path):
 
 
 def _options(parser):
-    """{key: action} of the parser's long options (key: the option without its dashes)."""
-    out = {}
-    for action in parser._actions:
-        for flag in action.option_strings:
-            if flag.startswith("--") and flag != "--help":
-                out[flag[2:]] = action
-    return out
+    """{key: the option's default} of the parser's options (key: the option without its
+    dashes): a switch's default is False, a repeated option's a list."""
+    return {dest.replace("_", "-"): value for dest, value in
+            vars(parser.parse_args([])).items()}
 
 
 def arguments(parser, section, argv, file_path=None):
@@ -72,14 +68,13 @@ def arguments(parser, section, argv, file_path=None):
     for key in sorted(settings):
         value = settings[key]
         where = "%s: [%s] %s" % (file_path, section, key)
-        action = options.get(key)
-        if action is None:
+        if key not in options:
             raise ConfigError("%s: fairytable %s has no option --%s (its options: %s)" % (
                 where, section, key, ", ".join(sorted(options))))
         if key in given:
             continue
-        switch = isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction))
-        if switch:
+        default = options[key]
+        if isinstance(default, bool):
             if not isinstance(value, bool):
                 raise ConfigError("%s: --%s is a switch: true or false, not %r"
                                   % (where, key, value))
@@ -87,7 +82,7 @@ def arguments(parser, section, argv, file_path=None):
                 out.append("--" + key)
             continue
         values = value if isinstance(value, list) else [value]
-        if isinstance(value, list) and not isinstance(action, argparse._AppendAction):
+        if isinstance(value, list) and not isinstance(default, list):
             raise ConfigError("%s: --%s takes one value, not a list" % (where, key))
         for v in values:
             if isinstance(v, bool) or not isinstance(v, (str, int, float)):
