@@ -66,10 +66,5 @@ def overlay(scenes, pockets=(), bot_cells=(), mismatches=()):
     return scenes
 
 
-def attract_scenes(cells):
-    """The attract mode: every cell runs a rainbow, offset so the table swirls."""
-    return {cell: all_edges(("rainbow", (0, 0, 0), 150, 0)) for cell in cells}
-
-
 def rainbow(period_ms=2000, level=255):
     return ("rainbow", (0, 0, 0), max(1, period_ms // 20), level)

@@ -390,9 +390,7 @@ class TableSession:
 
     def scenes(self):
         if self.attract:
-            if self.demo is not None:
-                return self.demo.scenes(self.layout.cells)
-            return lights.attract_scenes(self.layout.cells)
+            return self.demo.scenes(self.layout.cells)
         scenes = self.game.scenes(self.match.state, self.table, self.layout.cells,
                                   self.recent_events, self.bots.request)
         now = self.clock()

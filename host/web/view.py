@@ -189,8 +189,6 @@ class WebTable:
         demo = s.demo if s.attract else None
         if demo is not None:
             banner = demo.banner()
-        elif s.attract:
-            banner = "No game now: staff start the next one"
         elif s.paused and not finished:
             banner = "Paused by staff: " + face.banner(match, s.table, seat)
         else:
