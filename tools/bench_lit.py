@@ -42,8 +42,9 @@ What is measured per timed placement (all on this machine's monotonic clock):
 - scene_to_led: that LED command -> the first frame of the tile's LED buffer (read back
   over the virtual table's control channel, watched only on the tile of the move) that
   shows the result: the frame equals what the tile's effects engine renders from the
-  scenes the host has sent it, at some moment of the frame's last 100 ms, and could
-  not have come from the scenes before;
+  scenes the host has sent it (or from those after a later command to that tile), at
+  some moment of the 250 ms before it arrived, and could not have come from the scenes
+  before;
 - tag_to_lit: all of it, from the tag in the field to the result in the LED buffer.
 
 p50 and p99 are nearest-rank. A placement whose result is not seen lit within 3 s is
@@ -61,7 +62,7 @@ import threading
 import time
 
 TICKS_MASK = (1 << 30) - 1     # a MicroPython tile's ticks_ms wraps here (unix: CLOCK_MONOTONIC)
-RENDER_WINDOW_MS = 100         # a frame was rendered at most this long before it arrived
+RENDER_WINDOW_MS = 250         # a frame was rendered at most this long before it arrived
 LOST_S = 3.0
 
 
@@ -198,6 +199,7 @@ class Placement:
         self.sent_at = None         # the LED command with the result
         self.scenes_before = None
         self.scenes_after = None
+        self.scenes_later = []      # the tile's scenes after each later LED command
         self.journal_s = 0.0
         self.frames = []            # (arrived monotonic s, frame bytes)
         self.lit_at = None
@@ -213,6 +215,7 @@ class LitProbe:
         self.current = None
         self.done = []
         self.lost = 0
+        self.why_lost = []
         self.watching = threading.Lock()
         self.idle = asyncio.Event()
         self.idle.set()
@@ -274,6 +277,12 @@ class LitProbe:
 
         def timed_set_scene(uid, cells):
             p = probe.current
+            if p is not None and p.sent_at is not None and uid == p.tile.uid:
+                # A later command to the same tile (another cell's light): a frame rendered
+                # after it shows the result too.
+                seq = set_scene(uid, cells)
+                p.scenes_later.append(dict(link.tiles[uid].scene))
+                return seq
             if p is None or p.applied_at is None or p.sent_at is not None or \
                     uid != p.tile.uid or p.slot not in [c for c, _ in cells]:
                 return set_scene(uid, cells)
@@ -330,12 +339,17 @@ class LitProbe:
                 for arrived, frame in list(p.frames):
                     if arrived < p.sent_at:
                         continue
-                    if judge.could_show(p.scenes_after, frame, arrived) and \
+                    if any(judge.could_show(scenes, frame, arrived) for scenes in
+                           [p.scenes_after] + p.scenes_later) and \
                             not judge.could_show(p.scenes_before, frame, arrived):
                         p.lit_at = arrived
                         break
             if p.lit_at is None:
                 self.lost += 1
+                self.why_lost.append(
+                    "no tag stamp" if p.tag_at is None else "no TAG event" if p.host_at is None
+                    else "not applied" if p.applied_at is None else "no LED command"
+                    if p.sent_at is None else "no frame showing it (%d frames)" % len(p.frames))
             else:
                 self.done.append(p)
         finally:
@@ -349,7 +363,9 @@ def _start_broker(folder):
     return start_broker(folder)
 
 
-async def _bench(args, folder):
+async def measure(args, folder):
+    """Play and time (see the module docstring); returns (result, the timed Placements,
+    in order). `folder` holds the journal, key and registry."""
     from host import games
     from host import journal as journals
     from host.journal import Journal
@@ -464,6 +480,7 @@ async def _bench(args, folder):
         "scene_to_led": ms(p.lit_at - p.sent_at for p in done),
     }
     result = {"game": args.game, "moves": len(done), "lost": probe.lost, "games": games_played,
+              "why_lost": sorted(set(probe.why_lost)),
               "mqtt": bool(args.mqtt), "seed": args.seed, "interpreter": vtable.interpreter,
               "tiles": len(layout.tiles),
               "cards_lying_min": min((p.lying for p in done), default=None),
@@ -482,7 +499,7 @@ async def _bench(args, folder):
                       p.tile.index, list(p.cell), 1000 * (p.host_at - p.tag_at),
                       1000 * (p.sent_at - p.host_at), 1000 * p.journal_s,
                       1000 * (p.lit_at - p.sent_at)), file=sys.stderr)
-    return result
+    return result, done
 
 
 def main(argv):
@@ -505,7 +522,7 @@ def main(argv):
         p.error("--moves and --per-game must be at least 1")
     folder = tempfile.mkdtemp(prefix="bench-lit-")
     try:
-        result = asyncio.run(_bench(args, folder))
+        result, _ = asyncio.run(measure(args, folder))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     if args.json:
