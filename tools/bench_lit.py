@@ -40,8 +40,8 @@ What is measured per timed placement (all on this machine's monotonic clock):
   the scenes); within it, journal: the journal's append alone; host_to_applied: up to
   the action applied and journalled; applied_to_sent: from there to the LED command;
 - scene_to_led: that LED command -> the first frame of the tile's LED buffer (read back
-  over the virtual table's control channel, watched only on the tile of the move) that
-  shows the result: the frame equals what the tile's effects engine renders from the
+  over the virtual table's control channel, watched only on the tile of the move; the
+  tile stamps the moment it showed it, as it stamps the tag) that shows the result: the frame equals what the tile's effects engine renders from the
   scenes the host has sent it (or from those after a later command to that tile), at
   some moment of the 250 ms before it arrived, and could not have come from the scenes
   before;
@@ -310,7 +310,10 @@ class LitProbe:
 
     def _frame_of(self, tile):
         def on_frame(_frame_no, frame, _t):
-            now = time.monotonic()
+            # The tile's own stamp of the moment it showed the frame (the tag's is the
+            # tile's too): not when this busy process got round to reading it.
+            at_ns = tile.frame_at_ns
+            now = at_ns / 1e9 - self.wall_minus_mono if at_ns else time.monotonic()
             p = self.current
             if p is not None and p.tile is tile and p.lit_at is None:
                 p.frames.append((now, frame))
@@ -376,6 +379,8 @@ async def measure(args, folder):
     from host.table import tags
     from host.virtual import open_table
 
+    from host.run import stop_on_sigterm
+    stop_on_sigterm()       # SIGTERM stops it as Ctrl-C does: the tiles and journal closed
     moves = MOVES[args.game]()
     game = games.table_game(args.game)
     layout = layouts.load(layouts.builtin_path(args.game))
