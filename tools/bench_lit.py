@@ -41,10 +41,10 @@ What is measured per timed placement (all on this machine's monotonic clock):
   the action applied and journalled; applied_to_sent: from there to the LED command;
 - scene_to_led: that LED command -> the first frame of the tile's LED buffer (read back
   over the virtual table's control channel, watched only on the tile of the move; the
-  tile stamps the moment it showed it, as it stamps the tag) that shows the result: the frame equals what the tile's effects engine renders from the
-  scenes the host has sent it (or from those after a later command to that tile), at
-  some moment of the 250 ms before it arrived, and could not have come from the scenes
-  before;
+  tile stamps the moment it showed it, as it stamps the tag) that shows the result: the
+  frame equals what the tile's effects engine renders from the scenes the host has sent
+  it (or from those after a later command to that tile), at some moment of the 250 ms
+  before it was shown, and could not have come from the scenes before;
 - tag_to_lit: all of it, from the tag in the field to the result in the LED buffer.
 
 p50 and p99 are nearest-rank. A placement whose result is not seen lit within 3 s is
@@ -93,7 +93,7 @@ def storybook_position(options):
              "villain": [(5, r) for r in range(7)] + [(6, 0), (6, 2), (6, 4)]}
     board = []
     for side in ("hero", "villain"):
-        for cell, cid in zip(cells[side], spare[side]):
+        for cell, cid in zip(cells[side], spare[side], strict=False):
             board.append({"card": cid, "cell": list(cell), "owner": side})
     return {"board": board, "hands": {seat: 5 for seat in state.seats},
             "turn": "villain"}
@@ -238,7 +238,8 @@ class LitProbe:
                 return await place(cell, item)
             await probe.idle.wait()         # one timed placement at a time
             from host.table import tags
-            tile, slot = hands._tile_slot(cell)
+            index, slot = session.layout.slot_of[cell]
+            tile = hands.by_index[index]
             p = Placement(request, cell, tile, slot, tags.virtual_uid(item).hex(),
                           probe.moves.lying(state))
             probe.idle.clear()
