@@ -64,6 +64,7 @@ import time
 TICKS_MASK = (1 << 30) - 1     # a MicroPython tile's ticks_ms wraps here (unix: CLOCK_MONOTONIC)
 RENDER_WINDOW_MS = 250         # a frame was rendered at most this long before it arrived
 LOST_S = 3.0
+STALL_S = 120.0                # a game with no action this long is stuck: the run stops
 
 
 def percentile(values, p):
@@ -432,12 +433,19 @@ async def measure(args, folder):
             counted = timed_so_far()
             run = asyncio.ensure_future(session.run())
             # Watch the game: when it has given what it can, staff end it and start the next.
+            moved = (len(session.match.actions), time.monotonic())
             while not run.done():
                 await asyncio.sleep(0.05)
                 if time.monotonic() - started > args.deadline:
                     run.cancel()
                     raise RuntimeError("only %d of %d placements timed in %d s" % (
                         timed_so_far(), args.moves, args.deadline))
+                if len(session.match.actions) != moved[0]:
+                    moved = (len(session.match.actions), time.monotonic())
+                elif time.monotonic() - moved[1] > STALL_S:
+                    run.cancel()
+                    raise RuntimeError("no action for %d s; the session said:\n%s" % (
+                        STALL_S, "\n".join(session.log.lines[-30:])))
                 if timed_so_far() >= args.moves or (
                         probe.idle.is_set() and session.bots.request is None and
                         moves.game_over_for_us(session.match.state, timed_so_far() - counted,
@@ -456,6 +464,10 @@ async def measure(args, folder):
                 break
             session.staff("reset")
             session.staff("start")
+            # The new game's interpreter starts from what the old one saw on the cells, but
+            # not in the dice tray: the tiles are asked what lies on them (the next run()
+            # reads their snapshots before judging the table).
+            session.link.resync()
             games_played += 1
         stats = {}
         for t in vtable.tiles:
