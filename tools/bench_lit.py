@@ -462,12 +462,16 @@ async def measure(args, folder):
                     pass
             if timed_so_far() >= args.moves:
                 break
+            if session.layout.dice_tile is not None:
+                # The new game's interpreter starts from what the old one saw on the cells,
+                # not in the dice tray: dice left there would not count as thrown, and a
+                # die put back showing the face it showed is no change the tile reports (the
+                # first order roll waited for ever). The players take the dice out first.
+                await session.bots.hands.empty_tray(session.table, wait=False)
+                await asyncio.sleep(0.5)
             session.staff("reset")
             session.staff("start")
-            # The new game's interpreter starts from what the old one saw on the cells, but
-            # not in the dice tray: the tiles are asked what lies on them (the next run()
-            # reads their snapshots before judging the table).
-            session.link.resync()
+            session.link.resync()       # and the tiles say what lies on them
             games_played += 1
         stats = {}
         for t in vtable.tiles:
