@@ -494,7 +494,12 @@ class TableSession:
             ev = await self.link.next_event(timeout=self.idle_tick_s)
         except asyncio.TimeoutError:
             ev = None
+        applied = len(self.match.actions)
         self.handle(ev)
+        if len(self.match.actions) != applied:
+            # The result lit at once (journalled already): the bots think and the hands
+            # tidy after a person sees it, not before (tools/bench_lit.py).
+            self.light()
         self._attract_tick()
         if self.max_actions is None or len(self.match.actions) < self.max_actions:
             # (A bot's button move is applied in drive: not one past --max-actions.)

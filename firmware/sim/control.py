@@ -135,7 +135,9 @@ class ControlChannel:
     def push_frame(self, board):
         """Send the LED frame to the table, in pieces: as one JSON string it would not fit."""
         try:
-            self.write(b'{"ev": "leds", "frame": %d, "hex": "' % board.frame_no)
+            # Stamped when shown, on the host's clock too (benchmarks: tools/bench_lit.py).
+            self.write(b'{"ev": "leds", "frame": %d, "at_ns": %d, "hex": "' % (
+                board.frame_no, wall_ns()))
             frame = memoryview(board.frame)
             for i in range(0, len(frame), 48):  # small pieces: the heap fragments
                 self.write(binascii.hexlify(frame[i:i + 48]))

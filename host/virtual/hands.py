@@ -85,13 +85,16 @@ class VirtualHands:
         return True
 
     async def place(self, cell, item):
+        """Put `item` down on `cell`; returns the tile's reply (its "at_ns": when the tag
+        entered the field, on the wall clock: tools/bench_lit.py times from it)."""
         tile, slot = self._tile_slot(cell)
         uid = tags.virtual_uid(item)
         identity = self.registry.identity_for(uid, item)
         # Through place (not a bare request): the tile keeps the card, and puts it back
         # when its watchdog restarts it.
-        await self._call(lambda: tile.place(slot, uid.hex(), identity_hex=identity.hex()))
+        reply = await self._call(lambda: tile.place(slot, uid.hex(), identity_hex=identity.hex()))
         self.cards_on[cell] = item
+        return reply
 
     async def lift(self, cell, item=None):
         tile, slot = self._tile_slot(cell)

@@ -157,6 +157,7 @@ class VirtualTile:
         self.ready_info = None
         self.frame = b""
         self.frame_no = 0
+        self.frame_at_ns = None
         self.led_callbacks = []
         self.stderr_path = os.path.join(table.workdir, "tile%d.log" % index)
         # What lies on the tile: it stays there while the tile is off, like real cards.
@@ -389,6 +390,7 @@ class VirtualTile:
                 t = time.perf_counter()
                 self.frame = frame
                 self.frame_no = obj["frame"]
+                self.frame_at_ns = obj.get("at_ns")     # when the tile showed it (wall clock)
                 for cb in list(self.led_callbacks):
                     cb(obj["frame"], frame, t)
             return
