@@ -30,11 +30,13 @@ status 2 and a sentence, having changed nothing.
 
 import argparse
 import asyncio
+import binascii
 import json
 import os
 import signal
 import stat
 import sys
+import time
 
 from host import games, installation
 from host import journal as journals
@@ -59,6 +61,40 @@ SEATS_RULE = ("--players N sets how many play (default: the game's usual count, 
               "setup's); --bots N puts bots in the last N seats, at most one a player. With "
               "--headless every seat is a bot's, so --bots N alone says N players. A game that "
               "resumes keeps its players: --bots chooses who plays each of its seats.")
+
+
+class Timings:
+    """--timings: where a start's time goes, as JSON lines on stderr for staff and
+    tools/bench_restart.py: {"timing": MARK, "ms": ms since the host process started}, for
+    the marks "imports" (the interpreter and the modules), "journal" (checked), "replay" (the
+    resumed game replayed), "tiles" (every tile said hello), "set_out" (the virtual hands put
+    the journal's cards on the table), "lit" (every tile acknowledged the scenes of the
+    game's state) and "first_action" (the first action accepted after the start)."""
+
+    def __init__(self, on):
+        self.on = on
+        self.started = _process_start()
+        self.marked = set()
+
+    def mark(self, name, **more):
+        if not self.on or name in self.marked:
+            return
+        self.marked.add(name)
+        line = {"timing": name, "ms": round((time.monotonic() - self.started) * 1000, 1)}
+        line.update(more)
+        print(json.dumps(line, sort_keys=True), file=sys.stderr, flush=True)
+
+
+def _process_start():
+    """When this process started, on time.monotonic()'s clock (Linux: from /proc, to the
+    kernel's tick; elsewhere: now, which leaves out the interpreter's own start)."""
+    try:
+        with open("/proc/self/stat") as f:
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        since_boot = time.clock_gettime(time.CLOCK_BOOTTIME)
+        return time.monotonic() - (since_boot - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError, AttributeError):
+        return time.monotonic()
 
 
 def parse_args(argv):
@@ -122,6 +158,10 @@ def parse_args(argv):
     p.add_argument("--reveal", action="store_true",
                    help="the terminal also prints each action as the engine has it, hidden "
                         "cards included (for a bench engineer, not a screen players see)")
+    p.add_argument("--timings", action="store_true",
+                   help="say on stderr, as JSON lines, how long the start took: the imports, "
+                   "journal check, replay, tiles, first light, first action (for staff and "
+                   "tools/bench_restart.py)")
     p.add_argument("--gpio", action="store_true",
                    help="on a Raspberry Pi: seat buttons, staff controls and the status strip")
     from host.web.server import add_arguments as add_web_arguments
@@ -473,6 +513,8 @@ def read_setup(path):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    args.timer = Timings(args.timings)
+    args.timer.mark("imports")      # (the web table's and the hall's too: parse_args)
     try:
         return asyncio.run(run(args))
     except (layouts.LayoutError, JournalError, ScenarioError, ValueError) as e:
@@ -506,6 +548,7 @@ def stop_on_sigterm():
 
 async def run(args):
     stop_on_sigterm()
+    timer = getattr(args, "timer", None) or Timings(getattr(args, "timings", False))
     if not 0 <= args.offline_grace <= 86400:   # (a NaN fails both comparisons)
         raise ValueError("--offline-grace is a number of seconds from 0 to 86400, not %s"
                          % args.offline_grace)
@@ -523,6 +566,7 @@ async def run(args):
     key_path = installation.key_path(args.key)
     registry_path = installation.registry_path(args.registry)
     report = journals.check(journal_path, replay_finished=False)
+    timer.mark("journal")
     # The journal's unfinished game of this kind resumes, with its own players; the options
     # choose who plays each seat, and an option it cannot take is refused (resume_refusal).
     resumed = None if args.new or report is None else report.resumable_game(args.game)
@@ -562,6 +606,7 @@ async def run(args):
         game_id = resumed[0]
         match, session_info = journal.load(game_id)
         seed = session_info.get("seed", 0)
+        timer.mark("replay", actions=len(match.actions))
         log.say("resuming game %d of %s from %s (%d actions): %s" % (
             game_id, _info(args.game)["title"], journal_path, len(match.actions),
             who_plays(seat_list, bot_seats)), staff=True)
@@ -592,6 +637,7 @@ async def run(args):
         uids = await wait_for_tiles(link, len(layout.tiles),
                                     [t.uid for t in vtable.tiles] if vtable else None,
                                     timeout_s=VIRTUAL_START_S if vtable else 30.0)
+        timer.mark("tiles")
         hands = None
         if vtable is not None:
             hands = game.hands(vtable, layout, registry)
@@ -610,6 +656,7 @@ async def run(args):
         if hands is not None:
             # A fresh virtual table is empty: the players set out the cards the journal holds.
             await hands.tidy(match.state, session.table)
+            timer.mark("set_out")
         def new_game():
             fresh_seed = int.from_bytes(os.urandom(4), "big")
             # Like the game the table plays (a resumed one's players): the bots' seats fit it.
@@ -625,6 +672,8 @@ async def run(args):
         web = await start_for_run(args, session, hands, journal)
         from host.hall.table import start_for_run as join_hall
         hall = await join_hall(args, session, web)
+        if timer.on:
+            watch_start(session, link, timer)
         summary = await session.run(max_actions=args.max_actions)
         if web is not None:
             summary = await web.after_game(args, summary)
@@ -648,6 +697,30 @@ async def run(args):
             summary["status"], "winner " + str(summary["winner"]), summary["scores"],
             summary["actions"]))
     return 0
+
+
+def watch_start(session, link, timer):
+    """Mark "lit" once the session has lit the table after its tiles' first reports and
+    every tile has acknowledged its scenes (with the actions then, and a digest of the
+    scenes by cell, for a test to compare), and "first_action" at the first action applied."""
+    previous = session.on_applied
+
+    def applied(action, events):
+        timer.mark("first_action", actions=len(session.match.actions))
+        if previous is not None:
+            previous(action, events)
+
+    session.on_applied = applied
+
+    async def until_lit():
+        while session.settling or not session.led_scenes_sent or any(
+                link.pending_commands(uid) for uid in session.uid_of.values()):
+            await asyncio.sleep(0.005)
+        scenes = repr(sorted((repr(k), repr(v)) for k, v in session.sent_scenes.items()))
+        timer.mark("lit", actions=len(session.match.actions),
+                   scenes=binascii.crc32(scenes.encode()))
+
+    asyncio.ensure_future(until_lit())
 
 
 def attach_pi(session):
