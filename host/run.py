@@ -31,6 +31,7 @@ status 2 and a sentence, having changed nothing.
 import argparse
 import asyncio
 import binascii
+import functools
 import json
 import os
 import signal
@@ -65,7 +66,8 @@ SEATS_RULE = ("--players N sets how many play (default: the game's usual count, 
 
 class Timings:
     """--timings: where a start's time goes, as JSON lines on stderr for staff and
-    tools/bench_restart.py: {"timing": MARK, "ms": ms since the host process started}, for
+    tools/bench_restart.py: {"timing": MARK, "ms": ms since the host process started,
+    "cpu_ms": the CPU time the host process had used (a busy machine's share aside)}, for
     the marks "imports" (the interpreter and the modules), "journal" (checked), "replay" (the
     resumed game replayed), "tiles" (every tile said hello), "set_out" (the virtual hands put
     the journal's cards on the table), "lit" (every tile acknowledged the scenes of the
@@ -80,7 +82,8 @@ class Timings:
         if not self.on or name in self.marked:
             return
         self.marked.add(name)
-        line = {"timing": name, "ms": round((time.monotonic() - self.started) * 1000, 1)}
+        line = {"timing": name, "ms": round((time.monotonic() - self.started) * 1000, 1),
+                "cpu_ms": round(time.process_time() * 1000, 1)}
         line.update(more)
         print(json.dumps(line, sort_keys=True), file=sys.stderr, flush=True)
 
@@ -546,19 +549,10 @@ def stop_on_sigterm():
         pass        # not the main thread (a test's run), or no signals here
 
 
-async def run(args):
-    stop_on_sigterm()
-    timer = getattr(args, "timer", None) or Timings(getattr(args, "timings", False))
-    if not 0 <= args.offline_grace <= 86400:   # (a NaN fails both comparisons)
-        raise ValueError("--offline-grace is a number of seconds from 0 to 86400, not %s"
-                         % args.offline_grace)
-    game = games.table_game(args.game)
-    layout = layouts.load(args.layout or layouts.builtin_path(args.game))
-    if layout.game != args.game:
-        raise ValueError("the layout %s is for %s, not %s" % (layout.path, layout.game, args.game))
-    options, setup = new_game_setup(args, game)
-    log = SessionLog(None if args.json else (lambda line: print(line, flush=True)))
-
+def open_game(args, game, layout, options, setup, log, timer):
+    """The journal (checked), the tag registry and the game to play: the journal's unfinished
+    game of this kind, resumed, or a new one. Returns (journal, registry, match, game_id,
+    seed, bot_seats); raises ValueError, JournalError... in words, having changed nothing."""
     # One data folder holds the journal, the key and the tag registry (host/installation.py).
     # All three are checked before any is made or opened for writing: a refusal changes
     # nothing on disk.
@@ -604,7 +598,7 @@ async def run(args):
         raise
     if resumed is not None:
         game_id = resumed[0]
-        match, session_info = journal.load(game_id)
+        match, session_info = journal.resume(game_id, report)
         seed = session_info.get("seed", 0)
         timer.mark("replay", actions=len(match.actions))
         log.say("resuming game %d of %s from %s (%d actions): %s" % (
@@ -618,10 +612,56 @@ async def run(args):
         log.say("A new game of %s (game %d, seed %d)." % (_info(args.game)["title"], game_id,
                                                           seed))
 
-    from host.virtual import open_table
-    ports, vtable = open_table(args.port, layout, interpreter=args.interpreter,
-                               heapsize=game.virtual_heap,
-                               tags_per_reader=game.virtual_tags_per_reader)
+    return journal, registry, match, game_id, seed, bot_seats
+
+
+async def _stop_virtual_table(starting):
+    """Stop a virtual table that was starting when the run was refused."""
+    try:
+        _ports, vtable = await starting
+    except BaseException:
+        return      # it did not start: nothing runs
+    vtable.stop()
+
+
+async def run(args):
+    stop_on_sigterm()
+    timer = getattr(args, "timer", None) or Timings(getattr(args, "timings", False))
+    if not 0 <= args.offline_grace <= 86400:   # (a NaN fails both comparisons)
+        raise ValueError("--offline-grace is a number of seconds from 0 to 86400, not %s"
+                         % args.offline_grace)
+    game = games.table_game(args.game)
+    layout = layouts.load(args.layout or layouts.builtin_path(args.game))
+    if layout.game != args.game:
+        raise ValueError("the layout %s is for %s, not %s" % (layout.path, layout.game, args.game))
+    options, setup = new_game_setup(args, game)
+    log = SessionLog(None if args.json else (lambda line: print(line, flush=True)))
+
+    from host.virtual import NO_TABLE, open_table
+    starting = None
+    if not args.port:
+        # No table configured: the virtual table's tiles boot while the journal is checked
+        # and its game replayed, as a table's tiles boot by themselves while the host
+        # starts. It is said once the journal is sound (a refused one stops them unsaid).
+        starting = asyncio.get_running_loop().run_in_executor(None, functools.partial(
+            open_table, [], layout, interpreter=args.interpreter, heapsize=game.virtual_heap,
+            tags_per_reader=game.virtual_tags_per_reader, announce=None))
+    try:
+        journal, registry, match, game_id, seed, bot_seats = open_game(
+            args, game, layout, options, setup, log, timer)
+    except BaseException:
+        if starting is not None:
+            await _stop_virtual_table(starting)
+        raise
+    if starting is None:
+        ports, vtable = list(args.port), None
+    else:
+        try:
+            ports, vtable = await starting
+        except BaseException:
+            journal.close()
+            raise
+        print(NO_TABLE % (len(vtable.tiles), vtable.interpreter), file=sys.stderr, flush=True)
     lines = []
     if vtable is not None and args.line_faults:
         corrupt, drop, fault_seed = args.line_faults

@@ -33,7 +33,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kill_games import journal_actions, journal_count, outcome  # noqa: E402
+from kill_games import journal_count, outcome  # noqa: E402
 from line_faults import run_options, same_game, table_games  # noqa: E402
 # (scripts beside this one)
 
