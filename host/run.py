@@ -740,27 +740,40 @@ async def run(args):
 
 
 def watch_start(session, link, timer):
-    """Mark "lit" once the session has lit the table after its tiles' first reports and
-    every tile has acknowledged its scenes (with the actions then, and a digest of the
-    scenes by cell, for a test to compare), and "first_action" at the first action applied."""
+    """Mark "lit" once every tile has acknowledged the first scenes the session lit (after
+    its tiles' first reports), with the actions then and a digest of those scenes
+    (`scenes_digest`, for a test to compare with the game's), and "first_action" at the
+    first action applied."""
     previous = session.on_applied
+    light = session.light
+    first = {}
 
     def applied(action, events):
         timer.mark("first_action", actions=len(session.match.actions))
         if previous is not None:
             previous(action, events)
 
+    def first_light():
+        light()
+        if not first:
+            first["scenes"] = dict(session.sent_scenes)
+            first["actions"] = len(session.match.actions)
+
     session.on_applied = applied
+    session.light = first_light
 
     async def until_lit():
-        while session.settling or not session.led_scenes_sent or any(
-                link.pending_commands(uid) for uid in session.uid_of.values()):
+        while not first or any(link.pending_commands(uid) for uid in session.uid_of.values()):
             await asyncio.sleep(0.005)
-        scenes = repr(sorted((repr(k), repr(v)) for k, v in session.sent_scenes.items()))
-        timer.mark("lit", actions=len(session.match.actions),
-                   scenes=binascii.crc32(scenes.encode()))
+        timer.mark("lit", actions=first["actions"], scenes=scenes_digest(first["scenes"]))
 
     asyncio.ensure_future(until_lit())
+
+
+def scenes_digest(scenes):
+    """A number that changes when any place's scene does ({place: scene}, any order)."""
+    return binascii.crc32(repr(sorted((repr(k), repr(v)) for k, v in scenes.items()))
+                          .encode())
 
 
 def attach_pi(session):

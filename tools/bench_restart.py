@@ -8,8 +8,8 @@ For each game (the host's registry, host/games/__init__.py; `--game` chooses), a
 many players as the game usually has (`--players GAME=N`; Fairytale Games plays 10 by
 default, its longest game): first the uninterrupted twin, a headless `fairytable run` with a
 fresh journal, which gives the game's length and its end. Then the same game again, killed
-with `kill -9` once the journal holds each of `--kills` action counts spread over the game
-(the last one the twin's next to last action), and each time restarted with the same
+with `kill -9` once the journal holds each of `--kills` action counts spread evenly over
+the game, and each time restarted with the same
 command and journal, plus `--timings` (host/run.py): the restarted host says, in ms since
 its process started, when it had imported its modules ("imports"), checked the journal
 ("journal"), replayed the game ("replay"), seen every tile's HELLO ("tiles"), had the
@@ -44,20 +44,20 @@ MARKS = ("imports", "journal", "replay", "tiles", "set_out", "lit", "first_actio
 LONG_PLAYERS = {"fairytale": 10}
 
 
-def command(game, seed, journal, players=None):
+def command(game, seed, journal, players=None, setup=None):
     return [FAIRYTABLE, "run", "--headless", "--json", "--seed", str(seed),
-            "--journal", journal] + run_options(game, None, players)
+            "--journal", journal] + run_options(game, setup, players)
 
 
 class Host:
     """One `fairytable run` process; its --timings lines read as they come."""
 
-    def __init__(self, cmd):
+    def __init__(self, cmd, env=None):
         self.timings = {}
         self.more = {}
         self.stderr = []
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     start_new_session=True)
+                                     start_new_session=True, env=env)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
@@ -92,19 +92,18 @@ class Host:
 
 
 def kill_points(length, kills):
-    """`kills` action counts spread over a game of `length` actions, the last its next to
-    last action (a kill after action k: the journal holds k)."""
-    if length < 2:
-        return []
-    points = sorted(set(max(1, min(length - 1, (length - 1) * (i + 1) // kills))
-                        for i in range(kills)))
-    return points
+    """`kills` action counts spread evenly inside a game of `length` actions (a kill once
+    the journal holds k actions; never at the end, where the game is over before the kill
+    lands)."""
+    return sorted(set(length * (i + 1) // (kills + 1) for i in range(kills)) - {0})
 
 
-def twin(game, seed, players, workdir, timeout):
+def twin(game, seed, players, workdir, timeout, env=None, setup=None):
+    """The uninterrupted game: its outcome (kill_games.outcome: status, winner, scores,
+    the journal's actions)."""
     journal = os.path.join(workdir, "twin-%s.db" % game)
-    proc = subprocess.run(command(game, seed, journal, players) + ["--new"],
-                          capture_output=True, timeout=timeout)
+    proc = subprocess.run(command(game, seed, journal, players, setup) + ["--new"],
+                          capture_output=True, timeout=timeout, env=env)
     result = outcome(proc.stdout, journal)
     if proc.returncode != 0 or result is None or result["status"] != "finished":
         raise SystemExit("bench_restart: the uninterrupted %s game (seed %d) did not finish:\n%s"
@@ -121,22 +120,21 @@ def wait_for(host, journal, count, timeout):
     return host.proc.poll() is None
 
 
-def chain(game, seed, players, points, workdir, timeout, settle_s=0.0):
+def chain(game, seed, players, points, workdir, timeout, env=None, setup=None):
     """Play the game killed at each of `points` (journalled actions) and restarted; returns
     ([one record per restart], the finished game's outcome or None, the last host)."""
     journal = os.path.join(workdir, "chain-%s.db" % game)
-    cmd = command(game, seed, journal, players)
-    host = Host(cmd + ["--new"])
+    cmd = command(game, seed, journal, players, setup)
+    host = Host(cmd + ["--new"], env)
     records = []
     for point in points:
         if not wait_for(host, journal, point, timeout):
             host.kill()
             raise SystemExit("bench_restart: the %s game ended (or stalled) before action %d"
                              % (game, point))
-        time.sleep(settle_s)
         host.kill()
         at = journal_count(journal)
-        host = Host(cmd + ["--timings"])
+        host = Host(cmd + ["--timings"], env)
         # Wait for the restart's first action (or its end), then the next kill.
         deadline = time.monotonic() + timeout
         while "first_action" not in host.timings and host.proc.poll() is None:
@@ -148,6 +146,7 @@ def chain(game, seed, players, points, workdir, timeout, settle_s=0.0):
         lit = host.more.get("lit") or {}
         record["lit_actions"] = lit.get("actions")
         record["lit_scenes"] = lit.get("scenes")
+        record["lit_cpu_ms"] = lit.get("cpu_ms")
         records.append(record)
     stdout = host.finish(timeout)
     return records, outcome(stdout, journal), host
@@ -168,6 +167,10 @@ def main(argv=None):
                    help="players of a game (default: fairytale=10, the others their usual)")
     p.add_argument("--timeout", type=int, default=900, help="seconds a game may take")
     p.add_argument("--json", action="store_true", help="JSON lines only")
+    p.add_argument("--no-bytecode", action="store_true",
+                   help="hosts compile every module at each start, as with "
+                   "PYTHONDONTWRITEBYTECODE=1 (default: they keep compiled bytecode, as an "
+                   "installed host does: pip compiles it at install)")
     args = p.parse_args(argv)
     if args.kills < 1:
         p.error("--kills must be at least 1")
@@ -178,20 +181,27 @@ def main(argv=None):
             p.error("--players takes GAME=N with GAME one of %s" % ", ".join(table_games()))
         players[name] = int(count)
     games = args.game or table_games()
+    env = dict(os.environ)
+    if args.no_bytecode:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    else:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     bad = 0
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-restart-") as workdir:
         for game in games:
-            ref = twin(game, args.seed, players.get(game), workdir, args.timeout)
+            ref = twin(game, args.seed, players.get(game), workdir, args.timeout, env)
             points = kill_points(len(ref["actions"]), args.kills)
             records, result, host = chain(game, args.seed, players.get(game), points,
-                                          workdir, args.timeout)
+                                          workdir, args.timeout, env)
             for record in records:
                 print(json.dumps(record, sort_keys=True), flush=True)
             why = same_game(result, ref) if result is not None else \
                 "no summary; the host's last words: %s" % " | ".join(host.stderr[-3:])
             lits = [r["lit"] for r in records if r["lit"] is not None]
             summary = {"game": game, "players": players.get(game), "seed": args.seed,
+                       "load": open("/proc/loadavg").read().split()[0] if os.path.exists(
+                           "/proc/loadavg") else None,
                        "actions": len(ref["actions"]), "kills": len(records),
                        "lit_median_ms": median(lits), "lit_max_ms": max(lits) if lits else None,
                        "same_end": why is None}
@@ -203,13 +213,14 @@ def main(argv=None):
             rows.append((summary, records))
     if not args.json:
         print()
-        print("| game | actions | killed after | " + " | ".join(MARKS) + " |")
-        print("|---|---|---|" + "---|" * len(MARKS))
+        print("| game | actions | killed after | " + " | ".join(MARKS) + " | lit, CPU |")
+        print("|---|---|---|" + "---|" * len(MARKS) + "---|")
         for summary, records in rows:
             for r in records:
-                print("| %s | %d | %d | %s |" % (
+                print("| %s | %d | %d | %s | %s |" % (
                     summary["game"], summary["actions"], r["killed_at_action"],
-                    " | ".join("-" if r[m] is None else "%.0f" % r[m] for m in MARKS)))
+                    " | ".join("-" if r[m] is None else "%.0f" % r[m] for m in MARKS),
+                    "-" if r["lit_cpu_ms"] is None else "%.0f" % r["lit_cpu_ms"]))
     return 1 if bad else 0
 
 
