@@ -167,7 +167,7 @@ def parse_args(argv):
                    "tools/bench_restart.py)")
     p.add_argument("--gpio", action="store_true",
                    help="on a Raspberry Pi: seat buttons, staff controls and the status strip")
-    from host.web.server import add_arguments as add_web_arguments
+    from host.web.options import add_arguments as add_web_arguments
     add_web_arguments(p)
     from host.hall.table import add_arguments as add_hall_arguments
     add_hall_arguments(p)
@@ -247,7 +247,7 @@ def check_args(args):
                          "with --port")
     if args.interpreter is None:
         args.interpreter = "auto"
-    from host.web.server import check_arguments as check_web_arguments
+    from host.web.options import check_arguments as check_web_arguments
     check_web_arguments(args)
     from host.hall.table import check_arguments as check_hall_arguments
     check_hall_arguments(args)
@@ -708,8 +708,12 @@ async def run(args):
             attach_terminal(session, hands, args.reveal)
         if args.gpio:
             attach_pi(session)
-        from host.web.server import start_for_run
-        web = await start_for_run(args, session, hands, journal)
+        from host.web import options as web_options
+        if web_options.serves(args):
+            from host.web.server import start_for_run   # (aiohttp: only when it serves)
+            web = await start_for_run(args, session, hands, journal)
+        else:
+            web_options.pace(args, session)
         from host.hall.table import start_for_run as join_hall
         hall = await join_hall(args, session, web)
         if timer.on:

@@ -548,6 +548,8 @@ class TableSession:
             start = quiet_since = self.clock()
             while self.clock() - quiet_since < self.settle_quiet_ms and \
                     self.clock() - start < self.settle_max_ms:
+                if self._table_shows_game():
+                    break   # every tile is in and reports what the game has: no more to wait
                 try:
                     ev = await self.link.next_event(timeout=self.settle_quiet_ms / 4000)
                 except asyncio.TimeoutError:
@@ -558,8 +560,6 @@ class TableSession:
                 self._table_said()
                 if action is not None and not self.attract:
                     self.apply_from_table(action)
-                if self._table_shows_game():
-                    break   # every tile is in and reports what the game has: no more to wait
         finally:
             self.settling = False
 
