@@ -147,6 +147,8 @@ def chain(game, seed, players, points, workdir, timeout, env=None, setup=None):
         record["lit_actions"] = lit.get("actions")
         record["lit_scenes"] = lit.get("scenes")
         record["lit_cpu_ms"] = lit.get("cpu_ms")
+        record["cpu_ms"] = dict((m, host.more[m]["cpu_ms"]) for m in MARKS
+                                if "cpu_ms" in host.more.get(m, {}))
         records.append(record)
     stdout = host.finish(timeout)
     return records, outcome(stdout, journal), host
