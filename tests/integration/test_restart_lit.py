@@ -4,7 +4,8 @@ stood (every tile acknowledges the scenes of the journalled state), and the game
 the end of its uninterrupted twin. Real `fairytable run` processes, real MicroPython tiles on
 pseudo-terminals, the journal in SQLite; the kills and restarts of tools/bench_restart.py.
 
-One short game here (Battle Royale with hero teams on a small setup: 17 actions); every
+One short game here (Battle Royale with hero teams on a small setup: 17 actions, its twin
+the engine's game alone, which the table plays action for action); every
 game the table plays, at its longest (Fairytale Games with ten players: over a thousand
 actions), with --slow (several minutes).
 """
@@ -18,7 +19,7 @@ from host import games, lights
 from host.table import layout as layouts
 from shared_rules import canon
 from shared_rules.engine import Match
-from test_table_heroes_play import SMALL_ROYALE
+from test_table_heroes_play import SMALL_ROYALE, engine_only_game
 from tools.bench_restart import LONG_PLAYERS, chain, kill_points, twin
 from tools.line_faults import same_game, table_games
 from host.run import scenes_digest
@@ -59,20 +60,30 @@ def journal_record(path):
         db.close()
 
 
-def kill_and_restart(tmp_path, game, seed, players=None, setup=None, kills=3):
+def engine_twin(match):
+    """The outcome of a game the engine played alone, as kill_games.outcome gives a table's."""
+    result = match.engine.result(match.state)
+    return {"status": result.get("status"), "winner": result.get("winner"),
+            "scores": result.get("scores"), "actions": [canon.dumps(a) for a in match.actions]}
+
+
+def kill_and_restart(tmp_path, game, seed, players=None, setup=None, kills=3, ref=None):
+    """Kill the host `kills` times in a game and restart it each time; the game must end as
+    `ref` (default: the uninterrupted twin on the table) and every restart light it."""
     setup_path = None
     if setup is not None:
         setup_path = str(tmp_path / "setup.json")
         with open(setup_path, "w") as f:
             f.write(canon.dumps(setup))
-    ref = twin(game, seed, players, str(tmp_path), 900, setup=setup_path)
+    if ref is None:
+        ref = twin(game, seed, players, str(tmp_path), 900, setup=setup_path)
     points = kill_points(len(ref["actions"]), kills)
     assert len(points) == kills, "the twin is too short for %d kills" % kills
     records, result, host = chain(game, seed, players, points, str(tmp_path), 900,
                                   setup=setup_path)
     assert result is not None, "no summary; the host's last words: %s" % host.stderr[-5:]
     assert same_game(result, ref) is None, same_game(result, ref)
-    record = journal_record(str(tmp_path / ("twin-%s.db" % game)))
+    record = journal_record(str(tmp_path / ("chain-%s.db" % game)))
     at = [r["killed_at_action"] for r in records]
     assert all(a >= p for a, p in zip(at, points, strict=True)) and at == sorted(at) and \
         at[-1] < len(ref["actions"]), (at, points)
@@ -89,7 +100,11 @@ def kill_and_restart(tmp_path, game, seed, players=None, setup=None, kills=3):
 
 def test_three_kills_of_a_short_hero_teams_game_each_light_the_table_and_it_ends_as_its_twin(
         tmp_path):
-    kill_and_restart(tmp_path, "heroes", 17, setup=dict(SMALL_ROYALE), kills=3)
+    # Its twin is the engine's game alone: the table plays it action for action
+    # (test_table_heroes_play.py), and the test stays short.
+    alone = engine_only_game(17, {"mode": "royale", "players": 2}, SMALL_ROYALE)
+    kill_and_restart(tmp_path, "heroes", 17, setup=dict(SMALL_ROYALE), kills=3,
+                     ref=engine_twin(alone))
 
 
 @pytest.mark.slow
