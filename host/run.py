@@ -68,10 +68,11 @@ class Timings:
     """--timings: where a start's time goes, as JSON lines on stderr for staff and
     tools/bench_restart.py: {"timing": MARK, "ms": ms since the host process started,
     "cpu_ms": the CPU time the host process had used (a busy machine's share aside)}, for
-    the marks "imports" (the interpreter and the modules), "journal" (checked), "replay" (the
-    resumed game replayed), "tiles" (every tile said hello), "set_out" (the virtual hands put
-    the journal's cards on the table), "lit" (every tile acknowledged the scenes of the
-    game's state) and "first_action" (the first action accepted after the start)."""
+    the marks "imports" (the interpreter and the modules), "journal" (checked: its unfinished
+    game replayed), "replay" (the resumed game ready to go on, the tag registry read),
+    "tiles" (every tile said hello: they boot while the journal is checked), "set_out" (the
+    virtual hands put the journal's cards on the table), "lit" (every tile acknowledged the
+    scenes of the game's state) and "first_action" (the first action accepted after)."""
 
     def __init__(self, on):
         self.on = on
