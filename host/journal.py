@@ -132,7 +132,7 @@ def _refusal(path, problem):
 class Report:
     """What a sound journal holds: counts, and the game of each kind that a run resumes."""
 
-    def __init__(self, version, games, unfinished, actions, resumable=None):
+    def __init__(self, version, games, unfinished, actions, resumable=None, replayed=None):
         self.version = version
         self.games = games
         self.unfinished = unfinished
@@ -141,6 +141,10 @@ class Report:
         # --game NAME` resumes (as Journal.latest_unfinished says), known before the journal
         # is opened for writing, so that a run refused for it changes nothing.
         self.resumable = resumable or {}
+        # game id -> (Match, session dict, record text, session text) of each unfinished
+        # game as the check replayed it: a resume goes on from there (Journal.resume)
+        # instead of replaying it again.
+        self.replayed = replayed or {}
 
     def resumable_game(self, game):
         """(id, record: seed, options, setup) of the game of `game` a run resumes, or None."""
@@ -360,6 +364,7 @@ def _check_crc(stored, kind, fields, where):
 def _check_rows(db, crcs, version, replay_finished):
     crc = ", crc, typeof(crc)" if crcs else ""
     records = {}
+    sessions = {}
     finished = {}
     for row in db.execute("SELECT id, game, typeof(game), record, typeof(record), session, "
                           "typeof(session), typeof(created), finished, typeof(finished)%s "
@@ -385,6 +390,7 @@ def _check_rows(db, crcs, version, replay_finished):
         if not isinstance(session, dict):
             raise Problem("%s's session is not an object" % where)
         records[game_id] = record
+        sessions[game_id] = (session, record_text, session_text)
         finished[game_id] = done
     actions = {game_id: [] for game_id in records}
     count = 0
@@ -425,16 +431,19 @@ def _check_rows(db, crcs, version, replay_finished):
         if crcs:
             _check_crc(row[6], row[7], (game_id, seq, text), where)
         snapshots[game_id][seq] = text
+    replayed = {}
     for game_id in sorted(records):
         if finished[game_id] and not replay_finished:
             continue
-        _replay(game_id, records[game_id], actions[game_id], snapshots[game_id])
+        match = _replay(game_id, records[game_id], actions[game_id], snapshots[game_id])
+        if not finished[game_id]:
+            replayed[game_id] = (match,) + sessions[game_id]
     unfinished = sum(1 for done in finished.values() if not done)
     resumable = {}
     for game_id in sorted(records):     # the newest of each kind last
         if not finished[game_id]:
             resumable[records[game_id]["game"]] = (game_id, records[game_id])
-    return Report(version, len(records), unfinished, count, resumable)
+    return Report(version, len(records), unfinished, count, resumable, replayed)
 
 
 def _replay(game_id, record, actions, snapshots):
@@ -459,6 +468,7 @@ def _replay(game_id, record, actions, snapshots):
     if late:
         raise Problem("game %d has a snapshot after action %d, but only %d actions"
                       % (game_id, min(late), len(actions)))
+    return match
 
 
 class Journal:
@@ -610,6 +620,25 @@ class Journal:
             args = (game,)
         row = self.db.execute(sql + " ORDER BY id DESC LIMIT 1", args).fetchone()
         return row[0] if row else None
+
+    def resume(self, game_id, report):
+        """(Match, session dict) of the journalled game `game_id` to go on with: the game as
+        `report`, the check of this journal just now, replayed it, once the journal is seen
+        to hold what was checked (the game's record and session, its number of actions, its
+        last action); else replayed again (`load`)."""
+        checked = report.replayed.get(game_id) if report is not None else None
+        if checked is None:
+            return self.load(game_id)
+        match, session, record, session_text = checked
+        row = self.db.execute("SELECT record, session, (SELECT COUNT(*) FROM actions WHERE "
+                              "game_id = ?), (SELECT action FROM actions WHERE game_id = ? "
+                              "ORDER BY seq DESC LIMIT 1) FROM games WHERE id = ?",
+                              (game_id, game_id, game_id)).fetchone()
+        last = canon.dumps(match.actions[-1]) if match.actions else None
+        if row is None or (row[0], row[1], row[2], row[3]) != (
+                record, session_text, len(match.actions), last):
+            return self.load(game_id)   # written since the check: replayed from the file
+        return match, session
 
     def load(self, game_id):
         """(Match, session dict) of a journalled game, replayed and checked against snapshots."""

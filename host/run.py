@@ -30,11 +30,14 @@ status 2 and a sentence, having changed nothing.
 
 import argparse
 import asyncio
+import binascii
+import functools
 import json
 import os
 import signal
 import stat
 import sys
+import time
 
 from host import games, installation
 from host import journal as journals
@@ -59,6 +62,43 @@ SEATS_RULE = ("--players N sets how many play (default: the game's usual count, 
               "setup's); --bots N puts bots in the last N seats, at most one a player. With "
               "--headless every seat is a bot's, so --bots N alone says N players. A game that "
               "resumes keeps its players: --bots chooses who plays each of its seats.")
+
+
+class Timings:
+    """--timings: where a start's time goes, as JSON lines on stderr for staff and
+    tools/bench_restart.py: {"timing": MARK, "ms": ms since the host process started,
+    "cpu_ms": the CPU time the host process had used (a busy machine's share aside)}, for
+    the marks "imports" (the interpreter and the modules), "journal" (checked: its unfinished
+    game replayed), "replay" (the resumed game ready to go on, the tag registry read),
+    "tiles" (every tile said hello: they boot while the journal is checked), "set_out" (the
+    virtual hands put the journal's cards on the table), "lit" (every tile acknowledged the
+    scenes of the game's state) and "first_action" (the first action accepted after)."""
+
+    def __init__(self, on):
+        self.on = on
+        self.started = _process_start()
+        self.marked = set()
+
+    def mark(self, name, **more):
+        if not self.on or name in self.marked:
+            return
+        self.marked.add(name)
+        line = {"timing": name, "ms": round((time.monotonic() - self.started) * 1000, 1),
+                "cpu_ms": round(time.process_time() * 1000, 1)}
+        line.update(more)
+        print(json.dumps(line, sort_keys=True), file=sys.stderr, flush=True)
+
+
+def _process_start():
+    """When this process started, on time.monotonic()'s clock (Linux: from /proc, to the
+    kernel's tick; elsewhere: now, which leaves out the interpreter's own start)."""
+    try:
+        with open("/proc/self/stat") as f:
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        since_boot = time.clock_gettime(time.CLOCK_BOOTTIME)
+        return time.monotonic() - (since_boot - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError, AttributeError):
+        return time.monotonic()
 
 
 def parse_args(argv):
@@ -122,9 +162,13 @@ def parse_args(argv):
     p.add_argument("--reveal", action="store_true",
                    help="the terminal also prints each action as the engine has it, hidden "
                         "cards included (for a bench engineer, not a screen players see)")
+    p.add_argument("--timings", action="store_true",
+                   help="say on stderr, as JSON lines, how long the start took: the imports, "
+                   "journal check, replay, tiles, first light, first action (for staff and "
+                   "tools/bench_restart.py)")
     p.add_argument("--gpio", action="store_true",
                    help="on a Raspberry Pi: seat buttons, staff controls and the status strip")
-    from host.web.server import add_arguments as add_web_arguments
+    from host.web.options import add_arguments as add_web_arguments
     add_web_arguments(p)
     from host.hall.table import add_arguments as add_hall_arguments
     add_hall_arguments(p)
@@ -204,7 +248,7 @@ def check_args(args):
                          "with --port")
     if args.interpreter is None:
         args.interpreter = "auto"
-    from host.web.server import check_arguments as check_web_arguments
+    from host.web.options import check_arguments as check_web_arguments
     check_web_arguments(args)
     from host.hall.table import check_arguments as check_hall_arguments
     check_hall_arguments(args)
@@ -473,6 +517,8 @@ def read_setup(path):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    args.timer = Timings(args.timings)
+    args.timer.mark("imports")      # (the web table's and the hall's too: parse_args)
     try:
         return asyncio.run(run(args))
     except (layouts.LayoutError, JournalError, ScenarioError, ValueError) as e:
@@ -504,18 +550,10 @@ def stop_on_sigterm():
         pass        # not the main thread (a test's run), or no signals here
 
 
-async def run(args):
-    stop_on_sigterm()
-    if not 0 <= args.offline_grace <= 86400:   # (a NaN fails both comparisons)
-        raise ValueError("--offline-grace is a number of seconds from 0 to 86400, not %s"
-                         % args.offline_grace)
-    game = games.table_game(args.game)
-    layout = layouts.load(args.layout or layouts.builtin_path(args.game))
-    if layout.game != args.game:
-        raise ValueError("the layout %s is for %s, not %s" % (layout.path, layout.game, args.game))
-    options, setup = new_game_setup(args, game)
-    log = SessionLog(None if args.json else (lambda line: print(line, flush=True)))
-
+def open_game(args, game, layout, options, setup, log, timer):
+    """The journal (checked), the tag registry and the game to play: the journal's unfinished
+    game of this kind, resumed, or a new one. Returns (journal, registry, match, game_id,
+    seed, bot_seats); raises ValueError, JournalError... in words, having changed nothing."""
     # One data folder holds the journal, the key and the tag registry (host/installation.py).
     # All three are checked before any is made or opened for writing: a refusal changes
     # nothing on disk.
@@ -523,6 +561,7 @@ async def run(args):
     key_path = installation.key_path(args.key)
     registry_path = installation.registry_path(args.registry)
     report = journals.check(journal_path, replay_finished=False)
+    timer.mark("journal")
     # The journal's unfinished game of this kind resumes, with its own players; the options
     # choose who plays each seat, and an option it cannot take is refused (resume_refusal).
     resumed = None if args.new or report is None else report.resumable_game(args.game)
@@ -560,8 +599,9 @@ async def run(args):
         raise
     if resumed is not None:
         game_id = resumed[0]
-        match, session_info = journal.load(game_id)
+        match, session_info = journal.resume(game_id, report)
         seed = session_info.get("seed", 0)
+        timer.mark("replay", actions=len(match.actions))
         log.say("resuming game %d of %s from %s (%d actions): %s" % (
             game_id, _info(args.game)["title"], journal_path, len(match.actions),
             who_plays(seat_list, bot_seats)), staff=True)
@@ -573,10 +613,56 @@ async def run(args):
         log.say("A new game of %s (game %d, seed %d)." % (_info(args.game)["title"], game_id,
                                                           seed))
 
-    from host.virtual import open_table
-    ports, vtable = open_table(args.port, layout, interpreter=args.interpreter,
-                               heapsize=game.virtual_heap,
-                               tags_per_reader=game.virtual_tags_per_reader)
+    return journal, registry, match, game_id, seed, bot_seats
+
+
+async def _stop_virtual_table(starting):
+    """Stop a virtual table that was starting when the run was refused."""
+    try:
+        _ports, vtable = await starting
+    except BaseException:
+        return      # it did not start: nothing runs
+    vtable.stop()
+
+
+async def run(args):
+    stop_on_sigterm()
+    timer = getattr(args, "timer", None) or Timings(getattr(args, "timings", False))
+    if not 0 <= args.offline_grace <= 86400:   # (a NaN fails both comparisons)
+        raise ValueError("--offline-grace is a number of seconds from 0 to 86400, not %s"
+                         % args.offline_grace)
+    game = games.table_game(args.game)
+    layout = layouts.load(args.layout or layouts.builtin_path(args.game))
+    if layout.game != args.game:
+        raise ValueError("the layout %s is for %s, not %s" % (layout.path, layout.game, args.game))
+    options, setup = new_game_setup(args, game)
+    log = SessionLog(None if args.json else (lambda line: print(line, flush=True)))
+
+    from host.virtual import NO_TABLE, open_table
+    starting = None
+    if not args.port:
+        # No table configured: the virtual table's tiles boot while the journal is checked
+        # and its game replayed, as a table's tiles boot by themselves while the host
+        # starts. It is said once the journal is sound (a refused one stops them unsaid).
+        starting = asyncio.get_running_loop().run_in_executor(None, functools.partial(
+            open_table, [], layout, interpreter=args.interpreter, heapsize=game.virtual_heap,
+            tags_per_reader=game.virtual_tags_per_reader, announce=None))
+    try:
+        journal, registry, match, game_id, seed, bot_seats = open_game(
+            args, game, layout, options, setup, log, timer)
+    except BaseException:
+        if starting is not None:
+            await _stop_virtual_table(starting)
+        raise
+    if starting is None:
+        ports, vtable = list(args.port), None
+    else:
+        try:
+            ports, vtable = await starting
+        except BaseException:
+            journal.close()
+            raise
+        print(NO_TABLE % (len(vtable.tiles), vtable.interpreter), file=sys.stderr, flush=True)
     lines = []
     if vtable is not None and args.line_faults:
         corrupt, drop, fault_seed = args.line_faults
@@ -592,6 +678,7 @@ async def run(args):
         uids = await wait_for_tiles(link, len(layout.tiles),
                                     [t.uid for t in vtable.tiles] if vtable else None,
                                     timeout_s=VIRTUAL_START_S if vtable else 30.0)
+        timer.mark("tiles")
         hands = None
         if vtable is not None:
             hands = game.hands(vtable, layout, registry)
@@ -610,6 +697,7 @@ async def run(args):
         if hands is not None:
             # A fresh virtual table is empty: the players set out the cards the journal holds.
             await hands.tidy(match.state, session.table)
+            timer.mark("set_out")
         def new_game():
             fresh_seed = int.from_bytes(os.urandom(4), "big")
             # Like the game the table plays (a resumed one's players): the bots' seats fit it.
@@ -621,10 +709,16 @@ async def run(args):
             attach_terminal(session, hands, args.reveal)
         if args.gpio:
             attach_pi(session)
-        from host.web.server import start_for_run
-        web = await start_for_run(args, session, hands, journal)
+        from host.web import options as web_options
+        if web_options.serves(args):
+            from host.web.server import start_for_run   # (aiohttp: only when it serves)
+            web = await start_for_run(args, session, hands, journal)
+        else:
+            web_options.pace(args, session)
         from host.hall.table import start_for_run as join_hall
         hall = await join_hall(args, session, web)
+        if timer.on:
+            watch_start(session, link, timer)
         summary = await session.run(max_actions=args.max_actions)
         if web is not None:
             summary = await web.after_game(args, summary)
@@ -648,6 +742,43 @@ async def run(args):
             summary["status"], "winner " + str(summary["winner"]), summary["scores"],
             summary["actions"]))
     return 0
+
+
+def watch_start(session, link, timer):
+    """Mark "lit" once every tile has acknowledged the first scenes the session lit (after
+    its tiles' first reports), with the actions then and a digest of those scenes
+    (`scenes_digest`, for a test to compare with the game's), and "first_action" at the
+    first action applied."""
+    previous = session.on_applied
+    light = session.light
+    first = {}
+
+    def applied(action, events):
+        timer.mark("first_action", actions=len(session.match.actions))
+        if previous is not None:
+            previous(action, events)
+
+    def first_light():
+        light()
+        if not first:
+            first["scenes"] = dict(session.sent_scenes)
+            first["actions"] = len(session.match.actions)
+
+    session.on_applied = applied
+    session.light = first_light
+
+    async def until_lit():
+        while not first or any(link.pending_commands(uid) for uid in session.uid_of.values()):
+            await asyncio.sleep(0.005)
+        timer.mark("lit", actions=first["actions"], scenes=scenes_digest(first["scenes"]))
+
+    asyncio.ensure_future(until_lit())
+
+
+def scenes_digest(scenes):
+    """A number that changes when any place's scene does ({place: scene}, any order)."""
+    return binascii.crc32(repr(sorted((repr(k), repr(v)) for k, v in scenes.items()))
+                          .encode())
 
 
 def attach_pi(session):

@@ -547,6 +547,8 @@ class TableSession:
             start = quiet_since = self.clock()
             while self.clock() - quiet_since < self.settle_quiet_ms and \
                     self.clock() - start < self.settle_max_ms:
+                if self._table_shows_game():
+                    break   # every tile is in and reports what the game has: no more to wait
                 try:
                     ev = await self.link.next_event(timeout=self.settle_quiet_ms / 4000)
                 except asyncio.TimeoutError:
@@ -559,6 +561,14 @@ class TableSession:
                     self.apply_from_table(action)
         finally:
             self.settling = False
+
+    def _table_shows_game(self):
+        """Every tile of the layout online and the cells holding what the game has, with
+        nothing the interpreter finds wrong: no report still to come can make a mismatch
+        that is not one (a card still on its way is awaited; a stray one is a mismatch)."""
+        return all(uid in self.link.tiles and self.link.tiles[uid].online
+                   for uid in self.uid_of.values()) and not self.table.mismatches and \
+            self.table.observed == self.table.expected() and not self.table.problems
 
     def _notify(self):
         if self.on_change is None:

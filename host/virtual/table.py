@@ -195,7 +195,7 @@ class VirtualTile:
             readers += sum(crowded.values()) - len(crowded)   # a crowded cell's extra readers
             heap = image.heapsize_for(self.table.romfs, self.table.heap_bytes, readers,
                                       self.table.tags_per_reader)
-            cmd = [self.table.micropython, "-X", "heapsize=%d" % heap,
+            cmd = self.table.micropython_argv + ["-X", "heapsize=%d" % heap,
                    "-c", image.launcher(ROMFS_LINK, code)]
             env["MICROPYPATH"] = ".frozen"
         else:
@@ -624,6 +624,8 @@ class VirtualTable:
                 raise RuntimeError("micropython is not installed")
         else:
             self.micropython = None
+        self.micropython_argv = image.micropython_argv(self.micropython, self.workdir) \
+            if self.micropython else None
         self.romfs = None
         self.heap_bytes = _parse_size(heapsize)
         # variants: one per tile (a table of cell tiles and a dice tray); else all `variant`.

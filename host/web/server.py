@@ -29,7 +29,6 @@ for what aiohttp cannot parse).
 import asyncio
 import hashlib
 import hmac
-import ipaddress
 import json
 import math
 import os
@@ -40,6 +39,9 @@ import time
 from aiohttp import WSMsgType, web
 
 from host import installation
+# (the options are light to import: `fairytable run` reads them without aiohttp)
+from host.web.options import (add_arguments, check_arguments, is_loopback,  # noqa: F401
+                              pace, parse_bind, serves)
 from host.web.view import Refused
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -54,30 +56,6 @@ MESSAGE_BURST = 60       # WebSocket messages a client may send at once...
 MESSAGE_RATE = 20        # ...and each second after that; beyond: refused, the socket closed
 MAX_QUEUED = 512         # answers waiting for a client that does not read them: closed
 STAFF_SESSIONS = 64      # staff pages open at once (their session keys), the oldest let go
-
-
-def is_loopback(host):
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def parse_bind(text):
-    """"HOST:PORT" (or "[v6]:PORT") as (host, port); ValueError says what is wrong."""
-    host, sep, port = text.rpartition(":")
-    if not sep or not host:
-        raise ValueError("--web takes HOST:PORT, like 127.0.0.1:8080, not %r" % text)
-    host = host.strip("[]")
-    try:
-        port = int(port)
-    except ValueError:
-        port = -1
-    if not 0 <= port <= 65535:
-        raise ValueError("--web %s: the port must be a number from 0 to 65535" % text)
-    return host, port
 
 
 def secret_file(path, make, what):
@@ -825,36 +803,6 @@ class WebServer:
 
 # ---------------------------------------------------------------- `fairytable run`
 
-def add_arguments(p):
-    """The web options of `fairytable run`."""
-    p.add_argument("--web", default=None, metavar="HOST:PORT",
-                   help="serve the web table there (default 127.0.0.1:8080; headless runs "
-                        "serve nothing unless --web is given)")
-    p.add_argument("--no-web", action="store_true", help="do not serve the web table")
-    p.add_argument("--web-token-file", default=None,
-                   help="the web token (made there if missing); needed off loopback")
-    p.add_argument("--pace", type=int, default=1200, metavar="MS",
-                   help="with a person at the table or a browser watching, bots wait this "
-                        "long before each move (headless runs nobody watches play at once)")
-    p.add_argument("--staff-pin-file", default=None,
-                   help="the staff PIN (default: staff.pin in the data folder, made on first "
-                        "start and printed once)")
-
-
-def check_arguments(args):
-    """Refuse a bad web option before anything starts (ValueError: a sentence)."""
-    if args.pace < 0 or args.pace > 60000:
-        raise ValueError("--pace is 0 to 60000 ms, not %d" % args.pace)
-    if args.no_web and args.web:
-        raise ValueError("--web and --no-web contradict each other: give one")
-    if args.web:
-        host, _port = parse_bind(args.web)
-        if not is_loopback(host) and not args.web_token_file:
-            raise ValueError("--web %s listens beyond this machine: add --web-token-file FILE "
-                             "(a random token is made there and printed), or bind 127.0.0.1"
-                             % args.web)
-
-
 async def start_for_run(args, session, hands, journal, say=None):
     """Start the web table for `fairytable run` (None when it serves nothing).
 
@@ -869,9 +817,8 @@ async def start_for_run(args, session, hands, journal, say=None):
         def say(line):
             print(line, file=out, flush=True)
     check_arguments(args)
-    session.bots.pace_ms = args.pace
-    session.bots.people = not args.headless
-    if args.no_web or (not args.web and (args.headless or args.json)):
+    pace(args, session)
+    if not serves(args):
         return None
     host, port = parse_bind(args.web) if args.web else ("127.0.0.1", 8080)
     # The staff PIN and the seat key live beside the journal: in the data folder unless

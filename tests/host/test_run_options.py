@@ -218,3 +218,20 @@ def test_a_virtual_table_that_fails_is_a_sentence_not_a_traceback(monkeypatch, c
     err = capsys.readouterr().err
     assert err.startswith("fairytable run: the virtual table failed: tile 2 did not start")
     assert "run the same command again to resume it" in err and "Traceback" not in err
+
+
+def test_a_run_that_serves_no_web_table_never_imports_aiohttp():
+    """The web table's options are read without its server: a headless or --json run (which
+    serves nothing) starts without aiohttp, about a sixth of a second of CPU on this
+    machine (BENCHMARKS.md, "Back in play after a crash")."""
+    code = ("import sys\nfrom host import run\n"
+            "args = run.parse_args(['--headless', '--bots', '2', '--json'])\n"
+            "from host.web import options\n"
+            "assert not options.serves(args)\n"
+            "print('aiohttp' in sys.modules)\n"
+            "args = run.parse_args(['--web', '127.0.0.1:0'])\n"
+            "assert options.serves(args)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=REPO, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "False"

@@ -233,7 +233,7 @@ def tile_processes(host_pid):
             with open("/proc/%s/stat" % name) as f:
                 stat = f.read()
             with open("/proc/%s/cmdline" % name, "rb") as f:
-                args = f.read().split(b"\0")[:2]
+                args = f.read().split(b"\0")[:3]     # (python3 -IS .../micropython)
         except OSError:
             continue
         ppid = int(stat[stat.rindex(")") + 2:].split()[1])
