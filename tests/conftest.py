@@ -41,8 +41,6 @@ def pytest_addoption(parser):
                      help="run the hardware-in-loop tests against real tiles")
     parser.addoption("--port", action="append", default=[],
                      help="serial port of a real tile (repeatable), with --hil")
-    parser.addoption("--slow", action="store_true", default=False,
-                     help="also run the tests marked slow (minutes each; not in CI)")
 
 
 def pytest_configure(config):
@@ -76,11 +74,6 @@ def _long(item):
 
 def pytest_collection_modifyitems(config, items):
     items[:] = [i for i in items if _long(i)] + [i for i in items if not _long(i)]
-    if not config.getoption("--slow"):
-        slow = pytest.mark.skip(reason="takes minutes: run with --slow")
-        for item in items:
-            if "slow" in item.keywords:
-                item.add_marker(slow)
     if config.getoption("--hil"):
         return
     skip = pytest.mark.skip(reason="needs real tiles: run with --hil --port /dev/ttyACM0")

@@ -5,23 +5,22 @@ the end of its uninterrupted twin. Real `fairytable run` processes, real MicroPy
 pseudo-terminals, the journal in SQLite; the kills and restarts of tools/bench_restart.py.
 
 One short game here (Battle Royale with hero teams on a small setup: 17 actions, its twin
-the engine's game alone, which the table plays action for action); every
-game the table plays, at its longest (Fairytale Games with ten players: over a thousand
-actions), with --slow (several minutes).
+the engine's game alone, which the table plays action for action). Every game the table
+plays, at its longest (Fairytale Games with ten players: over a thousand actions), is
+killed and restarted the same way by tools/bench_restart.py (minutes: not in CI).
 """
 
 import sqlite3
 import types
 
-import pytest
 
 from host import games, lights
 from host.table import layout as layouts
 from shared_rules import canon
 from shared_rules.engine import Match
 from test_table_heroes_play import SMALL_ROYALE, engine_only_game
-from tools.bench_restart import LONG_PLAYERS, chain, kill_points, twin
-from tools.line_faults import same_game, table_games
+from tools.bench_restart import chain, kill_points, twin
+from tools.line_faults import same_game
 from host.run import scenes_digest
 
 
@@ -105,10 +104,3 @@ def test_three_kills_of_a_short_hero_teams_game_each_light_the_table_and_it_ends
     alone = engine_only_game(17, {"mode": "royale", "players": 2}, SMALL_ROYALE)
     kill_and_restart(tmp_path, "heroes", 17, setup=dict(SMALL_ROYALE), kills=3,
                      ref=engine_twin(alone))
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("game", table_games())
-def test_three_kills_of_a_long_game_each_light_the_table_and_it_ends_as_its_twin(tmp_path,
-                                                                               game):
-    kill_and_restart(tmp_path, game, 3, players=LONG_PLAYERS.get(game), kills=3)
