@@ -21,10 +21,17 @@ FAIRYTABLE = os.path.join(os.path.dirname(sys.executable), "fairytable")
 
 def tile_processes(host_pid):
     """The host's virtual tiles: index -> pid (their FAIRYTABLE_TILE environment holds the
-    tile's index fifth: UID CONTROL VARIANT CELLS INDEX SPARES)."""
+    tile's index fifth: UID CONTROL VARIANT CELLS INDEX SPARES). The host starts them from a
+    worker thread while it checks the journal: a child is listed under the thread that
+    started it, so every thread's children are read."""
     out = {}
-    with open("/proc/%d/task/%d/children" % (host_pid, host_pid)) as f:
-        children = [int(p) for p in f.read().split()]
+    children = []
+    for task in os.listdir("/proc/%d/task" % host_pid):
+        try:
+            with open("/proc/%d/task/%s/children" % (host_pid, task)) as f:
+                children += [int(p) for p in f.read().split()]
+        except OSError:
+            continue                            # a worker thread that has ended since
     for pid in children:
         try:
             with open("/proc/%d/environ" % pid, "rb") as f:
