@@ -4,19 +4,20 @@ with many spectators connected.
     python tools/bench_web.py [--game storybook] [--actions 150] [--spectators 0 50 200]
                               [--profile FOLDER]
 
-One run for each number of --spectators. A game of bots in every seat (the real virtual
-tiles, the virtual hands, bots at a 300 ms pace, stopped after --actions actions) with the
-web table on; one Chromium page (Playwright, Debian's chromium) watches as a spectator and,
-all along, that many more spectators are connected as WebSocket clients (aiohttp, on
-loopback, in a thread of this process) that read every message.
+One run for each number of --spectators: games of bots in every seat (the real virtual
+tiles, the virtual hands, bots at a 300 ms pace; a Storybook game is about 50 actions), one
+after another until the page has shown --actions actions, with the web table on; one
+Chromium page (Playwright, Debian's chromium) watches as a spectator and, all along, that
+many more spectators are connected as WebSocket clients (aiohttp, on loopback, in a thread
+of this process, asking for permessage-deflate as browsers do) that read every message.
 1. Latency. The journal stamps each accepted action (time.time() when it is recorded, before
    it is lit); the page notes the wall time it drew each new action count
    (window.fairytable.shown). The latency of an action is the time from its journal stamp to
    the page drawing it: a view that skipped actions (drop-to-latest) counts for the newest
    one. p50 / p99 / max in ms.
 2. CPU. The host process's own CPU time (utime + stime from /proc, the tiles' processes not
-   counted) over the wall time from the spectators connected to the game's end, in percent
-   of one core.
+   counted) over the wall time from every page connected to the game's end, in percent of
+   one core.
 3. With --profile FOLDER: py-spy (pip install py-spy) samples the host over the same time;
    its raw stacks are kept in FOLDER and the samples are split by where they were: building
    the views (WebTable.view), turning them into JSON (json.dumps and the last guard),
@@ -143,7 +144,8 @@ class Spectators:
             except aiohttp.ClientError:
                 pass
 
-        async with aiohttp.ClientSession() as http:
+        # No limit on connections (aiohttp's default is 100 at once).
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
             tasks = [asyncio.ensure_future(one(http)) for _ in range(self.n)]
             while not self._stop.is_set():
                 await asyncio.sleep(0.1)
@@ -177,35 +179,39 @@ IDLE = ("EpollSelector.select (", "VirtualTable._watchdog (host/virtual/table.py
         "_worker (concurrent/futures/thread.py")
 
 
-def profile_split(raw_path):
-    """The host's busy samples (py-spy raw) split by PARTS, in percent of the busy ones."""
+def profile_split(raw_paths):
+    """The host's busy samples (py-spy raw files) split by PARTS, in percent of the busy
+    ones."""
     counts = dict((name, 0) for name, _ in PARTS)
     counts["other"] = 0
     total = idle = 0
-    with open(raw_path) as f:
-        for line in f:
-            stack, _, n = line.rstrip("\n").rpartition(" ")
-            if not n.isdigit():
-                continue
-            n = int(n)
-            leaf = stack.strip().rsplit(";", 1)[-1]
-            if not leaf or leaf.startswith(IDLE):
-                idle += n
-                continue
-            total += n
-            for name, marks in PARTS:
-                if any(m in stack for m in marks):
-                    counts[name] += n
-                    break
-            else:
-                counts["other"] += n
+    lines = []
+    for path in raw_paths:
+        with open(path) as f:
+            lines += f.readlines()
+    for line in lines:
+        stack, _, n = line.rstrip("\n").rpartition(" ")
+        if not n.isdigit():
+            continue
+        n = int(n)
+        leaf = stack.strip().rsplit(";", 1)[-1]
+        if not leaf or leaf.startswith(IDLE):
+            idle += n
+            continue
+        total += n
+        for name, marks in PARTS:
+            if any(m in stack for m in marks):
+                counts[name] += n
+                break
+        else:
+            counts["other"] += n
     return {"busy_samples": total, "idle_samples": idle, "percent": dict(
         (k, round(100.0 * v / total, 1) if total else None) for k, v in counts.items())}
 
 
-def run(game, folder, spectators, actions, profile=None, deflate=True):
-    """One game of `actions` actions watched by Chromium and `spectators` WebSocket clients:
-    the latency of each action to the page, the host's CPU, and (profile) where it went."""
+def one_game(game, folder, spectators, raw=None, deflate=True):
+    """One game watched by Chromium and `spectators` WebSocket clients: (latencies in ms,
+    host CPU seconds, wall seconds, the spectators' messages and bytes)."""
     from playwright.sync_api import sync_playwright
     chromium = os.environ.get("FAIRYTABLE_CHROMIUM") or "/usr/bin/chromium"
     port = free_port()
@@ -216,19 +222,18 @@ def run(game, folder, spectators, actions, profile=None, deflate=True):
             # seconds to start Chromium.
             browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
             page = browser.new_page()
-            proc, journal = start_host(folder, game, port, ["--max-actions", str(actions)])
-            page.goto("http://127.0.0.1:%d/" % port)
+            proc, journal = start_host(folder, game, port, ["--max-actions", "1000"])
             if spectators:
                 crowd = Spectators(port, spectators, deflate)
                 crowd.wait_connected()
-            if profile:
-                raw = os.path.join(profile, "host-%d-spectators.raw" % spectators)
+            page.goto("http://127.0.0.1:%d/" % port)
+            if raw:
                 spy = subprocess.Popen(
                     [os.path.join(os.path.dirname(sys.executable), "py-spy"), "record",
                      "--pid", str(proc.pid), "--format", "raw", "--nonblocking",
                      "--output", raw], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             before, t0 = cpu_s(proc.pid), time.monotonic()
-            used = wall = None
+            used = wall = 0.0
             while proc.poll() is None:
                 try:
                     used, wall = cpu_s(proc.pid) - before, time.monotonic() - t0
@@ -253,25 +258,50 @@ def run(game, folder, spectators, actions, profile=None, deflate=True):
     stamps = dict(((g, seq), at) for g, seq, at in
                   db.execute("SELECT game_id, seq, at FROM actions"))
     db.close()
-    if os.environ.get("BENCH_WEB_DEBUG"):
-        print(shown, stamps, file=sys.stderr)
     ms = []
     # The first view is the page connecting, not an action being shown: left out.
     for entry in shown[1:]:
         at = stamps.get((entry["game_id"], entry["actions"] - 1))
         if at is not None:
             ms.append(entry["at"] - at * 1000.0)
-    out = {"spectators": spectators, "actions": len(stamps), "actions_shown": len(ms),
+    return (ms, len(stamps), used, wall, crowd.received if crowd else 0,
+            crowd.bytes if crowd else 0, crowd.connected if crowd else 0)
+
+
+def run(game, folder, spectators, actions, profile=None, deflate=True):
+    """Games watched by Chromium and `spectators` WebSocket clients until the page has shown
+    at least `actions` actions: their latencies, the host's CPU, and (profile) where it went."""
+    ms, played, used, wall, received, size, connected, raws = [], 0, 0.0, 0.0, 0, 0, [], []
+    n = 0
+    while len(ms) < actions:
+        n += 1
+        where = os.path.join(folder, "game-%d" % n)
+        os.makedirs(where)
+        raw = os.path.join(profile, "host-%d-spectators-game-%d.raw" % (spectators, n)) \
+            if profile else None
+        g = one_game(game, where, spectators, raw, deflate)
+        ms += g[0]
+        played += g[1]
+        used += g[2]
+        wall += g[3]
+        received += g[4]
+        size += g[5]
+        connected.append(g[6])
+        if raw and os.path.exists(raw):
+            raws.append(raw)
+        if not g[0]:
+            raise SystemExit("bench_web: the page showed no action (see %s)" % where)
+    out = {"spectators": spectators, "games": n, "actions": played, "actions_shown": len(ms),
            "p50_ms": round(percentile(ms, 50), 1), "p99_ms": round(percentile(ms, 99), 1),
            "max_ms": round(max(ms), 1),
            "host_cpu_percent": round(100.0 * used / wall, 1) if wall else None,
-           "seconds": round(wall, 1) if wall else None}
-    if crowd is not None:
-        out["spectator_messages"] = crowd.received
-        out["spectator_mb"] = round(crowd.bytes / 1e6, 1)
-        out["spectators_connected"] = crowd.connected
-    if spy is not None and os.path.exists(raw):
-        out["profile"] = profile_split(raw)
+           "seconds": round(wall, 1)}
+    if spectators:
+        out["spectator_messages"] = received
+        out["spectator_mb"] = round(size / 1e6, 1)
+        out["spectators_connected"] = min(connected)
+    if raws:
+        out["profile"] = profile_split(raws)
     return out
 
 
