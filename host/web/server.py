@@ -238,10 +238,12 @@ class Client:
         self.sent = 0
         self.dropped = 0
 
-    def offer(self, text):
+    def offer(self, data):
+        """The newest view for this client, as UTF-8 JSON (the same bytes object for every
+        client of one kind: it is encoded once, never per client)."""
         if self.latest is not None:
             self.dropped += 1
-        self.latest = text
+        self.latest = data
         self.wake.set()
 
     def reply(self, obj):
@@ -284,6 +286,8 @@ class WebServer:
         self._changed = asyncio.Event()
         self._watch_task = None
         self._signature = None
+        self._texts = {}             # viewer -> its view's UTF-8 JSON at _texts_signature
+        self._texts_signature = None
         self._game_seen = None
         self.pins = PinGuard()
         self._staff_sessions = {}    # key -> True, oldest first
@@ -501,6 +505,19 @@ class WebServer:
         return ("this link was for seat %s in an earlier game (game %d); the table now plays "
                 "game %d: ask staff for this game's link." % (seat, game, self.game_number()))
 
+    def view_data(self, seat):
+        """The viewer's view as UTF-8 JSON bytes, built once per change of the table: every
+        client of one kind (every spectator) gets the same bytes, and a page that connects
+        between two changes gets them too, with no view built for it."""
+        sig = self.table.signature()
+        if sig != self._texts_signature:
+            self._texts = {}
+            self._texts_signature = sig
+        data = self._texts.get(seat)
+        if data is None:
+            data = self._texts[seat] = self.view_text(seat).encode("utf-8")
+        return data
+
     def view_text(self, seat):
         self.views_built += 1
         view = self.table.view(seat)
@@ -520,13 +537,9 @@ class WebServer:
         return out
 
     def _publish(self):
-        texts = {}
         for c in list(self.clients):
-            if not c.ready:
-                continue
-            if c.seat not in texts:
-                texts[c.seat] = self.view_text(c.seat)
-            c.offer(texts[c.seat])
+            if c.ready:
+                c.offer(self.view_data(c.seat))
 
     async def _sender(self, client):
         ws = client.ws
@@ -534,16 +547,19 @@ class WebServer:
             while not ws.closed:
                 await client.wake.wait()
                 client.wake.clear()
+                # asyncio.timeout, not wait_for: no task made for every message sent.
                 while client.replies:
                     text = client.replies.pop(0)
-                    await asyncio.wait_for(ws.send_str(text), SEND_TIMEOUT_S)
+                    async with asyncio.timeout(SEND_TIMEOUT_S):
+                        await ws.send_str(text)
                 if client.closing is not None:
                     code, reason = client.closing
                     await ws.close(code=code, message=reason.encode())
                     return
-                text, client.latest = client.latest, None
-                if text is not None:
-                    await asyncio.wait_for(ws.send_str(text), SEND_TIMEOUT_S)
+                data, client.latest = client.latest, None
+                if data is not None:
+                    async with asyncio.timeout(SEND_TIMEOUT_S):
+                        await ws.send_frame(data, WSMsgType.TEXT)
                     client.sent += 1
         except (asyncio.TimeoutError, ConnectionError, RuntimeError):
             # A browser that does not take its messages is let go; it reconnects.
@@ -682,7 +698,7 @@ class WebServer:
         sender = asyncio.ensure_future(self._sender(client))
         if self.web_token is None:
             client.ready = True
-            client.offer(self.view_text(None))
+            client.offer(self.view_data(None))
         try:
             async for msg in ws:
                 if not client.rate.allow():
@@ -728,13 +744,13 @@ class WebServer:
                     if e.status == 410:      # an old game's link: it watches, and is told why
                         client.seat = None
                         client.ready = True
-                        client.offer(self.view_text(None))
+                        client.offer(self.view_data(None))
                     raise
                 client.game = self.game_number() if client.seat is not None else None
                 client.ready = True
                 client.reply({"type": "welcome", "id": ref, "seat": client.seat,
                               "seats": self.seat_links_public()})
-                client.offer(self.view_text(client.seat))
+                client.offer(self.view_data(client.seat))
             elif kind == "control":
                 if not client.ready:
                     raise Refused(401, "say hello first (with the web token).")
