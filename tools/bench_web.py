@@ -231,7 +231,8 @@ def one_game(game, folder, spectators, raw=None, deflate=True):
                 spy = subprocess.Popen(
                     [os.path.join(os.path.dirname(sys.executable), "py-spy"), "record",
                      "--pid", str(proc.pid), "--format", "raw", "--nonblocking",
-                     "--output", raw], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                     "--rate", "500", "--output", raw],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             before, t0 = cpu_s(proc.pid), time.monotonic()
             used = wall = 0.0
             while proc.poll() is None:
