@@ -17,7 +17,8 @@ of this process, asking for permessage-deflate as browsers do) that read every m
    one. p50 / p99 / max in ms.
 2. CPU. The host process's own CPU time (utime + stime from /proc, the tiles' processes not
    counted) over the wall time from every page connected to the game's end, in percent of
-   one core.
+   one core, and in ms per action played (which a loaded machine's slower game leaves
+   alone).
 3. With --profile FOLDER: py-spy (pip install py-spy) samples the host over the same time;
    its raw stacks are kept in FOLDER and the samples are split by where they were: building
    the views (WebTable.view), turning them into JSON (json.dumps and the last guard),
@@ -296,6 +297,9 @@ def run(game, folder, spectators, actions, profile=None, deflate=True):
            "p50_ms": round(percentile(ms, 50), 1), "p99_ms": round(percentile(ms, 99), 1),
            "max_ms": round(max(ms), 1),
            "host_cpu_percent": round(100.0 * used / wall, 1) if wall else None,
+           # A loaded machine slows the game (fewer actions a second, a lower percent):
+           # the CPU per action played does not depend on how long the game took.
+           "host_cpu_ms_per_action": round(1000.0 * used / played, 1) if played else None,
            "seconds": round(wall, 1)}
     if spectators:
         out["spectator_messages"] = received
