@@ -18,7 +18,9 @@ A slow or dead browser never slows the table: the table loop never awaits a
 client. A watcher task notices changes (a cheap signature, polled and woken
 by the session's on_change), builds one view per kind of viewer and hands it
 to each client's sender, which keeps only the latest one (drop-to-latest: a
-client that cannot keep up skips states, never queues them).
+client that cannot keep up skips states, never queues them). A view is encoded, and
+compressed for the pages that take deflate, once for every page that gets it (`View`,
+`TableSocket`).
 
 Every refusal is JSON with a sentence that echoes nothing of the request, aiohttp's
 own included: an address or a body too long, a request that is not HTTP, a page that
