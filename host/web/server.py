@@ -569,7 +569,8 @@ class WebServer:
         per change of the table: every client of one kind (every spectator) gets the same
         message, and a page that connects between two changes gets it too, with no view
         built for it."""
-        sig = self.table.signature()
+        # The game's number too: a new game's Match may reuse a freed one's id().
+        sig = (self.game_number(), self.table.signature())
         if sig != self._texts_signature:
             self._texts = {}
             self._texts_signature = sig
