@@ -598,9 +598,12 @@ class WebServer:
         return out
 
     def _publish(self):
+        views = {}      # viewer -> View: the table's signature read once per kind, not per page
         for c in list(self.clients):
             if c.ready:
-                c.offer(self.view_data(c.seat))
+                if c.seat not in views:
+                    views[c.seat] = self.view_data(c.seat)
+                c.offer(views[c.seat])
 
     async def _sender(self, client):
         ws = client.ws
