@@ -345,7 +345,7 @@ class WebServer:
         self._changed = asyncio.Event()
         self._watch_task = None
         self._signature = None
-        self._texts = {}             # viewer -> its view's UTF-8 JSON at _texts_signature
+        self._texts = {}             # viewer -> its View at _texts_signature
         self._texts_signature = None
         self._game_seen = None
         self.pins = PinGuard()
