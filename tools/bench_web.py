@@ -1,22 +1,32 @@
 """Web table benchmark: from an accepted action to the browser showing it, and the host's CPU
 with many spectators connected.
 
-    python tools/bench_web.py [--game storybook] [--seconds 30] [--spectators 50]
+    python tools/bench_web.py [--game storybook] [--actions 150] [--spectators 0 50 200]
+                              [--profile FOLDER]
 
-1. Latency. A game of bots in every seat (the real virtual tiles, the virtual hands, bots at a
-   300 ms pace, stopped after 60 actions) with the web table on; one Chromium page
-   (Playwright, Debian's chromium) watches as a spectator. The
-   journal stamps each accepted action (time.time() when it is recorded, before it is lit);
-   the page notes the wall time it drew each new action count (window.fairytable.shown). The
-   latency of an action is the time from its journal stamp to the page drawing it: a view
-   that skipped actions (drop-to-latest) counts for the newest one. p50 / p99 / max in ms.
-2. CPU. The same kind of game for --seconds, once with no spectator and once with
-   --spectators WebSocket clients (aiohttp, on loopback): the host process's own CPU time
-   (utime + stime from /proc, the tiles' processes not counted) over the wall time.
+One run for each number of --spectators: games of bots in every seat (the real virtual
+tiles, the virtual hands, bots at a 300 ms pace; a Storybook game is about 50 actions), one
+after another until the page has shown --actions actions, with the web table on; one
+Chromium page (Playwright, Debian's chromium) watches as a spectator and, all along, that
+many more spectators are connected as WebSocket clients (aiohttp, on loopback, in a thread
+of this process, asking for permessage-deflate as browsers do) that read every message.
+1. Latency. The journal stamps each accepted action (time.time() when it is recorded, before
+   it is lit); the page notes the wall time it drew each new action count
+   (window.fairytable.shown). The latency of an action is the time from its journal stamp to
+   the page drawing it: a view that skipped actions (drop-to-latest) counts for the newest
+   one. p50 / p99 / max in ms.
+2. CPU. The host process's own CPU time (utime + stime from /proc, the tiles' processes not
+   counted) over the wall time from every page connected to the game's end, in percent of
+   one core, and in ms per action played (which a loaded machine's slower game leaves
+   alone).
+3. With --profile FOLDER: py-spy (pip install py-spy) samples the host over the same time;
+   its raw stacks are kept in FOLDER and the samples are split by where they were: building
+   the views (WebTable.view), turning them into JSON (json.dumps and the last guard),
+   sending (aiohttp's WebSocket writer, the senders), and everything else.
 
     python tools/bench_web.py --views --game fairytale --players 10 [--actions 150]
 
-3. Views (`--views`): no tiles and no browser: a game of greedy bots played on the engine
+4. Views (`--views`): no tiles and no browser: a game of greedy bots played on the engine
    through a table session (a scripted link) for --actions actions, then 20 more; after
    each of those the web table builds every kind of viewer's view once (a spectator's and
    each seat's, as it does on every change with every seat's page open). The CPU time of one
@@ -101,26 +111,151 @@ def percentile(values, p):
     return values[k]
 
 
-ACTIONS = 60
+ACTIONS = 150
 
 
-def latency(game, folder):
+class Spectators:
+    """`n` WebSocket spectators (aiohttp, on loopback) in a thread of their own, each reading
+    every message, until stop()."""
+
+    def __init__(self, port, n, deflate=True):
+        import threading
+        self.port, self.n, self.deflate = port, n, deflate
+        self.connected = 0
+        self.received = 0
+        self.bytes = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._run()), daemon=True)
+        self._thread.start()
+
+    async def _run(self):
+        import aiohttp
+
+        async def one(http):
+            try:
+                # permessage-deflate asked for, as browsers do (unless --no-deflate)
+                async with http.ws_connect("http://127.0.0.1:%d/ws" % self.port,
+                                           max_msg_size=0,
+                                           compress=15 if self.deflate else 0) as ws:
+                    self.connected += 1
+                    async for msg in ws:
+                        if msg.type == aiohttp.WSMsgType.TEXT:
+                            self.received += 1
+                            self.bytes += len(msg.data)
+            except aiohttp.ClientError:
+                pass
+
+        # No limit on connections (aiohttp's default is 100 at once).
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
+            tasks = [asyncio.ensure_future(one(http)) for _ in range(self.n)]
+            while not self._stop.is_set():
+                await asyncio.sleep(0.1)
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def wait_connected(self, timeout=60.0):
+        deadline = time.monotonic() + timeout
+        while self.connected < self.n and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return self.connected
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join(30)
+
+
+# Where a sample of the host's stack was, the first that matches (py-spy's raw frames are
+# "function (path:line)"): building the views, JSON, sending, the rest.
+PARTS = (("views", ("view (host/web/view.py",)),
+         ("json", ("json/", "view_text (host/web/server.py")),
+         ("sending", ("aiohttp/", "_sender (host/web/server.py", "asyncio/selector_events.py",
+                      "offer (host/web/server.py", "_publish (host/web/server.py")))
+
+
+# A sample whose innermost frame is one of these is a thread waiting, not working
+# (py-spy --nonblocking cannot always tell).
+IDLE = ("EpollSelector.select (", "VirtualTable._watchdog (host/virtual/table.py:709)",
+        "VirtualTable._serve (host/virtual/table.py:741)", "Condition.wait (",
+        "_worker (concurrent/futures/thread.py")
+
+
+def profile_split(raw_paths):
+    """The host's busy samples (py-spy raw files) split by PARTS, in percent of the busy
+    ones."""
+    counts = dict((name, 0) for name, _ in PARTS)
+    counts["other"] = 0
+    total = idle = 0
+    lines = []
+    for path in raw_paths:
+        with open(path) as f:
+            lines += f.readlines()
+    for line in lines:
+        stack, _, n = line.rstrip("\n").rpartition(" ")
+        if not n.isdigit():
+            continue
+        n = int(n)
+        leaf = stack.strip().rsplit(";", 1)[-1]
+        if not leaf or leaf.startswith(IDLE):
+            idle += n
+            continue
+        total += n
+        for name, marks in PARTS:
+            if any(m in stack for m in marks):
+                counts[name] += n
+                break
+        else:
+            counts["other"] += n
+    return {"busy_samples": total, "idle_samples": idle, "percent": dict(
+        (k, round(100.0 * v / total, 1) if total else None) for k, v in counts.items())}
+
+
+def one_game(game, folder, spectators, raw=None, deflate=True):
+    """One game watched by Chromium and `spectators` WebSocket clients: (latencies in ms,
+    host CPU seconds, wall seconds, the spectators' messages and bytes)."""
     from playwright.sync_api import sync_playwright
     chromium = os.environ.get("FAIRYTABLE_CHROMIUM") or "/usr/bin/chromium"
     port = free_port()
-    proc, journal = start_host(folder, game, port, ["--max-actions", str(ACTIONS)])
+    proc = crowd = spy = None
     try:
         with sync_playwright() as p:
+            # The browser first: the game starts with the host, and a loaded machine takes
+            # seconds to start Chromium.
             browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
             page = browser.new_page()
+            proc, journal = start_host(folder, game, port, ["--max-actions", "1000"])
+            if spectators:
+                crowd = Spectators(port, spectators, deflate)
+                crowd.wait_connected()
             page.goto("http://127.0.0.1:%d/" % port)
+            if raw:
+                spy = subprocess.Popen(
+                    [os.path.join(os.path.dirname(sys.executable), "py-spy"), "record",
+                     "--pid", str(proc.pid), "--format", "raw", "--nonblocking",
+                     "--rate", "500", "--output", raw],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            before, t0 = cpu_s(proc.pid), time.monotonic()
+            used = wall = 0.0
             while proc.poll() is None:
-                time.sleep(0.5)
+                try:
+                    used, wall = cpu_s(proc.pid) - before, time.monotonic() - t0
+                except OSError:
+                    break
+                time.sleep(0.2)
             page.wait_for_timeout(500)
             shown = page.evaluate("window.fairytable.shown")
             browser.close()
     finally:
-        stop(proc)
+        if spy is not None and spy.poll() is None:
+            spy.send_signal(signal.SIGINT)
+            try:
+                spy.wait(30)
+            except subprocess.TimeoutExpired:
+                spy.kill()
+        if crowd is not None:
+            crowd.stop()
+        if proc is not None:
+            stop(proc)
     db = sqlite3.connect(journal)
     stamps = dict(((g, seq), at) for g, seq, at in
                   db.execute("SELECT game_id, seq, at FROM actions"))
@@ -131,47 +266,48 @@ def latency(game, folder):
         at = stamps.get((entry["game_id"], entry["actions"] - 1))
         if at is not None:
             ms.append(entry["at"] - at * 1000.0)
-    return {"actions_shown": len(ms), "actions": len(stamps),
-            "p50_ms": round(percentile(ms, 50), 1), "p99_ms": round(percentile(ms, 99), 1),
-            "max_ms": round(max(ms), 1)}
+    return (ms, len(stamps), used, wall, crowd.received if crowd else 0,
+            crowd.bytes if crowd else 0, crowd.connected if crowd else 0)
 
 
-async def spectate(port, n, seconds):
-    import aiohttp
-    received = [0]
-
-    async def one(http):
-        try:
-            async with http.ws_connect("http://127.0.0.1:%d/ws" % port) as ws:
-                async for msg in ws:
-                    if msg.type == aiohttp.WSMsgType.TEXT:
-                        received[0] += 1
-        except aiohttp.ClientError:
-            pass
-
-    async with aiohttp.ClientSession() as http:
-        tasks = [asyncio.ensure_future(one(http)) for _ in range(n)]
-        await asyncio.sleep(seconds)
-        for t in tasks:
-            t.cancel()
-    return received[0]
-
-
-def cpu(game, folder, spectators, seconds):
-    port = free_port()
-    # A long game: bots play on for the whole measurement (it is stopped at the end).
-    proc, _ = start_host(folder, game, port, ["--max-actions", "10000"])
-    try:
-        time.sleep(2)
-        before, t0 = cpu_s(proc.pid), time.monotonic()
-        received = asyncio.run(spectate(port, spectators, seconds)) if spectators else (
-            time.sleep(seconds) or 0)
-        used, wall = cpu_s(proc.pid) - before, time.monotonic() - t0
-        finished = proc.poll() is not None
-    finally:
-        stop(proc)
-    return {"spectators": spectators, "host_cpu_percent": round(100.0 * used / wall, 1),
-            "messages_received": received, "game_ended_early": finished}
+def run(game, folder, spectators, actions, profile=None, deflate=True):
+    """Games watched by Chromium and `spectators` WebSocket clients until the page has shown
+    at least `actions` actions: their latencies, the host's CPU, and (profile) where it went."""
+    ms, played, used, wall, received, size, connected, raws = [], 0, 0.0, 0.0, 0, 0, [], []
+    n = 0
+    while len(ms) < actions:
+        n += 1
+        where = os.path.join(folder, "game-%d" % n)
+        os.makedirs(where)
+        raw = os.path.join(profile, "host-%d-spectators-game-%d.raw" % (spectators, n)) \
+            if profile else None
+        g = one_game(game, where, spectators, raw, deflate)
+        ms += g[0]
+        played += g[1]
+        used += g[2]
+        wall += g[3]
+        received += g[4]
+        size += g[5]
+        connected.append(g[6])
+        if raw and os.path.exists(raw):
+            raws.append(raw)
+        if not g[0]:
+            raise SystemExit("bench_web: the page showed no action (see %s)" % where)
+    out = {"spectators": spectators, "games": n, "actions": played, "actions_shown": len(ms),
+           "p50_ms": round(percentile(ms, 50), 1), "p99_ms": round(percentile(ms, 99), 1),
+           "max_ms": round(max(ms), 1),
+           "host_cpu_percent": round(100.0 * used / wall, 1) if wall else None,
+           # A loaded machine slows the game (fewer actions a second, a lower percent):
+           # the CPU per action played does not depend on how long the game took.
+           "host_cpu_ms_per_action": round(1000.0 * used / played, 1) if played else None,
+           "seconds": round(wall, 1)}
+    if spectators:
+        out["spectator_messages"] = received
+        out["spectator_mb"] = round(size / 1e6, 1)
+        out["spectators_connected"] = min(connected)
+    if raws:
+        out["profile"] = profile_split(raws)
+    return out
 
 
 def views(game_name, players, actions, rounds=20):
@@ -232,27 +368,34 @@ def main(argv=None):
     from host import games
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--game", default="storybook", choices=games.names())
-    p.add_argument("--seconds", type=float, default=30.0)
-    p.add_argument("--spectators", type=int, default=50)
+    p.add_argument("--spectators", type=int, nargs="+", default=[0, 50, 200],
+                   help="one run for each number of WebSocket spectators (besides Chromium)")
+    p.add_argument("--profile", default=None, metavar="FOLDER",
+                   help="sample the host with py-spy; its stacks kept in FOLDER")
+    p.add_argument("--no-deflate", action="store_true",
+                   help="the spectators do not ask for permessage-deflate (browsers do)")
     p.add_argument("--views", action="store_true",
                    help="only the time to build each kind of viewer's view")
     p.add_argument("--players", type=int, default=None)
-    p.add_argument("--actions", type=int, default=150)
+    p.add_argument("--actions", type=int, default=None,
+                   help="actions of each game (default %d; with --views 150)" % ACTIONS)
     args = p.parse_args(argv)
     if args.views:
-        print(json.dumps(views(args.game, args.players, args.actions), sort_keys=True))
+        print(json.dumps(views(args.game, args.players, args.actions or 150), sort_keys=True))
         return
     if args.game not in ("storybook", "royale"):
         p.error("the latency and CPU runs play storybook or royale; --views takes any game")
+    if args.profile:
+        os.makedirs(args.profile, exist_ok=True)
+    out = {"game": args.game, "actions": args.actions or ACTIONS,
+           "deflate": not args.no_deflate, "runs": []}
     with tempfile.TemporaryDirectory() as folder:
-        out = {"game": args.game, "latency": latency(args.game, os.path.join(folder, "a")
-                                                     if os.makedirs(os.path.join(folder, "a"))
-                                                     is None else folder)}
-        os.makedirs(os.path.join(folder, "b"))
-        os.makedirs(os.path.join(folder, "c"))
-        out["cpu_idle"] = cpu(args.game, os.path.join(folder, "b"), 0, args.seconds)
-        out["cpu_watched"] = cpu(args.game, os.path.join(folder, "c"), args.spectators,
-                                 args.seconds)
+        for i, n in enumerate(args.spectators):
+            os.makedirs(os.path.join(folder, str(i)))
+            out["runs"].append(run(args.game, os.path.join(folder, str(i)), n,
+                                   args.actions or ACTIONS, args.profile,
+                                   not args.no_deflate))
+            print(json.dumps(out["runs"][-1], sort_keys=True), file=sys.stderr, flush=True)
     print(json.dumps(out, sort_keys=True))
 
 

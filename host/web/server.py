@@ -18,7 +18,9 @@ A slow or dead browser never slows the table: the table loop never awaits a
 client. A watcher task notices changes (a cheap signature, polled and woken
 by the session's on_change), builds one view per kind of viewer and hands it
 to each client's sender, which keeps only the latest one (drop-to-latest: a
-client that cannot keep up skips states, never queues them).
+client that cannot keep up skips states, never queues them). A view is encoded, and
+compressed for the pages that take deflate, once for every page that gets it (`View`,
+`TableSocket`).
 
 Every refusal is JSON with a sentence that echoes nothing of the request, aiohttp's
 own included: an address or a body too long, a request that is not HTTP, a page that
@@ -35,8 +37,9 @@ import os
 import secrets
 import socket
 import time
+import zlib
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSMsgType, hdrs, web
 
 from host import installation
 # (the options are light to import: `fairytable run` reads them without aiohttp)
@@ -200,6 +203,62 @@ class TableRequestHandler(web.RequestHandler):
         return response
 
 
+DEFLATE_TAIL = b"\x00\x00\xff\xff"   # RFC 7692 7.2.1: dropped from every message
+
+
+class View:
+    """One view's message, prepared once for every page that gets it: its UTF-8 JSON and,
+    made on first need, the same compressed for pages that take permessage-deflate (one
+    zlib pass per change, not one per page)."""
+
+    __slots__ = ("data", "_deflated")
+
+    def __init__(self, data):
+        self.data = data
+        self._deflated = {}
+
+    def deflated(self, wbits):
+        """The payload of a compressed frame (RSV1) that needs no earlier message to read."""
+        out = self._deflated.get(wbits)
+        if out is None:
+            z = zlib.compressobj(1, zlib.DEFLATED, -wbits)    # level 1, as aiohttp's own
+            out = z.compress(self.data) + z.flush(zlib.Z_SYNC_FLUSH)
+            if out.endswith(DEFLATE_TAIL):
+                out = out[:-len(DEFLATE_TAIL)]
+            self._deflated[wbits] = out
+        return out
+
+
+class TableSocket(web.WebSocketResponse):
+    """A page's WebSocket. When the browser offers permessage-deflate, the table answers
+    with server_no_context_takeover (RFC 7692 7.1.1.1: a server may add it unasked): each
+    message the table sends is compressed on its own, so one compressed view serves every
+    page (`send_view`) instead of a zlib pass per page and change."""
+
+    def _handshake(self, request):
+        headers, protocol, compress, notakeover = super()._handshake(request)
+        if compress:
+            headers[hdrs.SEC_WEBSOCKET_EXTENSIONS] = "permessage-deflate" + (
+                "; server_max_window_bits=%d" % compress if compress < 15 else "") + \
+                "; server_no_context_takeover"
+            notakeover = True
+        return headers, protocol, compress, notakeover
+
+    async def send_view(self, view):
+        writer = self._writer
+        write = getattr(writer, "_write_websocket_frame", None)
+        if not self.compress or write is None or not getattr(writer, "notakeover", False):
+            # Uncompressed (loopback kiosks, clients without deflate), or an aiohttp whose
+            # writer differs: aiohttp frames it (and compresses per page if it must).
+            await self.send_frame(view.data, WSMsgType.TEXT)
+            return
+        if self.closed or writer.transport.is_closing():
+            raise ConnectionResetError("the page has gone")
+        write(view.deflated(self.compress), WSMsgType.TEXT, 0x40)    # RSV1: compressed
+        if getattr(writer.protocol, "_paused", False):
+            await writer.protocol._drain_helper()     # a slow page: wait as aiohttp would
+
+
 class Client:
     """One WebSocket: its viewer and what waits to be sent (the latest view, a few replies)."""
 
@@ -216,10 +275,12 @@ class Client:
         self.sent = 0
         self.dropped = 0
 
-    def offer(self, text):
+    def offer(self, data):
+        """The newest view for this client (a `View`: the same one for every client of one
+        kind, encoded and compressed once, never per client)."""
         if self.latest is not None:
             self.dropped += 1
-        self.latest = text
+        self.latest = data
         self.wake.set()
 
     def reply(self, obj):
@@ -262,6 +323,8 @@ class WebServer:
         self._changed = asyncio.Event()
         self._watch_task = None
         self._signature = None
+        self._texts = {}             # viewer -> its View at _texts_signature
+        self._texts_signature = None
         self._game_seen = None
         self.pins = PinGuard()
         self._staff_sessions = {}    # key -> True, oldest first
@@ -479,6 +542,21 @@ class WebServer:
         return ("this link was for seat %s in an earlier game (game %d); the table now plays "
                 "game %d: ask staff for this game's link." % (seat, game, self.game_number()))
 
+    def view_data(self, seat):
+        """The viewer's view (a `View`: its UTF-8 JSON, compressed once if asked), built once
+        per change of the table: every client of one kind (every spectator) gets the same
+        message, and a page that connects between two changes gets it too, with no view
+        built for it."""
+        # The game's number too: a new game's Match may reuse a freed one's id().
+        sig = (self.game_number(), self.table.signature())
+        if sig != self._texts_signature:
+            self._texts = {}
+            self._texts_signature = sig
+        data = self._texts.get(seat)
+        if data is None:
+            data = self._texts[seat] = View(self.view_text(seat).encode("utf-8"))
+        return data
+
     def view_text(self, seat):
         self.views_built += 1
         view = self.table.view(seat)
@@ -498,13 +576,12 @@ class WebServer:
         return out
 
     def _publish(self):
-        texts = {}
+        views = {}      # viewer -> View: the table's signature read once per kind, not per page
         for c in list(self.clients):
-            if not c.ready:
-                continue
-            if c.seat not in texts:
-                texts[c.seat] = self.view_text(c.seat)
-            c.offer(texts[c.seat])
+            if c.ready:
+                if c.seat not in views:
+                    views[c.seat] = self.view_data(c.seat)
+                c.offer(views[c.seat])
 
     async def _sender(self, client):
         ws = client.ws
@@ -512,16 +589,19 @@ class WebServer:
             while not ws.closed:
                 await client.wake.wait()
                 client.wake.clear()
+                # asyncio.timeout, not wait_for: no task made for every message sent.
                 while client.replies:
                     text = client.replies.pop(0)
-                    await asyncio.wait_for(ws.send_str(text), SEND_TIMEOUT_S)
+                    async with asyncio.timeout(SEND_TIMEOUT_S):
+                        await ws.send_str(text)
                 if client.closing is not None:
                     code, reason = client.closing
                     await ws.close(code=code, message=reason.encode())
                     return
-                text, client.latest = client.latest, None
-                if text is not None:
-                    await asyncio.wait_for(ws.send_str(text), SEND_TIMEOUT_S)
+                data, client.latest = client.latest, None
+                if data is not None:
+                    async with asyncio.timeout(SEND_TIMEOUT_S):
+                        await ws.send_view(data)
                     client.sent += 1
         except (asyncio.TimeoutError, ConnectionError, RuntimeError):
             # A browser that does not take its messages is let go; it reconnects.
@@ -653,14 +733,14 @@ class WebServer:
             return self._error(e)
         # aiohttp itself closes (1009) on a frame over MAX_FRAME; a message over MAX_MESSAGE
         # is read and refused in words, and the socket stays open.
-        ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_FRAME)
+        ws = TableSocket(heartbeat=20.0, max_msg_size=MAX_FRAME)
         await ws.prepare(request)
         client = Client(ws)
         self.clients.add(client)
         sender = asyncio.ensure_future(self._sender(client))
         if self.web_token is None:
             client.ready = True
-            client.offer(self.view_text(None))
+            client.offer(self.view_data(None))
         try:
             async for msg in ws:
                 if not client.rate.allow():
@@ -706,13 +786,13 @@ class WebServer:
                     if e.status == 410:      # an old game's link: it watches, and is told why
                         client.seat = None
                         client.ready = True
-                        client.offer(self.view_text(None))
+                        client.offer(self.view_data(None))
                     raise
                 client.game = self.game_number() if client.seat is not None else None
                 client.ready = True
                 client.reply({"type": "welcome", "id": ref, "seat": client.seat,
                               "seats": self.seat_links_public()})
-                client.offer(self.view_text(client.seat))
+                client.offer(self.view_data(client.seat))
             elif kind == "control":
                 if not client.ready:
                     raise Refused(401, "say hello first (with the web token).")

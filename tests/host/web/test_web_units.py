@@ -124,3 +124,89 @@ def test_on_loopback_only_loopback_names_are_answered(tmp_path):
         finally:
             await srv.stop(flush_s=0)
     asyncio.run(scenario())
+
+
+def test_one_view_is_built_per_change_for_every_spectator_and_all_get_the_same_bytes(tmp_path):
+    """Many spectators cost one view and one JSON text per change: the pages that connect
+    between two changes get the view already built, and after a change every spectator
+    gets the same new text (nothing built or encoded per page)."""
+    import aiohttp
+
+    async def next_view(ws, showing=lambda view: True):
+        while True:
+            msg = await asyncio.wait_for(ws.receive(), 30)
+            assert msg.type == aiohttp.WSMsgType.TEXT, msg
+            view = json.loads(msg.data)
+            if view["type"] == "table" and showing(view):
+                return msg.data
+
+    async def scenario():
+        session = session_on(tmp_path, ManualClock())
+        srv = server.WebServer(WebTable(session), "127.0.0.1", 0)
+        await srv.start()
+        try:
+            async with aiohttp.ClientSession() as http:
+                pages = [await http.ws_connect("http://127.0.0.1:%d/ws" % srv.port)
+                         for _ in range(5)]
+                first = [await next_view(ws) for ws in pages]
+                assert len(set(first)) == 1 and srv.views_built == 1
+                session.log.say("Staff dim the lights")      # the table changes: a log line
+                after = [await next_view(ws, lambda v: "Staff dim the lights" in v["log"])
+                         for ws in pages]
+                assert len(set(after)) == 1 and srv.views_built == 2
+                # A seat's page is not a spectator's: its own view, built for it.
+                seat = pages[0]
+                await seat.send_str(json.dumps({"type": "hello", "seat": "hero",
+                                                "token": srv.seat_token("hero")}))
+                mine = json.loads(await next_view(seat, lambda v: "you" in v))
+                assert mine["you"]["seat"] == "hero" and srv.views_built == 3
+                for ws in pages:
+                    await ws.close()
+        finally:
+            await srv.stop(flush_s=0)
+    asyncio.run(scenario())
+
+
+def test_pages_taking_deflate_share_one_compressed_view_and_read_every_change(tmp_path):
+    """A page that offers permessage-deflate (as browsers do) is answered with
+    server_no_context_takeover, so each view is compressed once for every such page; the
+    pages read each view whole, change after change, and a page without deflate reads the
+    same JSON uncompressed."""
+    import aiohttp
+
+    async def next_view(ws, showing):
+        while True:
+            msg = await asyncio.wait_for(ws.receive(), 30)
+            assert msg.type == aiohttp.WSMsgType.TEXT, msg
+            view = json.loads(msg.data)
+            if view["type"] == "table" and showing(view):
+                return msg.data
+
+    async def scenario():
+        session = session_on(tmp_path, ManualClock())
+        srv = server.WebServer(WebTable(session), "127.0.0.1", 0)
+        await srv.start()
+        url = "http://127.0.0.1:%d/ws" % srv.port
+        try:
+            async with aiohttp.ClientSession() as http:
+                deflating = [await http.ws_connect(url, compress=15) for _ in range(3)]
+                plain = await http.ws_connect(url, compress=0)
+                for ws in deflating:
+                    assert ws.compress == 15
+                    assert "server_no_context_takeover" in ws._response.headers[
+                        "Sec-WebSocket-Extensions"]
+                assert not plain.compress
+                for n in range(3):
+                    line = "Staff turn the lights up to %d" % n
+                    session.log.say(line)
+                    got = [await next_view(ws, lambda v: line in v["log"])
+                           for ws in deflating + [plain]]
+                    assert len(set(got)) == 1
+                    view = srv.view_data(None)
+                    assert got[0].encode("utf-8") == view.data
+                    assert list(view._deflated) == [15]     # compressed once, for all three
+                for ws in deflating + [plain]:
+                    await ws.close()
+        finally:
+            await srv.stop(flush_s=0)
+    asyncio.run(scenario())
