@@ -18,9 +18,9 @@ A slow or dead browser never slows the table: the table loop never awaits a
 client. A watcher task notices changes (a cheap signature, polled and woken
 by the session's on_change), builds one view per kind of viewer and hands it
 to each client's sender, which keeps only the latest one (drop-to-latest: a
-client that cannot keep up skips states, never queues them). A view is encoded, and
-compressed for the pages that take deflate, once for every page that gets it (`View`,
-`TableSocket`).
+client that cannot keep up skips states, never queues them). A view is encoded once for
+every page that gets it (`View`); aiohttp compresses it for each page that takes
+permessage-deflate.
 
 Every refusal is JSON with a sentence that echoes nothing of the request, aiohttp's
 own included: an address or a body too long, a request that is not HTTP, a page that
@@ -37,9 +37,8 @@ import os
 import secrets
 import socket
 import time
-import zlib
 
-from aiohttp import WSMsgType, hdrs, web
+from aiohttp import WSMsgType, web
 
 from host import installation
 # (the options are light to import: `fairytable run` reads them without aiohttp)
@@ -203,60 +202,13 @@ class TableRequestHandler(web.RequestHandler):
         return response
 
 
-DEFLATE_TAIL = b"\x00\x00\xff\xff"   # RFC 7692 7.2.1: dropped from every message
-
-
 class View:
-    """One view's message, prepared once for every page that gets it: its UTF-8 JSON and,
-    made on first need, the same compressed for pages that take permessage-deflate (one
-    zlib pass per change, not one per page)."""
+    """One view's message, prepared once for every page that gets it: its UTF-8 JSON."""
 
-    __slots__ = ("data", "_deflated")
+    __slots__ = ("data",)
 
     def __init__(self, data):
         self.data = data
-        self._deflated = {}
-
-    def deflated(self, wbits):
-        """The payload of a compressed frame (RSV1) that needs no earlier message to read."""
-        out = self._deflated.get(wbits)
-        if out is None:
-            z = zlib.compressobj(1, zlib.DEFLATED, -wbits)    # level 1, as aiohttp's own
-            out = z.compress(self.data) + z.flush(zlib.Z_SYNC_FLUSH)
-            if out.endswith(DEFLATE_TAIL):
-                out = out[:-len(DEFLATE_TAIL)]
-            self._deflated[wbits] = out
-        return out
-
-
-class TableSocket(web.WebSocketResponse):
-    """A page's WebSocket. When the browser offers permessage-deflate, the table answers
-    with server_no_context_takeover (RFC 7692 7.1.1.1: a server may add it unasked): each
-    message the table sends is compressed on its own, so one compressed view serves every
-    page (`send_view`) instead of a zlib pass per page and change."""
-
-    def _handshake(self, request):
-        headers, protocol, compress, notakeover = super()._handshake(request)
-        if compress:
-            headers[hdrs.SEC_WEBSOCKET_EXTENSIONS] = "permessage-deflate" + (
-                "; server_max_window_bits=%d" % compress if compress < 15 else "") + \
-                "; server_no_context_takeover"
-            notakeover = True
-        return headers, protocol, compress, notakeover
-
-    async def send_view(self, view):
-        writer = self._writer
-        write = getattr(writer, "_write_websocket_frame", None)
-        if not self.compress or write is None or not getattr(writer, "notakeover", False):
-            # Uncompressed (loopback kiosks, clients without deflate), or an aiohttp whose
-            # writer differs: aiohttp frames it (and compresses per page if it must).
-            await self.send_frame(view.data, WSMsgType.TEXT)
-            return
-        if self.closed or writer.transport.is_closing():
-            raise ConnectionResetError("the page has gone")
-        write(view.deflated(self.compress), WSMsgType.TEXT, 0x40)    # RSV1: compressed
-        if getattr(writer.protocol, "_paused", False):
-            await writer.protocol._drain_helper()     # a slow page: wait as aiohttp would
 
 
 class Client:
@@ -277,7 +229,7 @@ class Client:
 
     def offer(self, data):
         """The newest view for this client (a `View`: the same one for every client of one
-        kind, encoded and compressed once, never per client)."""
+        kind, encoded once, never per client)."""
         if self.latest is not None:
             self.dropped += 1
         self.latest = data
@@ -543,7 +495,7 @@ class WebServer:
                 "game %d: ask staff for this game's link." % (seat, game, self.game_number()))
 
     def view_data(self, seat):
-        """The viewer's view (a `View`: its UTF-8 JSON, compressed once if asked), built once
+        """The viewer's view (a `View`: its UTF-8 JSON), built once
         per change of the table: every client of one kind (every spectator) gets the same
         message, and a page that connects between two changes gets it too, with no view
         built for it."""
@@ -601,7 +553,7 @@ class WebServer:
                 data, client.latest = client.latest, None
                 if data is not None:
                     async with asyncio.timeout(SEND_TIMEOUT_S):
-                        await ws.send_view(data)
+                        await ws.send_frame(data.data, WSMsgType.TEXT)
                     client.sent += 1
         except (asyncio.TimeoutError, ConnectionError, RuntimeError):
             # A browser that does not take its messages is let go; it reconnects.
@@ -733,7 +685,7 @@ class WebServer:
             return self._error(e)
         # aiohttp itself closes (1009) on a frame over MAX_FRAME; a message over MAX_MESSAGE
         # is read and refused in words, and the socket stays open.
-        ws = TableSocket(heartbeat=20.0, max_msg_size=MAX_FRAME)
+        ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_FRAME)
         await ws.prepare(request)
         client = Client(ws)
         self.clients.add(client)

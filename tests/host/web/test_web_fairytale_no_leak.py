@@ -82,6 +82,8 @@ def test_a_spectator_never_receives_a_hidden_card(tmp_path, players, seed):
     # hidden piles' and hands' moments (a quest opened, cards in the battle hands).
     last = json.loads(messages[-1])
     assert last["status"] == "finished" and last["actions"] == summary["actions"]
-    assert n_ws > 20 and n_api > 3
+    # (A spectator that cannot keep up skips states, drop-to-latest, and a change is sent
+    # once however many pages watch: how many messages come depends on the machine's load.)
+    assert n_ws >= 10 and n_api > 3
     assert any("opens a quest from the Easy quests" in line for line in last["log"]) or \
         players == 6
