@@ -243,12 +243,14 @@ class WebFace:
 
     # ------------------------------------------------------------ a seat's controls
 
-    def place_steps(self, match, table, seat, card, place, face_down=False):
+    def place_steps(self, match, table, seat, card, place, face_down=False, whole=False):
         """What the hands do to put a piece of `seat`'s hand on `place` (a cell or ("seat",
         n)): [("place", place, item), ("lift", place, item) or ("gesture", place, kind)],
         in order (a card hidden face down is put down, then double-tapped; a delivery lifts
-        a contract and its cards). Refused, with the rule in words and
-        the cell, when it may not go there: nothing is put down."""
+        a contract and its cards). `whole`: the page's choice put down a group it says is
+        complete (a game that reads a group once the table is still may read it at once).
+        Refused, with the rule in words and the cell, when it may not go there: nothing is
+        put down."""
         raise Refused(400, "this game puts nothing down from a hand.")
 
     def check_move(self, match, table, seat, place, to, item):

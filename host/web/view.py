@@ -497,7 +497,8 @@ class WebTable:
                                          "hold": "Held"}[op], place[0], place[1])
         if op == "place":
             steps = self.face.place_steps(match, s.table, seat, msg.get("card"), place,
-                                          bool(msg.get("face_down")))
+                                          bool(msg.get("face_down")),
+                                          whole=msg.get("whole") is True)
             for kind, where, what in steps:
                 if kind == "place":
                     await self.hands.place(where, what)

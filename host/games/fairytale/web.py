@@ -1483,7 +1483,7 @@ class FairytaleFace(WebFace):
             out.extend(b["fighters"][seat]["hand"])
         return out
 
-    def place_steps(self, match, table, seat, card, place, face_down=False):
+    def place_steps(self, match, table, seat, card, place, face_down=False, whole=False):
         """A choice's move ("card": "play:" and the action) as the hands make it, or one card
         of the seat's hand laid on its reader (read once it lies still, as a person's)."""
         s = match.state

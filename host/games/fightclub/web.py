@@ -835,7 +835,7 @@ class FightclubFace(WebFace):
                 nums(pick), wagon_name(s, w), "completes" if whole else "toward",
                 contract_name(s, cid)), "control": {
                     "op": "place", "cell": list(WAGON_CELL[(seat, w)]),
-                    "card": "+".join(pick)}, "enabled": True})
+                    "card": "+".join(pick), "whole": True}, "enabled": True})
         return out
 
     def _trades(self, s, table, seat, legal):
@@ -988,10 +988,13 @@ class FightclubFace(WebFace):
                 "pass": "Choose the cards to pass with the buttons.",
                 "play": "That is done during your actions."}.get(s.phase, "Not now."), [place])
 
-    def place_steps(self, match, table, seat, card, place, face_down=False):
+    def place_steps(self, match, table, seat, card, place, face_down=False, whole=False):
         """A card of the hand on a wagon (a load) or into the Market (the Market step, or
         the cards a trade gives); several ids joined by "+" (a choice's group) go down
-        together and the pad is tapped, so they are read as one move at once."""
+        together and the pad is tapped, so they are read as one move at once. A single card
+        is tapped too when it is a whole move: the Market step's one card, or a load the
+        page's choice says is `whole` (a card put down from the hand by itself may be the
+        first of a group: the table waits for the rest, or for the person's tap)."""
         s = match.state
         if place[0] == "seat":
             raise Refused(400, "Fight Club has no card readers: creatures go on your wagons "
@@ -1033,7 +1036,7 @@ class FightclubFace(WebFace):
                 raise Refused(409, "The %s has room for %s more." % (
                     wagon_name(s, w), plural(room, "creature")), [place])
             steps = [("place", place, "fightclub:" + c) for c in ids]
-            if len(ids) > 1:
+            if len(ids) > 1 or whole:
                 steps.append(("gesture", place, "tap"))
             return steps
         self._acting_in(s, seat, ("play", "market"), place)
@@ -1044,7 +1047,7 @@ class FightclubFace(WebFace):
                                              "card": self._engine_ids(s, seat, ids)[0]})
             if problem is not None:
                 raise Refused(409, problem.message, [place])
-            return [("place", place, "fightclub:" + ids[0])]
+            return [("place", place, "fightclub:" + ids[0]), ("gesture", place, "tap")]
         # A trade: the hand's cards given to the Market.
         taken, given = self._market_diff(s, table)
         given = given + [fightclub.value(c) for c in ids]

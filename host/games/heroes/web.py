@@ -623,7 +623,7 @@ class HeroesFace(WebFace):
 
     # ------------------------------------------------------------ a seat's controls
 
-    def place_steps(self, match, table, seat, card, place, face_down=False):
+    def place_steps(self, match, table, seat, card, place, face_down=False, whole=False):
         s = match.state
         name = self.seat_name(s, seat)
         if not isinstance(card, str):

@@ -195,7 +195,7 @@ class RoyaleFace(WebFace):
 
     # ------------------------------------------------------------ a seat's controls
 
-    def place_steps(self, match, table, seat, card, place, face_down=False):
+    def place_steps(self, match, table, seat, card, place, face_down=False, whole=False):
         s = match.state
         colour = colour_of(s, seat)
         if card not in (None, "pawn", "pawn:" + colour):

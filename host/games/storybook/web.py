@@ -300,7 +300,7 @@ class StorybookFace(WebFace):
 
     # ------------------------------------------------------------ a seat's controls
 
-    def place_steps(self, match, table, seat, card, place, face_down=False):
+    def place_steps(self, match, table, seat, card, place, face_down=False, whole=False):
         s = match.state
         if place[0] == "seat":
             raise Refused(400, "Storybook cards go on the board, not on a card reader.")
