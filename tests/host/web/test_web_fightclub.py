@@ -305,6 +305,28 @@ def test_a_choice_loads_several_cards_as_one_move_read_at_once(tmp_path):
         ("1 1 5", "Red's Wheelbarrow: 1, 1 and 5 (holds 3)")]
 
 
+def test_one_card_a_choice_calls_whole_is_read_at_once_and_one_from_the_hand_waits(tmp_path):
+    """A card put down from the hand alone may be the first of a group: the table waits for
+    the rest (or the person's tap). A choice that says its one card is the whole move
+    ("whole") taps the pad after it, so the load is read at once, as the person's tap is."""
+    session = red_to_play(tmp_path)
+    hands = TableHands(session)
+    web = WebTable(session, hands=hands)
+    control(web, "p1", {"op": "place", "cell": list(RED_BARROW), "card": "c05-01"})
+    assert session.match.actions == [] and session.table.busy()
+    assert hands.done == [("place", RED_BARROW, "fightclub:c05-01")]
+    session = red_to_play(tmp_path / "whole")
+    hands = TableHands(session)
+    web = WebTable(session, hands=hands)
+    control(web, "p1", {"op": "place", "cell": list(RED_BARROW), "card": "c05-01",
+                        "whole": True})
+    assert hands.done == [("place", RED_BARROW, "fightclub:c05-01"),
+                          ("gesture", RED_BARROW, "tap")]
+    assert session.match.actions == [{"type": "load", "wagon": "wheelbarrow",
+                                      "cards": ["c05-01"]}]
+    assert not session.table.busy()
+
+
 def test_a_delivery_is_the_contract_lifted_then_the_wagons_cards_however_slowly(tmp_path):
     session = red_to_play(tmp_path, hand=("c07-01", "c09-01"),
                           wagons={"wheelbarrow": ["c01-01", "c01-02", "c05-01"]})
