@@ -4,10 +4,12 @@ stood (every tile acknowledges the scenes of the journalled state), and the game
 the end of its uninterrupted twin. Real `fairytable run` processes, real MicroPython tiles on
 pseudo-terminals, the journal in SQLite; the kills and restarts of tools/bench_restart.py.
 
-One short game here (Battle Royale with hero teams on a small setup: 17 actions, its twin
-the engine's game alone, which the table plays action for action). Every game the table
-plays, at its longest (Fairytale Games with ten players: over a thousand actions), is
-killed and restarted the same way by tools/bench_restart.py (minutes: not in CI).
+Every game, three kills each, its twin the engine's game alone with the same bots (and the
+table's dice and cards), which the table plays action for action: Storybook Battles, Battle
+Royale on its full map, hero teams on a small setup, Fight Club on a short contract deck,
+Fairytale Games for one player. Every game at its longest (Fairytale Games with ten
+players: over a thousand actions) is killed and restarted the same way by
+tools/bench_restart.py (minutes: not in CI).
 """
 
 import sqlite3
@@ -18,6 +20,10 @@ from host import games, lights
 from host.table import layout as layouts
 from shared_rules import canon
 from shared_rules.engine import Match
+import test_table_fairytale_play
+import test_table_fightclub_play
+import test_table_play
+import test_table_royale_play
 from test_table_heroes_play import SMALL_ROYALE, engine_only_game
 from tools.bench_restart import chain, kill_points, twin
 from tools.line_faults import same_game
@@ -83,6 +89,11 @@ def kill_and_restart(tmp_path, game, seed, players=None, setup=None, kills=3, re
     assert result is not None, "no summary; the host's last words: %s" % host.stderr[-5:]
     assert same_game(result, ref) is None, same_game(result, ref)
     record = journal_record(str(tmp_path / ("chain-%s.db" % game)))
+    db = sqlite3.connect(str(tmp_path / ("chain-%s.db" % game)))
+    try:    # each restart went on with the journal's game: no new game began
+        assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1
+    finally:
+        db.close()
     at = [r["killed_at_action"] for r in records]
     assert all(a >= p for a, p in zip(at, points, strict=True)) and at == sorted(at) and \
         at[-1] < len(ref["actions"]), (at, points)
@@ -104,3 +115,28 @@ def test_three_kills_of_a_short_hero_teams_game_each_light_the_table_and_it_ends
     alone = engine_only_game(17, {"mode": "royale", "players": 2}, SMALL_ROYALE)
     kill_and_restart(tmp_path, "heroes", 17, setup=dict(SMALL_ROYALE), kills=3,
                      ref=engine_twin(alone))
+
+
+def test_three_kills_of_a_storybook_game_each_light_the_table_and_it_ends_as_its_twin(
+        tmp_path):
+    kill_and_restart(tmp_path, "storybook", 17, kills=3,
+                     ref=engine_twin(test_table_play.engine_only_game(17)))
+
+
+def test_three_kills_of_a_full_map_royale_game_each_light_the_table_and_it_ends_as_its_twin(
+        tmp_path):
+    kill_and_restart(tmp_path, "royale", 39, players=2, kills=3,
+                     ref=engine_twin(test_table_royale_play.engine_only_game(39, 2)))
+
+
+def test_three_kills_of_a_fight_club_game_each_light_the_table_and_it_ends_as_its_twin(
+        tmp_path):
+    short = test_table_fightclub_play.SHORT
+    kill_and_restart(tmp_path, "fightclub", 4, players=2, setup=dict(short), kills=3,
+                     ref=engine_twin(test_table_fightclub_play.engine_only_game(4, 2, short)))
+
+
+def test_three_kills_of_a_fairytale_game_each_light_the_table_and_it_ends_as_its_twin(
+        tmp_path):
+    kill_and_restart(tmp_path, "fairytale", 1, players=1, kills=3,
+                     ref=engine_twin(test_table_fairytale_play.twin(1, 1)))

@@ -1,5 +1,6 @@
 """Whole games on the virtual table: real MicroPython tiles on pseudo-terminals, every action
-going through tags, taps and buttons, the host's journal in SQLite, a kill -9 in the middle."""
+going through tags, taps and buttons, the host's journal in SQLite (kill -9s of the host:
+test_restart_lit.py)."""
 
 import json
 import os
@@ -8,7 +9,6 @@ import subprocess
 import sys
 
 from mpy import REPO
-from table_helpers import pull_plug_after
 from shared_rules import bots, canon, storybook
 from shared_rules.engine import Match
 
@@ -52,18 +52,3 @@ def test_a_headless_game_plays_to_the_end_through_the_tiles(tmp_path):
     actions = [json.loads(a) for (a,) in db.execute("SELECT action FROM actions ORDER BY seq")]
     assert canon.dumps(actions) == canon.dumps(expected.actions)
     assert db.execute("SELECT finished FROM games").fetchone()[0] == 1
-
-
-def test_kill_9_then_restart_resumes_the_same_game(tmp_path):
-    journal = tmp_path / "journal.db"
-    pull_plug_after([FAIRYTABLE, "run", "--headless", "--bots", "2", "--json", "--seed", "17",
-                     "--journal", str(journal), "--new"], journal, 12, REPO)
-    proc = run_table(journal)  # the seed is the journal's (another --seed is refused)
-    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
-    summary = json.loads(proc.stdout)
-    expected = engine_only_game(17)
-    assert summary["seed"] == 17 and summary["status"] == "finished"
-    assert (summary["winner"], summary["scores"], summary["actions"]) == (
-        expected.state.winner, expected.state.scores, len(expected.actions))
-    db = sqlite3.connect(str(journal))
-    assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1

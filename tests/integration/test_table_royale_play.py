@@ -1,6 +1,6 @@
 """Battle Royale played whole on the virtual table: real MicroPython tiles on pseudo-terminals,
 every action going through pawn tags, pads and the dice tray (the virtual hands roll seeded
-dice), the journal in SQLite, and a kill -9 in the middle.
+dice), the journal in SQLite (kill -9s of the host: test_restart_lit.py).
 
 The full 25-card diamond is what `fairytable run --game royale --headless --bots N` plays;
 seeds 31 and 39 are among the shortest two-player games on it (94 actions, about a minute
@@ -15,7 +15,6 @@ import subprocess
 import sys
 
 from mpy import REPO
-from table_helpers import pull_plug_after
 from host.games.royale.adapter import RoyaleGame
 from host.games.royale.dice import table_dice
 from shared_rules import royale_bot
@@ -97,22 +96,3 @@ def test_a_tied_order_roll_is_rolled_again_through_the_tray_and_the_game_ends(tm
     actions = check_game(json.loads(proc.stdout), journal, expected)
     rolls = [a["dice"] for a in actions if a["type"] == "roll_order"]
     assert len(rolls) >= 2 and rolls[0]["red"] == rolls[0]["blue"]
-
-
-def test_kill_9_then_restart_resumes_the_same_full_map_royale_game(tmp_path):
-    journal = tmp_path / "journal.db"
-    pull_plug_after(command(journal, 39, tmp_path, ["--new"]), journal, 40, REPO)
-    before = journal_actions(journal)
-    assert any(a["type"] == "attack_card" for a in before)  # cards were won: the map changed
-    # The same command without --new resumes it (another --seed would be refused).
-    proc = subprocess.run(command(journal, 39, tmp_path), capture_output=True, cwd=REPO,
-                          timeout=600)
-    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
-    summary = json.loads(proc.stdout)
-    expected = engine_only_game(39, 2)
-    assert summary["seed"] == 39 and summary["status"] == "finished"
-    assert (summary["winner"], summary["scores"], summary["actions"]) == (
-        expected.state.winner, royale.scores(expected.state), len(expected.actions))
-    assert canon.dumps(journal_actions(journal)) == canon.dumps(expected.actions)
-    db = sqlite3.connect(str(journal))
-    assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1
