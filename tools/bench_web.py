@@ -9,7 +9,11 @@ tiles, the virtual hands, bots at a 300 ms pace; a Storybook game is about 50 ac
 after another until the page has shown --actions actions, with the web table on; one
 Chromium page (Playwright, Debian's chromium) watches as a spectator and, all along, that
 many more spectators are connected as WebSocket clients (aiohttp, on loopback, in a thread
-of this process, asking for permessage-deflate as browsers do) that read every message.
+of this process) that read every message: as the table's pages do in a browser that can
+inflate (all current ones), they ask for the views packed (`/ws?views=deflate`: one zlib
+compression per change for every page); with --no-packed, as a page that cannot, they take
+permessage-deflate instead (aiohttp compresses each message for each page; --no-deflate:
+not that either).
 1. Latency. The journal stamps each accepted action (time.time() when it is recorded, before
    it is lit); the page notes the wall time it drew each new action count
    (window.fairytable.shown). The latency of an action is the time from its journal stamp to
@@ -118,9 +122,9 @@ class Spectators:
     """`n` WebSocket spectators (aiohttp, on loopback) in a thread of their own, each reading
     every message, until stop()."""
 
-    def __init__(self, port, n, deflate=True):
+    def __init__(self, port, n, deflate=True, packed=True):
         import threading
-        self.port, self.n, self.deflate = port, n, deflate
+        self.port, self.n, self.deflate, self.packed = port, n, deflate, packed
         self.connected = 0
         self.received = 0
         self.bytes = 0
@@ -133,13 +137,14 @@ class Spectators:
 
         async def one(http):
             try:
-                # permessage-deflate asked for, as browsers do (unless --no-deflate)
-                async with http.ws_connect("http://127.0.0.1:%d/ws" % self.port,
-                                           max_msg_size=0,
-                                           compress=15 if self.deflate else 0) as ws:
+                # The views packed, as the table's pages ask (unless --no-packed);
+                # permessage-deflate offered, as browsers do (unless --no-deflate).
+                async with http.ws_connect("http://127.0.0.1:%d/ws%s" % (
+                        self.port, "?views=deflate" if self.packed else ""),
+                        max_msg_size=0, compress=15 if self.deflate else 0) as ws:
                     self.connected += 1
                     async for msg in ws:
-                        if msg.type == aiohttp.WSMsgType.TEXT:
+                        if msg.type in (aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY):
                             self.received += 1
                             self.bytes += len(msg.data)
             except aiohttp.ClientError:
@@ -210,7 +215,7 @@ def profile_split(raw_paths):
         (k, round(100.0 * v / total, 1) if total else None) for k, v in counts.items())}
 
 
-def one_game(game, folder, spectators, raw=None, deflate=True):
+def one_game(game, folder, spectators, raw=None, deflate=True, packed=True):
     """One game watched by Chromium and `spectators` WebSocket clients: (latencies in ms,
     host CPU seconds, wall seconds, the spectators' messages and bytes)."""
     from playwright.sync_api import sync_playwright
@@ -225,7 +230,7 @@ def one_game(game, folder, spectators, raw=None, deflate=True):
             page = browser.new_page()
             proc, journal = start_host(folder, game, port, ["--max-actions", "1000"])
             if spectators:
-                crowd = Spectators(port, spectators, deflate)
+                crowd = Spectators(port, spectators, deflate, packed)
                 crowd.wait_connected()
             page.goto("http://127.0.0.1:%d/" % port)
             if raw:
@@ -270,7 +275,7 @@ def one_game(game, folder, spectators, raw=None, deflate=True):
             crowd.bytes if crowd else 0, crowd.connected if crowd else 0)
 
 
-def run(game, folder, spectators, actions, profile=None, deflate=True):
+def run(game, folder, spectators, actions, profile=None, deflate=True, packed=True):
     """Games watched by Chromium and `spectators` WebSocket clients until the page has shown
     at least `actions` actions: their latencies, the host's CPU, and (profile) where it went."""
     ms, played, used, wall, received, size, connected, raws = [], 0, 0.0, 0.0, 0, 0, [], []
@@ -281,7 +286,7 @@ def run(game, folder, spectators, actions, profile=None, deflate=True):
         os.makedirs(where)
         raw = os.path.join(profile, "host-%d-spectators-game-%d.raw" % (spectators, n)) \
             if profile else None
-        g = one_game(game, where, spectators, raw, deflate)
+        g = one_game(game, where, spectators, raw, deflate, packed)
         ms += g[0]
         played += g[1]
         used += g[2]
@@ -372,6 +377,9 @@ def main(argv=None):
                    help="one run for each number of WebSocket spectators (besides Chromium)")
     p.add_argument("--profile", default=None, metavar="FOLDER",
                    help="sample the host with py-spy; its stacks kept in FOLDER")
+    p.add_argument("--no-packed", action="store_true",
+                   help="the spectators do not ask for packed views (the table's pages do "
+                   "where the browser can inflate them)")
     p.add_argument("--no-deflate", action="store_true",
                    help="the spectators do not ask for permessage-deflate (browsers do)")
     p.add_argument("--views", action="store_true",
@@ -388,13 +396,13 @@ def main(argv=None):
     if args.profile:
         os.makedirs(args.profile, exist_ok=True)
     out = {"game": args.game, "actions": args.actions or ACTIONS,
-           "deflate": not args.no_deflate, "runs": []}
+           "deflate": not args.no_deflate, "packed": not args.no_packed, "runs": []}
     with tempfile.TemporaryDirectory() as folder:
         for i, n in enumerate(args.spectators):
             os.makedirs(os.path.join(folder, str(i)))
             out["runs"].append(run(args.game, os.path.join(folder, str(i)), n,
                                    args.actions or ACTIONS, args.profile,
-                                   not args.no_deflate))
+                                   not args.no_deflate, not args.no_packed))
             print(json.dumps(out["runs"][-1], sort_keys=True), file=sys.stderr, flush=True)
     print(json.dumps(out, sort_keys=True))
 

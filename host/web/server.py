@@ -6,6 +6,7 @@
     GET  /api/table        the spectator view; ?seat=S with X-Seat-Token: that seat's view
     POST /api/control      a seat's control on the virtual table (X-Seat-Token)
     GET  /ws               WebSocket: the view on connect and on every change; controls
+                           (?views=deflate: each view as a zlib-compressed binary message)
     GET/POST /api/staff/…  staff state and operations (X-Staff-Pin)
 
 Rights are checked on the server for every request and WebSocket message.
@@ -19,7 +20,8 @@ client. A watcher task notices changes (a cheap signature, polled and woken
 by the session's on_change), builds one view per kind of viewer and hands it
 to each client's sender, which keeps only the latest one (drop-to-latest: a
 client that cannot keep up skips states, never queues them). A view is encoded once for
-every page that gets it (`View`); aiohttp compresses it for each page that takes
+every page that gets it, and compressed once for every page that asked for its views packed
+(`View`: the table's own pages do); aiohttp compresses it for each other page that takes
 permessage-deflate.
 
 Every refusal is JSON with a sentence that echoes nothing of the request, aiohttp's
@@ -37,6 +39,7 @@ import os
 import secrets
 import socket
 import time
+import zlib
 
 from aiohttp import WSMsgType, web
 
@@ -203,12 +206,20 @@ class TableRequestHandler(web.RequestHandler):
 
 
 class View:
-    """One view's message, prepared once for every page that gets it: its UTF-8 JSON."""
+    """One view's message, prepared once for every page that gets it: its UTF-8 JSON and,
+    made on first need, the same compressed (zlib) for the pages that asked for views
+    packed (`/ws?views=deflate`): one compression per change for all of them."""
 
-    __slots__ = ("data",)
+    __slots__ = ("data", "_packed")
 
     def __init__(self, data):
         self.data = data
+        self._packed = None
+
+    def packed(self):
+        if self._packed is None:
+            self._packed = zlib.compress(self.data, 6)
+        return self._packed
 
 
 class Client:
@@ -226,6 +237,7 @@ class Client:
         self.wake = asyncio.Event()
         self.sent = 0
         self.dropped = 0
+        self.packed = False       # views go as zlib-compressed binary messages
 
     def offer(self, data):
         """The newest view for this client (a `View`: the same one for every client of one
@@ -553,7 +565,10 @@ class WebServer:
                 data, client.latest = client.latest, None
                 if data is not None:
                     async with asyncio.timeout(SEND_TIMEOUT_S):
-                        await ws.send_frame(data.data, WSMsgType.TEXT)
+                        if client.packed:
+                            await ws.send_frame(data.packed(), WSMsgType.BINARY)
+                        else:
+                            await ws.send_frame(data.data, WSMsgType.TEXT)
                     client.sent += 1
         except (asyncio.TimeoutError, ConnectionError, RuntimeError):
             # A browser that does not take its messages is let go; it reconnects.
@@ -684,10 +699,15 @@ class WebServer:
         except Refused as e:
             return self._error(e)
         # aiohttp itself closes (1009) on a frame over MAX_FRAME; a message over MAX_MESSAGE
-        # is read and refused in words, and the socket stays open.
-        ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_FRAME)
+        # is read and refused in words, and the socket stays open. A page that asks for its
+        # views packed (the table's pages do, where the browser can inflate them) gets each
+        # view compressed once for every such page, as a binary message, and no
+        # permessage-deflate (which would compress every message again, page by page).
+        packed = request.query.get("views") == "deflate"
+        ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_FRAME, compress=not packed)
         await ws.prepare(request)
         client = Client(ws)
+        client.packed = packed
         self.clients.add(client)
         sender = asyncio.ensure_future(self._sender(client))
         if self.web_token is None:

@@ -20,7 +20,8 @@
   const cellEls = {}, pocketEls = {}, readerEls = {};
   // For tools and tests: the last view, and when each new action count was drawn (wall ms).
   window.fairytable = {get view() { return view; }, get connected() {
-    return ws !== null && ws.readyState === 1; }, messages: 0, shown: []};
+    return ws !== null && ws.readyState === 1; }, get packed() { return PACKED; },
+    messages: 0, shown: []};
 
   // ------------------------------------------------------------ connection
 
@@ -31,9 +32,21 @@
     c.dataset.state = up ? "up" : "down";
   }
 
+  // Views come packed (zlib, one compression on the table for every page) where the browser
+  // can inflate them; messages are read in the order they came, inflated or not.
+  const PACKED = typeof DecompressionStream === "function";
+
+  function inflate(buf) {
+    return new Response(new Blob([buf]).stream().pipeThrough(
+      new DecompressionStream("deflate"))).text();
+  }
+
   function connect() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    ws = new WebSocket(proto + "//" + location.host + "/ws");
+    const sock = ws = new WebSocket(proto + "//" + location.host + "/ws" +
+                                    (PACKED ? "?views=deflate" : ""));
+    sock.binaryType = "arraybuffer";
+    let inbox = Promise.resolve();
     setConn(false, "connecting…");
     ws.onopen = () => {
       backoff = 500;
@@ -41,25 +54,11 @@
                               web_token: me.web, id: nextId++}));
     };
     ws.onmessage = ev => {
-      const msg = JSON.parse(ev.data);
-      window.fairytable.messages++;
-      if (msg.type === "table") { setConn(true, "live"); render(msg); }
-      else if (msg.type === "error" && msg.status === 410) {
-        notice(msg.message);
-        me.seat = null; me.token = null;     // it watches from now on, and says so
-        if (view) render(view);
-      }
-      else if (msg.type === "error") refuse(msg.message, msg.cells || []);
-      else if (msg.type === "ack") {
-        if (msg.token && me.seat) {
-          // This seat started the next game: its link is the new game's from now on.
-          me.token = msg.token;
-          const h = new URLSearchParams(location.hash.slice(1));
-          h.set("token", msg.token);
-          history.replaceState(null, "", "#" + h.toString());
-        }
-        toast(msg.message, false);
-      }
+      const data = ev.data;
+      inbox = inbox.then(() => typeof data === "string" ? data : inflate(data)).then(
+        text => { if (ws === sock) received(JSON.parse(text)); },
+        () => { if (ws === sock) sock.close(); })     // not inflated: reconnect, start afresh
+        .catch(err => console.error(err));            // (the next message is still read)
     };
     ws.onclose = () => {
       setConn(false, "offline: reconnecting in " + Math.round(backoff / 1000) + " s");
@@ -67,6 +66,27 @@
       setTimeout(connect, backoff + Math.random() * 250);
       backoff = Math.min(backoff * 2, 8000);
     };
+  }
+
+  function received(msg) {
+    window.fairytable.messages++;
+    if (msg.type === "table") { setConn(true, "live"); render(msg); }
+    else if (msg.type === "error" && msg.status === 410) {
+      notice(msg.message);
+      me.seat = null; me.token = null;     // it watches from now on, and says so
+      if (view) render(view);
+    }
+    else if (msg.type === "error") refuse(msg.message, msg.cells || []);
+    else if (msg.type === "ack") {
+      if (msg.token && me.seat) {
+        // This seat started the next game: its link is the new game's from now on.
+        me.token = msg.token;
+        const h = new URLSearchParams(location.hash.slice(1));
+        h.set("token", msg.token);
+        history.replaceState(null, "", "#" + h.toString());
+      }
+      toast(msg.message, false);
+    }
   }
 
   // What stays said (an earlier game's seat link): until the page is left.

@@ -200,3 +200,54 @@ def test_pages_taking_deflate_read_every_change_as_the_one_view(tmp_path):
         finally:
             await srv.stop(flush_s=0)
     asyncio.run(scenario())
+
+
+def test_pages_asking_for_packed_views_share_one_compression_and_read_every_change(tmp_path):
+    """A page that asks for its views packed (/ws?views=deflate, as the table's pages do
+    where the browser can inflate) gets each view as one binary zlib message, the same bytes
+    for every such page (compressed once per change), without permessage-deflate; inflated,
+    it is the JSON a plain page reads as text. Answers stay text."""
+    import zlib
+
+    import aiohttp
+
+    async def packed_view(ws, line):
+        while True:
+            msg = await asyncio.wait_for(ws.receive(), 30)
+            assert msg.type == aiohttp.WSMsgType.BINARY, msg
+            view = json.loads(zlib.decompress(msg.data))
+            if view["type"] == "table" and line in view["log"]:
+                return msg.data
+
+    async def scenario():
+        session = session_on(tmp_path, ManualClock())
+        srv = server.WebServer(WebTable(session), "127.0.0.1", 0)
+        await srv.start()
+        url = "http://127.0.0.1:%d/ws" % srv.port
+        try:
+            async with aiohttp.ClientSession() as http:
+                packed = [await http.ws_connect(url + "?views=deflate", compress=15)
+                          for _ in range(3)]
+                plain = await http.ws_connect(url, compress=0)
+                for ws in packed:
+                    assert not ws.compress      # no per-page compression on top
+                for n in range(3):
+                    line = "Staff turn the lights up to %d" % n
+                    session.log.say(line)
+                    got = [await packed_view(ws, line) for ws in packed]
+                    text = await next_view(plain, lambda v, line=line: line in v["log"])
+                    assert len(set(got)) == 1
+                    assert zlib.decompress(got[0]) == text.encode("utf-8")
+                    view = srv.view_data(None)
+                    assert view.packed() is view.packed() and view.packed() == got[0]
+                await packed[0].send_str("not json")
+                msg = await asyncio.wait_for(packed[0].receive(), 30)
+                while msg.type == aiohttp.WSMsgType.BINARY:     # a view sent meanwhile
+                    msg = await asyncio.wait_for(packed[0].receive(), 30)
+                assert msg.type == aiohttp.WSMsgType.TEXT and \
+                    json.loads(msg.data)["type"] == "error"
+                for ws in packed + [plain]:
+                    await ws.close()
+        finally:
+            await srv.stop(flush_s=0)
+    asyncio.run(scenario())
