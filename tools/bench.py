@@ -44,6 +44,15 @@ def percentile(values, p):
     return s[k]
 
 
+def print_result(result, as_json):
+    """A latency run's figures: one JSON object, or a line each."""
+    if as_json:
+        print(json.dumps(result, sort_keys=True))
+    else:
+        for k in sorted(result):
+            print("%-22s %s" % (k, result[k]))
+
+
 class _LedWatch:
     """Timestamps the first LED frame of a tile in which a cell matches a predicate."""
 
@@ -247,11 +256,7 @@ def main(argv):
     if not 0 <= args.resident < args.cells:
         p.error("--resident must be at least 0 and less than --cells")
     result = asyncio.run(_latency(args))
-    if args.json:
-        print(json.dumps(result, sort_keys=True))
-    else:
-        for k in sorted(result):
-            print("%-22s %s" % (k, result[k]))
+    print_result(result, args.json)
     return 0 if result["lost"] == 0 else 1
 
 

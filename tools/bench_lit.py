@@ -53,7 +53,6 @@ counted as lost. Prints one JSON object (``--json``) or a short table.
 
 import argparse
 import asyncio
-import json
 import os
 import shutil
 import sys
@@ -61,17 +60,12 @@ import tempfile
 import threading
 import time
 
+from tools.bench import percentile, print_result
+
 TICKS_MASK = (1 << 30) - 1     # a MicroPython tile's ticks_ms wraps here (unix: CLOCK_MONOTONIC)
 RENDER_WINDOW_MS = 250         # a frame was rendered at most this long before it arrived
 LOST_S = 3.0
 STALL_S = 120.0                # a game with no action this long is stuck: the run stops
-
-
-def percentile(values, p):
-    """Nearest-rank percentile of a non-empty list (p in 0..100)."""
-    s = sorted(values)
-    k = max(0, min(len(s) - 1, int(round(p / 100.0 * len(s) + 0.5)) - 1))
-    return s[k]
 
 
 # ---------------------------------------------------------------- the games' positions
@@ -547,11 +541,7 @@ def main(argv):
         result, _ = asyncio.run(measure(args, folder))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    if args.json:
-        print(json.dumps(result, sort_keys=True))
-    else:
-        for k in sorted(result):
-            print("%-22s %s" % (k, result[k]))
+    print_result(result, args.json)
     return 0 if result["lost"] == 0 else 1
 
 

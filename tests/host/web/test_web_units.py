@@ -27,6 +27,23 @@ async def next_view(ws, showing=lambda view: True):
             return msg.data
 
 
+def on_web_server(tmp_path, body):
+    """Run `await body(session, srv, http, url)`: a web table on a manual clock, an aiohttp
+    client session and the WebSocket's URL; the server stopped after."""
+    import aiohttp
+
+    async def scenario():
+        session = session_on(tmp_path, ManualClock())
+        srv = server.WebServer(WebTable(session), "127.0.0.1", 0)
+        await srv.start()
+        try:
+            async with aiohttp.ClientSession() as http:
+                await body(session, srv, http, "http://127.0.0.1:%d/ws" % srv.port)
+        finally:
+            await srv.stop(flush_s=0)
+    asyncio.run(scenario())
+
+
 def test_redaction_replaces_whole_words_only():
     words = ["the_dodo", "The Dodo", "C2"]
     out = redact({"log": ["hide card=the_dodo cell=[2, 3]", "team_the_dodo_fans stays",
@@ -141,65 +158,49 @@ def test_one_view_is_built_per_change_for_every_spectator_and_all_get_the_same_b
     """Many spectators cost one view and one JSON text per change: the pages that connect
     between two changes get the view already built, and after a change every spectator
     gets the same new text (nothing built or encoded per page)."""
-    import aiohttp
 
-    async def scenario():
-        session = session_on(tmp_path, ManualClock())
-        srv = server.WebServer(WebTable(session), "127.0.0.1", 0)
-        await srv.start()
-        try:
-            async with aiohttp.ClientSession() as http:
-                pages = [await http.ws_connect("http://127.0.0.1:%d/ws" % srv.port)
-                         for _ in range(5)]
-                first = [await next_view(ws) for ws in pages]
-                assert len(set(first)) == 1 and srv.views_built == 1
-                session.log.say("Staff dim the lights")      # the table changes: a log line
-                after = [await next_view(ws, lambda v: "Staff dim the lights" in v["log"])
-                         for ws in pages]
-                assert len(set(after)) == 1 and srv.views_built == 2
-                # A seat's page is not a spectator's: its own view, built for it.
-                seat = pages[0]
-                await seat.send_str(json.dumps({"type": "hello", "seat": "hero",
-                                                "token": srv.seat_token("hero")}))
-                mine = json.loads(await next_view(seat, lambda v: "you" in v))
-                assert mine["you"]["seat"] == "hero" and srv.views_built == 3
-                for ws in pages:
-                    await ws.close()
-        finally:
-            await srv.stop(flush_s=0)
-    asyncio.run(scenario())
+    async def body(session, srv, http, url):
+        pages = [await http.ws_connect(url) for _ in range(5)]
+        first = [await next_view(ws) for ws in pages]
+        assert len(set(first)) == 1 and srv.views_built == 1
+        session.log.say("Staff dim the lights")      # the table changes: a log line
+        after = [await next_view(ws, lambda v: "Staff dim the lights" in v["log"])
+                 for ws in pages]
+        assert len(set(after)) == 1 and srv.views_built == 2
+        # A seat's page is not a spectator's: its own view, built for it.
+        seat = pages[0]
+        await seat.send_str(json.dumps({"type": "hello", "seat": "hero",
+                                        "token": srv.seat_token("hero")}))
+        mine = json.loads(await next_view(seat, lambda v: "you" in v))
+        assert mine["you"]["seat"] == "hero" and srv.views_built == 3
+        for ws in pages:
+            await ws.close()
+
+    on_web_server(tmp_path, body)
 
 
 def test_pages_taking_deflate_read_every_change_as_the_one_view(tmp_path):
     """Pages that offer permessage-deflate (as browsers do) read each view whole, change
     after change, the same JSON as a page without deflate: the one view of the change."""
-    import aiohttp
 
-    async def scenario():
-        session = session_on(tmp_path, ManualClock())
-        srv = server.WebServer(WebTable(session), "127.0.0.1", 0)
-        await srv.start()
-        url = "http://127.0.0.1:%d/ws" % srv.port
-        try:
-            async with aiohttp.ClientSession() as http:
-                deflating = [await http.ws_connect(url, compress=15) for _ in range(3)]
-                plain = await http.ws_connect(url, compress=0)
-                for ws in deflating:
-                    assert ws.compress == 15
-                assert not plain.compress
-                for n in range(3):
-                    line = "Staff turn the lights up to %d" % n
-                    session.log.say(line)
-                    got = [await next_view(ws, lambda v, line=line: line in v["log"])
-                           for ws in deflating + [plain]]
-                    assert len(set(got)) == 1
-                    view = srv.view_data(None)
-                    assert got[0].encode("utf-8") == view.data
-                for ws in deflating + [plain]:
-                    await ws.close()
-        finally:
-            await srv.stop(flush_s=0)
-    asyncio.run(scenario())
+    async def body(session, srv, http, url):
+        deflating = [await http.ws_connect(url, compress=15) for _ in range(3)]
+        plain = await http.ws_connect(url, compress=0)
+        for ws in deflating:
+            assert ws.compress == 15
+        assert not plain.compress
+        for n in range(3):
+            line = "Staff turn the lights up to %d" % n
+            session.log.say(line)
+            got = [await next_view(ws, lambda v, line=line: line in v["log"])
+                   for ws in deflating + [plain]]
+            assert len(set(got)) == 1
+            view = srv.view_data(None)
+            assert got[0].encode("utf-8") == view.data
+        for ws in deflating + [plain]:
+            await ws.close()
+
+    on_web_server(tmp_path, body)
 
 
 def test_pages_asking_for_packed_views_share_one_compression_and_read_every_change(tmp_path):
@@ -219,35 +220,28 @@ def test_pages_asking_for_packed_views_share_one_compression_and_read_every_chan
             if view["type"] == "table" and line in view["log"]:
                 return msg.data
 
-    async def scenario():
-        session = session_on(tmp_path, ManualClock())
-        srv = server.WebServer(WebTable(session), "127.0.0.1", 0)
-        await srv.start()
-        url = "http://127.0.0.1:%d/ws" % srv.port
-        try:
-            async with aiohttp.ClientSession() as http:
-                packed = [await http.ws_connect(url + "?views=deflate", compress=15)
-                          for _ in range(3)]
-                plain = await http.ws_connect(url, compress=0)
-                for ws in packed:
-                    assert not ws.compress      # no per-page compression on top
-                for n in range(3):
-                    line = "Staff turn the lights up to %d" % n
-                    session.log.say(line)
-                    got = [await packed_view(ws, line) for ws in packed]
-                    text = await next_view(plain, lambda v, line=line: line in v["log"])
-                    assert len(set(got)) == 1
-                    assert zlib.decompress(got[0]) == text.encode("utf-8")
-                    view = srv.view_data(None)
-                    assert view.packed() is view.packed() and view.packed() == got[0]
-                await packed[0].send_str("not json")
-                msg = await asyncio.wait_for(packed[0].receive(), 30)
-                while msg.type == aiohttp.WSMsgType.BINARY:     # a view sent meanwhile
-                    msg = await asyncio.wait_for(packed[0].receive(), 30)
-                assert msg.type == aiohttp.WSMsgType.TEXT and \
-                    json.loads(msg.data)["type"] == "error"
-                for ws in packed + [plain]:
-                    await ws.close()
-        finally:
-            await srv.stop(flush_s=0)
-    asyncio.run(scenario())
+    async def body(session, srv, http, url):
+        packed = [await http.ws_connect(url + "?views=deflate", compress=15)
+                  for _ in range(3)]
+        plain = await http.ws_connect(url, compress=0)
+        for ws in packed:
+            assert not ws.compress      # no per-page compression on top
+        for n in range(3):
+            line = "Staff turn the lights up to %d" % n
+            session.log.say(line)
+            got = [await packed_view(ws, line) for ws in packed]
+            text = await next_view(plain, lambda v, line=line: line in v["log"])
+            assert len(set(got)) == 1
+            assert zlib.decompress(got[0]) == text.encode("utf-8")
+            view = srv.view_data(None)
+            assert view.packed() is view.packed() and view.packed() == got[0]
+        await packed[0].send_str("not json")
+        msg = await asyncio.wait_for(packed[0].receive(), 30)
+        while msg.type == aiohttp.WSMsgType.BINARY:     # a view sent meanwhile
+            msg = await asyncio.wait_for(packed[0].receive(), 30)
+        assert msg.type == aiohttp.WSMsgType.TEXT and \
+            json.loads(msg.data)["type"] == "error"
+        for ws in packed + [plain]:
+            await ws.close()
+
+    on_web_server(tmp_path, body)
