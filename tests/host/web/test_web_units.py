@@ -133,25 +133,17 @@ def test_controls_on_a_real_table_are_refused_and_change_nothing(tmp_path):
 
 
 def test_on_loopback_only_loopback_names_are_answered(tmp_path):
-    import aiohttp
+    async def body(session, srv, http, url):
+        url = "http://127.0.0.1:%d/api/table" % srv.port
+        async with http.get(url) as r:
+            assert r.status == 200
+        async with http.get(url, headers={"Host": "evil.example:%d" % srv.port}) as r:
+            assert r.status == 403
+            assert "127.0.0.1" in (await r.json())["error"]
+        async with http.get(url, headers={"Host": "localhost:%d" % srv.port}) as r:
+            assert r.status == 200
 
-    async def scenario():
-        session = session_on(tmp_path, ManualClock())
-        srv = server.WebServer(WebTable(session), "127.0.0.1", 0)
-        await srv.start()
-        try:
-            async with aiohttp.ClientSession() as http:
-                url = "http://127.0.0.1:%d/api/table" % srv.port
-                async with http.get(url) as r:
-                    assert r.status == 200
-                async with http.get(url, headers={"Host": "evil.example:%d" % srv.port}) as r:
-                    assert r.status == 403
-                    assert "127.0.0.1" in (await r.json())["error"]
-                async with http.get(url, headers={"Host": "localhost:%d" % srv.port}) as r:
-                    assert r.status == 200
-        finally:
-            await srv.stop(flush_s=0)
-    asyncio.run(scenario())
+    on_web_server(tmp_path, body)
 
 
 def test_one_view_is_built_per_change_for_every_spectator_and_all_get_the_same_bytes(tmp_path):
