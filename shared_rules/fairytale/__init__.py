@@ -1148,15 +1148,10 @@ _TEXT = ("card", "character", "item", "quest", "replace", "npc", "trait", "deck"
 _WHOLE = ("battle", "move", "bid")
 
 
-# Each field's check, by key ("type" and "seat" are checked before): a dict, so that the
-# common action (a type and a seat) costs one look-up a key.
-_FIELD_CHECK = {}
-for _key in _TEXT:
-    _FIELD_CHECK[_key] = 1
-for _key in _WHOLE:
-    _FIELD_CHECK[_key] = 1
-for _key in ("with", "split", "cell", "swap", "to", "traits", "pay", "lose", "absorb"):
-    _FIELD_CHECK[_key] = 1
+# The keys _check_fields looks at ("type" and "seat" are checked before): the common action
+# (a type and a seat) costs one set look-up a key.
+_FIELD_CHECK = set(_TEXT + _WHOLE + ("with", "split", "cell", "swap", "to", "traits", "pay",
+                                     "lose", "absorb"))
 
 
 def _check_fields(kind, action):
