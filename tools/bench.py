@@ -44,6 +44,17 @@ def percentile(values, p):
     return s[k]
 
 
+async def tile_stats(tiles):
+    """{tile index: its stats} of the virtual tiles that answer (one gone is left out)."""
+    stats = {}
+    for t in tiles:
+        try:
+            stats[t.index] = await asyncio.to_thread(t.stats)
+        except Exception:
+            pass
+    return stats
+
+
 def print_result(result, as_json):
     """A latency run's figures: one JSON object, or a line each."""
     if as_json:
@@ -158,12 +169,7 @@ async def _latency(args):
             else:
                 scene_ms.append((w.hit - t0) * 1000.0)
                 lit[(tile.index, cell)] = turn_on
-        stats = {}
-        for t in table.tiles:
-            try:
-                stats[t.index] = await asyncio.to_thread(t.stats)
-            except Exception:
-                pass
+        stats = await tile_stats(table.tiles)
     except Exception:
         for t in table.tiles:
             if not t.alive() or t.log_tail():

@@ -60,7 +60,7 @@ import tempfile
 import threading
 import time
 
-from tools.bench import percentile, print_result
+from tools.bench import percentile, print_result, tile_stats
 
 TICKS_MASK = (1 << 30) - 1     # a MicroPython tile's ticks_ms wraps here (unix: CLOCK_MONOTONIC)
 RENDER_WINDOW_MS = 250         # a frame was rendered at most this long before it arrived
@@ -467,12 +467,7 @@ async def measure(args, folder):
             session.staff("start")
             session.link.resync()       # and the tiles say what lies on them
             games_played += 1
-        stats = {}
-        for t in vtable.tiles:
-            try:
-                stats[t.index] = await asyncio.to_thread(t.stats)
-            except Exception:
-                pass
+        stats = await tile_stats(vtable.tiles)
     finally:
         if hall is not None:
             await hall.stop()
