@@ -17,11 +17,15 @@
   let view = null, ws = null, backoff = 500, nextId = 1, shapeKey = "", cellPx = 0, headPx = 0;
   let tool = "tap", picked = null, faceDown = false, moveFrom = null, refusalKey = "";
   let gesturesOpen = false, youHtml = "", openChoice = null, panelsKey = "";
+  // A seat's page draws its own view only: the spectators' view the table sends before it has
+  // read the hello is passed over until the welcome (or the hello's refusal) comes.
+  let helloId = null, awaitingSeat = false;
   const cellEls = {}, pocketEls = {}, readerEls = {};
-  // For tools and tests: the last view, and when each new action count was drawn (wall ms).
+  // For tools and tests: the last view, whether the first one drawn was a seat's or a
+  // spectator's, and when each new action count was drawn (wall ms).
   window.fairytable = {get view() { return view; }, get connected() {
     return ws !== null && ws.readyState === 1; }, get packed() { return PACKED; },
-    messages: 0, shown: []};
+    messages: 0, shown: [], first: null};
 
   // ------------------------------------------------------------ connection
 
@@ -50,8 +54,10 @@
     setConn(false, "connecting…");
     ws.onopen = () => {
       backoff = 500;
+      helloId = nextId++;
+      awaitingSeat = !!me.seat;
       ws.send(JSON.stringify({type: "hello", seat: me.seat, token: me.token,
-                              web_token: me.web, id: nextId++}));
+                              web_token: me.web, id: helloId}));
     };
     ws.onmessage = ev => {
       const data = ev.data;
@@ -70,7 +76,13 @@
 
   function received(msg) {
     window.fairytable.messages++;
-    if (msg.type === "table") { setConn(true, "live"); render(msg); }
+    if (msg.type === "welcome" || (msg.type === "error" && msg.id === helloId))
+      awaitingSeat = false;
+    if (msg.type === "table" && !awaitingSeat) {
+      if (window.fairytable.first === null) window.fairytable.first = msg.you ? "seat" : "watching";
+      setConn(true, "live");
+      render(msg);
+    }
     else if (msg.type === "error" && msg.status === 410) {
       notice(msg.message);
       me.seat = null; me.token = null;     // it watches from now on, and says so

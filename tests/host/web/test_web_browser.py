@@ -135,6 +135,9 @@ def test_a_refused_move_is_said_beside_its_cell_and_the_card_stays_in_hand(tmp_p
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(host.links["villain"])
         live(page)
+        # A seat's page draws its own view from the first: never the spectators' view the
+        # table sends before it has read the page's hello.
+        assert page.evaluate("window.fairytable.first") == "seat"
         # The villain's own turn (the hero bot moves first: on a loaded machine, seconds
         # after the page is live), so the refusal is the rule's, said at the cell.
         wait_view(page, "v.you.hand.length > 0 && v.mismatches.length === 0 && "
