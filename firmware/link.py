@@ -41,6 +41,7 @@ _TX_PAYLOAD = const(150)  # the biggest payload the tile encodes in place: a TAG
 #                           tags, 290 bytes) is written in pieces through this buffer
 #                           (send): a whole buffer for it would cost every tile 130
 #                           bytes of its heap
+_READS = const(4)         # reads of the port a pass at most (a packet each: 256 bytes)
 _NOISY_MS = const(5000)   # a damaged frame from the host makes the line noisy this long ...
 _NOISY_RESEND = const(4)  # ... and resends go this many times as often (a lost frame is
                           # random damage, not a crowded line: trying sooner is what helps)
@@ -187,11 +188,21 @@ class TileLink:
         is unknown, ACK(bad_payload) if its type is acked; one of another type (a
         malformed heartbeat, say) is dropped and counted (``rejected``).
         """
-        data = self.port.read()
-        if not data:
+        # A port hands over a USB packet (64 bytes) a read: what the host sent at once (a
+        # scene of several cells is 2 or 3 packets) is read in this pass, not one packet a
+        # pass with a reader's poll between two (up to 9 ms each).
+        frames = None
+        for _ in range(_READS):
+            data = self.port.read()
+            if not data:
+                break
+            if frames is None:
+                frames = self.decoder.feed(data)
+            else:
+                frames.extend(self.decoder.feed(data))
+        if frames is None:
             return ()
         out = []
-        frames = self.decoder.feed(data)
         d = self.decoder
         damaged = d.crc_errors + d.cobs_errors + d.short_frames + d.oversize + d.decoder_errors
         if damaged != self.damaged:

@@ -262,7 +262,12 @@ class ReaderSchedule:
                 # The phase is over: on to the next.
                 self.phase = (self.phase + 1) % len(phases)
                 if self.phase == 0:
-                    self._round_done()
+                    # A round is over once every reader has been polled once more (a
+                    # failed reader's turn counts): the tile's round_done.
+                    low = min(self.polls)
+                    if low > self.rounds:
+                        self.rounds = low
+                        self.round_done()
                     if self.idle or not lit:
                         # With no host listening, poll at a walk: a round, then a pause
                         # with every field off (less RF, less power, less CPU). With no
@@ -406,15 +411,3 @@ class ReaderSchedule:
                     self.readers[i].errors += 1
         del self.todo[:]
         self.phase = len(self.phases) - 1
-
-    def _round_done(self):
-        """Count rounds (every reader polled once more); True when one just ended."""
-        low = self.polls[0]
-        for p in self.polls:
-            if p < low:
-                low = p
-        if low <= self.rounds:
-            return False
-        self.rounds = low
-        self.round_done()
-        return True

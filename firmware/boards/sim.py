@@ -108,7 +108,7 @@ class StdioPort:
             self.poll_out.register(1, select.POLLOUT)
         self.closed = False
         self.deaf_until = None      # control "deaf": drop what arrives, like a noisy line
-        # Preallocated, and one USB full-speed CDC packet (64 bytes) a pass, as a Pico reads:
+        # Preallocated, and one USB full-speed CDC packet (64 bytes) a read, as a Pico reads:
         # the link copies what it is given, and a full tile's heap has no room for big copies.
         self.inbuf = bytearray(64)
         self.one = bytearray(1)
