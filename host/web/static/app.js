@@ -19,7 +19,7 @@
   let gesturesOpen = false, youHtml = "", openChoice = null, panelsKey = "";
   // A seat's page draws its own view only: the spectators' view the table sends before it has
   // read the hello is passed over until the welcome (or the hello's refusal) comes.
-  let helloId = null, awaitingSeat = false;
+  let helloId = null, awaitingSeat = false, passedOver = null;
   const cellEls = {}, pocketEls = {}, readerEls = {};
   // For tools and tests: the last view, whether the first one drawn was a seat's or a
   // spectator's, and when each new action count was drawn (wall ms).
@@ -56,6 +56,7 @@
       backoff = 500;
       helloId = nextId++;
       awaitingSeat = !!me.seat;
+      passedOver = null;
       ws.send(JSON.stringify({type: "hello", seat: me.seat, token: me.token,
                               web_token: me.web, id: helloId}));
     };
@@ -74,20 +75,28 @@
     };
   }
 
+  function drawn(v) {
+    if (window.fairytable.first === null) window.fairytable.first = v.you ? "seat" : "watching";
+    setConn(true, "live");
+    render(v);
+  }
+
   function received(msg) {
     window.fairytable.messages++;
-    if (msg.type === "welcome" || (msg.type === "error" && msg.id === helloId))
-      awaitingSeat = false;
-    if (msg.type === "table" && !awaitingSeat) {
-      if (window.fairytable.first === null) window.fairytable.first = msg.you ? "seat" : "watching";
-      setConn(true, "live");
-      render(msg);
-    }
-    else if (msg.type === "error" && msg.status === 410) {
+    if (msg.type === "table" && awaitingSeat) { passedOver = msg; return; }
+    if (msg.type === "welcome") awaitingSeat = false;
+    if (msg.type === "error" && (msg.id === helloId || msg.status === 410)) {
+      // A link that opens no seat (a wrong one, an earlier game's): the page watches from
+      // now on, and says why until it is left.
       notice(msg.message);
-      me.seat = null; me.token = null;     // it watches from now on, and says so
-      if (view) render(view);
+      me.seat = null; me.token = null;
+      awaitingSeat = false;
+      const v = passedOver || view;
+      passedOver = null;
+      if (v) drawn(v);
+      return;
     }
+    if (msg.type === "table") drawn(msg);
     else if (msg.type === "error") refuse(msg.message, msg.cells || []);
     else if (msg.type === "ack") {
       if (msg.token && me.seat) {

@@ -166,6 +166,28 @@ def test_a_refused_move_is_said_beside_its_cell_and_the_card_stays_in_hand(tmp_p
         host.stop()
 
 
+def test_a_wrong_seat_link_says_so_and_watches(tmp_path, browser):
+    """A seat link whose token is wrong: the page says why in words and shows the table as
+    a spectator's, at once (no game moves here to send another view)."""
+    host = Host(tmp_path, "--bots", "0", "--seed", "4", "--new").start()
+    try:
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        link = host.links["villain"]
+        page.goto(link[:link.index("token=") + len("token=")] + "1_forged")
+        live(page)
+        assert page.locator("[data-cell]").count() == 49
+        assert page.evaluate("window.fairytable.first") == "watching"
+        # Said until the page is left, and no seat is shown as the page's own.
+        page.wait_for_selector("#notice:not([hidden])", timeout=15000)
+        words = page.inner_text("#notice")
+        assert words.startswith("This link does not open seat villain") and \
+            words.endswith("."), words
+        assert " you" not in page.inner_text("#seats"), page.inner_text("#seats")
+        shot(page, "wrong-seat-link")
+    finally:
+        host.stop()
+
+
 def test_a_tile_switched_off_shows_offline_and_comes_back(tmp_path, browser):
     host = Host(tmp_path, "--bots", "0", "--seed", "4", "--new").start()
     try:
