@@ -596,8 +596,8 @@ class WebServer:
             if game.isdigit() and len(game) <= 9 and int(game) != self.game_number():
                 raise Refused(410, self._old_link_sentence(seat, int(game)))
         if not isinstance(token, str) or not hmac.compare_digest(token, self.seat_token(seat)):
-            raise Refused(403, "this link does not open seat %s: use the seat link the host "
-                          "printed." % seat)
+            raise Refused(403, "this link does not open %s's seat: use the seat link the "
+                          "host printed." % self.table.seat_name(seat))
         return seat
 
     def _check_pin(self, request):

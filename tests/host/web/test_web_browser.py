@@ -180,7 +180,7 @@ def test_a_wrong_seat_link_says_so_and_watches(tmp_path, browser):
         # Said until the page is left, and no seat is shown as the page's own.
         page.wait_for_selector("#notice:not([hidden])", timeout=15000)
         words = page.inner_text("#notice")
-        assert words.startswith("This link does not open seat villain") and \
+        assert words.startswith("This link does not open Villain's seat") and \
             words.endswith("."), words
         assert " you" not in page.inner_text("#seats"), page.inner_text("#seats")
         shot(page, "wrong-seat-link")
