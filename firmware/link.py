@@ -189,7 +189,7 @@ class TileLink:
         malformed heartbeat, say) is dropped and counted (``rejected``).
         """
         # A port hands over a USB packet (64 bytes) a read: what the host sent at once (a
-        # scene of several cells is 2 or 3 packets) is read in this pass, not one packet a
+        # scene of several cells is 2 to 4 packets) is read in this pass, not one packet a
         # pass with a reader's poll between two (up to 9 ms each).
         frames = None
         for _ in range(_READS):
