@@ -67,7 +67,8 @@ Decisions where the book is unclear (each an option or documented here):
 Chance. "mode": "digital" shuffles the decks with the engine's PRNG;
 "physical": a draw only grows a hand by one unknown card, and a card's
 identity arrives when it is placed (it must be one of the seat's unseen
-cards).
+cards). `determinize(state, seat, rng)` deals again what a seat cannot
+see, for a search bot (its docstring says what is kept).
 
 Setup (a scenario position; the play phase starts from it; every field optional):
 {"board": [{"card", "cell": [c, r], "owner"?: the card's side (it must be that side),
@@ -1347,6 +1348,87 @@ def secrets(state, seat=None):
         if s.twists[seat][0] is not None:
             out.pop(s.twists[seat][0], None)
     return sorted(out)
+
+
+def determinize(state, seat, rng):
+    """The state as `seat` may imagine it, for a search bot: everything the seat cannot know
+    dealt again at random from `rng` (a prng state), consistent with view(state, seat).
+
+    Changes and returns the state it is given (pass a copy: copy() copies every list this
+    changes). The result depends only on view(state, seat) and `rng`: the hidden cards of
+    each place are gathered, sorted, shuffled with `rng` and dealt back in a fixed order.
+
+    Re-dealt, for every other seat (every seat for a spectator, seat None; a teammate too,
+    who does not see the seat's cards either), from that seat's own cards that `seat` cannot
+    see (its team's and ally's cards of its side that are neither face up in play nor
+    captured), so a card never moves to another seat or side:
+    - the identities of its face-down cards in play (cells, facings and owners stay);
+    - its hand: digital mode, the cards in it (its size stays); physical mode, the hand
+      becomes as many unknown cards (None) as it holds, every card in it going back to the
+      seat's unseen cards (a card a plot twist returned to the hand is not shown in the
+      view, so what it was is not kept);
+    - its deck: digital mode, which cards and their order (its size stays); physical mode,
+      its unseen cards (the pool a placed card's identity is read from), sorted;
+    - its plot twist, when chosen and not yet played: one of its four choices, at random
+      (not chosen yet stays None; a played one is public and stays).
+    The seat's own deck order (digital mode) is shuffled again: its contents, the seat's
+    cards it cannot see elsewhere, stay. The engine's PRNG state and the seed (which a
+    digital game's deck order could be worked out from) are replaced from `rng`.
+    Kept: the board's cells, owners, facings and face-up cards, the seat's own hand, own
+    face-down cards, own unseen cards (physical), own plot twist, every size (hands, decks),
+    scores, captures, lasting effects, the turn, AP and phase: all of the view.
+    """
+    s = state
+    rng = rng or 1
+    board = s.board
+    down = {}  # seat -> its face-down cells that `seat` cannot see, in sorted order
+    for cell in sorted(board):
+        entry = board[cell]
+        if not entry[3] and entry[1] != seat:
+            if entry[1] in down:
+                down[entry[1]].append(cell)
+            else:
+                down[entry[1]] = [cell]
+    for x in s.seats:
+        if x == seat:
+            if not s.physical and len(s.decks[x]) > 1:
+                deck = sorted(s.decks[x])
+                rng = prng.shuffle(rng, deck)
+                s.decks[x] = deck
+            continue
+        cells = down.get(x, ())
+        hand = s.hands[x]
+        if s.physical:
+            hidden = [c for c in hand if c is not None] + s.pool[x]
+        else:
+            hidden = hand + s.decks[x]
+        for cell in cells:
+            hidden.append(board[cell][0])
+        hidden.sort()
+        rng = prng.shuffle(rng, hidden)
+        i = 0
+        for cell in cells:
+            entry = board[cell]
+            board[cell] = (hidden[i], entry[1], entry[2], False)
+            i += 1
+        rest = hidden[i:]
+        if s.physical:
+            s.hands[x] = [None] * len(hand)
+            rest.sort()
+            s.pool[x] = rest
+        else:
+            s.hands[x] = rest[:len(hand)]
+            s.decks[x] = rest[len(hand):]
+        tid, used = s.twists[x]
+        if tid is not None and not used:
+            team, ally = s.teams[x]
+            choices = s.cat.twist_choices(team, ally, side_of(x))
+            rng, k = prng.below(rng, len(choices))
+            s.twists[x] = [choices[k], False]
+    rng, value = prng.below(rng, 0x40000000)
+    s.seed = value
+    s.rng = prng.seed_state(value)
+    return s
 
 
 def to_dict(state):
