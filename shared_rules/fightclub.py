@@ -1851,6 +1851,107 @@ def imagine(state, seat, rng):
     return s
 
 
+def determinize(state, seat, rng):
+    """The state dealt again as `seat` may imagine it (information-set search): everything
+    the seat cannot know is dealt at random from `rng`, consistent with what it sees; it
+    changes and returns the state it is given (pass a copy).
+
+    Re-dealt: the creatures in the creature deck and in the other seats' hands are pooled,
+    sorted, shuffled and dealt back, each other hand getting as many as it holds (sorted,
+    as hands are) and the deck the rest, in a new order. An event that waits for choices
+    keeps who has chosen, but another seat's hidden choice (its fight card, the cards it
+    passes) is drawn again from its new hand, as many cards as it chose (a whole hand
+    passed without choosing stays the whole hand). The contract deck keeps its cards (which
+    contracts and events were taken from the catalog's pools is not known to anybody, and
+    `secrets` keeps them) but not their order: the deck is cut into the book's sets (bottom,
+    middle, top, the four Level I on top, by their sizes for the player count; a deck longer
+    than the tables is one set), each set keeps how many Level I, II, III and events it
+    holds (known from the tables and from the cards drawn), and the cards of each kind are
+    shared out among the sets and shuffled within them at random. The engine's PRNG (the
+    shuffles to come) is replaced from `rng`, and the game's seed, which would re-deal the
+    real start, is set to 0.
+
+    Kept: everything `view(state, seat)` shows (the seat's own hand and its own pending
+    choice, the Market, the discard pile in order, wagons, gold, contracts in play, counts
+    of every hand and deck, the phase). What the seat saw earlier but the state does not
+    record is not kept: cards it passed to a neighbour, cards another seat took from the
+    Market or showed in a fight, events already drawn; those places are re-dealt like any
+    hidden card. Only the seat's view and `rng` decide the result.
+    """
+    s = state
+    rng = rng or prng.seed_state(0)
+    others = [x for x in s.seats if x != seat]
+    pool = list(s.deck)
+    for x in others:
+        pool.extend(s.players[x].hand)
+    pool.sort()
+    rng = prng.shuffle(rng, pool)
+    k = 0
+    for x in others:
+        n = len(s.players[x].hand)
+        s.players[x].hand = sorted(pool[k:k + n])
+        k += n
+    s.deck = pool[k:]
+    pend = s.pending
+    if pend is not None and pend["choices"]:
+        choices = {}
+        for x in sorted(pend["choices"]):
+            chosen = pend["choices"][x]
+            hand = s.players[x].hand
+            if x == seat:
+                choices[x] = list(chosen)
+            elif len(chosen) >= len(hand):
+                choices[x] = list(hand)
+            else:
+                pick = list(hand)
+                rng = prng.shuffle(rng, pick)
+                choices[x] = sorted(pick[:len(chosen)])
+        pend["choices"] = choices
+    s.contract_deck, rng = _redeal_contracts(s, rng)
+    s.rng = rng
+    s.seed = 0
+    return s
+
+
+def _deck_kind(s, cid):
+    """A contract deck card's kind: its level, or 0 for an event."""
+    c = s.cat.contracts.get(cid)
+    return 0 if c is None else c["level"]
+
+
+def _redeal_contracts(s, rng):
+    """The contract deck shuffled within the book's sets (determinize): returns (deck, rng)."""
+    deck = s.contract_deck
+    n = len(deck)
+    cuts = []
+    lo = 0
+    for sets in DECK_SETS:
+        hi = lo + sum(sets[len(s.seats)])
+        if lo < n:
+            cuts.append((lo, min(hi, n)))
+        lo = hi
+    if n > lo:
+        cuts = [(0, n)]
+    kinds = {}
+    for cid in deck:
+        kind = _deck_kind(s, cid)
+        if kind not in kinds:
+            kinds[kind] = []
+        kinds[kind].append(cid)
+    for kind in sorted(kinds):
+        kinds[kind].sort()
+        rng = prng.shuffle(rng, kinds[kind])
+    out = []
+    for lo, hi in cuts:
+        part = []
+        for cid in deck[lo:hi]:
+            part.append(kinds[_deck_kind(s, cid)].pop())
+        part.sort()
+        rng = prng.shuffle(rng, part)
+        out.extend(part)
+    return out, rng
+
+
 # ---------------------------------------------------------------- views, save, load
 
 def _area_form(s, reveal_rules=True):

@@ -2373,6 +2373,43 @@ def imagine(state, seat, rng):
     return state
 
 
+def determinize(state, seat, rng):
+    """The state dealt again as `seat` may imagine it (information-set search): everything
+    the seat cannot know is dealt at random from `rng`, consistent with what it sees; it
+    changes and returns the state it is given (pass a copy).
+
+    Re-dealt: the Bonus Cards in the deck and in the other seats' hands are pooled, sorted,
+    shuffled and dealt back, each other hand getting as many as it holds (sorted by id; the
+    order a hand was drawn in is nobody's business) and the deck the rest, in a new order.
+    The engine's PRNG (every die still to roll) is replaced from `rng`, and the game's
+    seed, which would re-deal the real deck, is set to 0.
+
+    Kept: everything `view(state, seat)` shows: the board, characters, their health and
+    face-down cards, flags, a battle's dice and who it waits for, roll-offs waiting, the
+    discard pile, the seat's own hand, and how many cards each hand and the deck hold.
+    A Bonus Card the seat saw drawn (a "bonus_drawn" event names it) is still in the pool:
+    the state does not record what the seat saw, only what it sees now. Only the seat's
+    view and `rng` decide the result.
+    """
+    s = state
+    rng = rng or prng.seed_state(0)
+    others = [q for q in s.seats if q != seat]
+    pool = list(s.deck)
+    for q in others:
+        pool.extend(s.hands[q])
+    pool.sort()
+    rng = prng.shuffle(rng, pool)
+    k = 0
+    for q in others:
+        n = len(s.hands[q])
+        s.hands[q] = sorted(pool[k:k + n])
+        k += n
+    s.deck = pool[k:]
+    s.rng = rng
+    s.seed = 0
+    return s
+
+
 def actors(state):
     """The seats that may act now: a roller, a defender, a Bonus Card roller, or the player
     whose turn it is ([] once the game is over). One at a time."""
