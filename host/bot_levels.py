@@ -13,8 +13,8 @@ DEFAULT = "normal"
 
 # What each level does, in words (the --help, the staff page).
 WORDS = {
-    "easy": "a random move among the sensible ones",
-    "normal": "the move that looks best one move ahead",
+    "easy": "picks a sensible move at random",
+    "normal": "picks the move that looks best one move ahead",
     "hard": "searches many moves ahead, guessing what it cannot see",
 }
 
@@ -36,8 +36,23 @@ def listed(levels=LEVELS):
 
 
 def explained():
-    """Every level with what it does: "easy: a random move among ...; normal: ..."."""
-    return "; ".join("%s: %s" % (level, WORDS[level]) for level in LEVELS)
+    """Every level with what it does: "easy (picks a sensible move at random), normal (...)
+    or hard (...)"."""
+    return listed(["%s (%s)" % (level, WORDS[level]) for level in LEVELS])
+
+
+def said(levels):
+    """Are the bots' levels worth saying? Yes unless every bot plays at the usual level
+    (`levels`: the bots' levels, any iterable): "bots", not "normal bots", in the usual case."""
+    return set(levels) - {DEFAULT} != set()
+
+
+def bot_words(level, count=1):
+    """"a bot", "bots", "an easy bot", "hard bots": `count` bots of `level` (None: unsaid)."""
+    what = "bot" if level is None else "%s bot" % level
+    if count > 1:
+        return what + "s"
+    return ("an " if what[0] in "aeiou" else "a ") + what
 
 
 def rules_kind(level):

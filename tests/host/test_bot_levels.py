@@ -20,7 +20,7 @@ def test_older_names_are_levels_and_unknown_names_are_none():
 def test_the_levels_are_said_in_words():
     assert bot_levels.listed() == "easy, normal or hard"
     for level in bot_levels.LEVELS:
-        assert "%s: %s" % (level, bot_levels.WORDS[level]) in bot_levels.explained()
+        assert "%s (%s)" % (level, bot_levels.WORDS[level]) in bot_levels.explained()
 
 
 def test_the_host_offers_the_levels_the_rules_take():
