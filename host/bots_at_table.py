@@ -9,6 +9,7 @@ clock the session was given (host/clock.py).
 
 import asyncio
 
+from host.bot_levels import rules_kind
 from host.virtual.hands import HandsSlipped
 
 
@@ -21,7 +22,7 @@ class BotsAtTable:
 
     def __init__(self, session, seats, seed, hands, clock):
         self.session = session
-        self.seats = dict(seats or {})   # seat -> bot kind ("greedy", "random")
+        self.seats = dict(seats or {})   # seat -> its bot's level (host/bot_levels.py)
         self.seed = seed
         self.hands = hands
         self.clock = clock
@@ -142,8 +143,8 @@ class BotsAtTable:
     def action_of(self, seat):
         """The move the bot in `seat` makes now, as the table will show it; None: nothing."""
         match = self.session.match
-        action = self.session.game.bot_action(self.seats[seat], match.engine, match.state, seat,
-                                              self.seed)
+        action = self.session.game.bot_action(rules_kind(self.seats[seat]), match.engine,
+                                              match.state, seat, self.seed)
         return None if action is None else self.session.game.normal_bot_action(action)
 
     async def drive(self):

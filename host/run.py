@@ -1,7 +1,8 @@
 """`fairytable run`: the main job. Plays a game on the table, or on the virtual table.
 
     fairytable run [--game GAME] [--mode MODE]
-                   [--seed N] [--players N] [--bots N] [--journal PATH] [--headless] [--json]
+                   [--seed N] [--players N] [--bots N] [--level [N=]LEVEL ...]
+                   [--journal PATH] [--headless] [--json]
                    [--port /dev/ttyACM0 ...] [--layout FILE] [--offline-grace SECONDS]
                    [--key FILE] [--registry FILE] [--mqtt URL [--hall NAME] [--table-id NAME]]
                    [--attract-after MINUTES]
@@ -11,11 +12,13 @@ firmware under MicroPython, one pseudo-terminal per tile) and says so. A
 journal with an unfinished game of the same kind resumes it (after a crash
 or a pulled plug) and re-lights the table. --players N sets how many play
 (default: the game's usual count, or the setup's); --bots N puts bots in the
-last N seats, at most one a player. --headless puts a bot in every seat (so
-there --bots N alone says N players) and plays the whole game through tags,
-taps and dice on the virtual table; --json prints one summary object. A game
-that resumes keeps its players, mode, seed and setup, and --bots chooses who
-plays each of its seats; an option it cannot take is refused, naming --new.
+last N seats, at most one a player; --level sets their level, easy, normal (the
+default) or hard, for every bot (--level hard) or seat by seat (--level 2=hard).
+--headless puts a bot in every seat (so there --bots N alone says N players)
+and plays the whole game through tags, taps and dice on the virtual table;
+--json prints one summary object. A game that resumes keeps its players, mode,
+seed, setup and its bots' levels; --bots chooses who plays each of its seats
+and --level a bot's level; an option it cannot take is refused, naming --new.
 A tile offline longer than --offline-grace stops the game until it is back: a
 mismatch names it and its cells (with --json, a {"waiting_for": ...} line on
 stderr, and the summary's "waiting_for" lists the tiles still awaited).
@@ -39,7 +42,7 @@ import stat
 import sys
 import time
 
-from host import games, installation
+from host import bot_levels, games, installation
 from host import journal as journals
 from host.journal import Journal, JournalError
 from host.link import noisy_line
@@ -59,9 +62,11 @@ MAX_SETUP_BYTES = 1 << 20
 
 # The one rule of seats, for every game (said in --help and the README).
 SEATS_RULE = ("--players N sets how many play (default: the game's usual count, or the "
-              "setup's); --bots N puts bots in the last N seats, at most one a player. With "
-              "--headless every seat is a bot's, so --bots N alone says N players. A game that "
-              "resumes keeps its players: --bots chooses who plays each of its seats.")
+              "setup's); --bots N puts bots in the last N seats, at most one a player; "
+              "--level sets their level (easy, normal or hard), for every bot or seat by seat "
+              "(N=LEVEL). With --headless every seat is a bot's, so --bots N alone says N "
+              "players. A game that resumes keeps its players and its bots' levels: --bots "
+              "chooses who plays each of its seats, --level changes a bot's level.")
 
 
 class Timings:
@@ -123,7 +128,15 @@ def parse_args(argv):
     p.add_argument("--bots", type=int, default=0,
                    help="bots in the last N seats, N at most the players (with --headless, "
                    "every seat: N players)")
-    p.add_argument("--bot-kind", default="greedy", choices=["greedy", "random"])
+    p.add_argument("--level", action="append", default=[], metavar="[N=]LEVEL",
+                   help="the bots' level: %s. --level LEVEL for every bot, --level N=LEVEL "
+                   "for the bot in seat N (counted from 1, as --bots counts seats; repeat it "
+                   "for more seats; a seat's own level wins). Default %s; a game that resumes "
+                   "keeps its bots' levels unless --level gives one" % (
+                       bot_levels.explained(), bot_levels.DEFAULT))
+    p.add_argument("--bot-kind", default=None, choices=sorted(bot_levels.OLD_NAMES),
+                   help="the older spelling of --level for every bot: greedy is normal; "
+                   "random plays any legal move at random (for tests)")
     p.add_argument("--journal", default=None,
                    help="the journal (default: journal.db in the data folder, "
                         "$FAIRYTABLE_HOME or ~/.local/share/fairytable)")
@@ -209,6 +222,7 @@ def check_args(args):
                          "day), not %s" % args.attract_after)
     if args.bots < 0:
         raise ValueError("--bots must be 0 or more, not %d" % args.bots)
+    args.levels = levels_given(args.level, args.bot_kind)
     if args.mode is not None and args.mode not in _modes(args.game):
         title = _info(args.game)["title"]
         raise ValueError("--mode %s: %s has %s" % (args.mode, title, (
@@ -252,6 +266,84 @@ def check_args(args):
     check_web_arguments(args)
     from host.hall.table import check_arguments as check_hall_arguments
     check_hall_arguments(args)
+
+
+def levels_given(given, bot_kind=None):
+    """--level LEVEL and --level N=LEVEL (each a text), with --bot-kind, the older spelling of
+    --level LEVEL, as (the level for every bot or None, {seat number: level}); ValueError in
+    words naming the flag and what it may be. Whether seat N is a bot's is `levels_refusal`'s
+    to say, once the game's seats are known."""
+    every = bot_levels.level_of(bot_kind) if bot_kind is not None else None
+    seats = {}
+    for text in given:
+        number, eq, level = text.rpartition("=")
+        level = _level(text, level.strip())
+        if not eq:
+            if bot_kind is not None:
+                raise ValueError("--level %s and --bot-kind %s both give every bot's level: "
+                                 "--bot-kind is the older spelling of --level, give one of "
+                                 "them" % (text, bot_kind))
+            if every is not None and every != level:
+                raise ValueError("--level is given twice for every bot (%s and %s): give it "
+                                 "once" % (every, level))
+            every = level
+            continue
+        number = number.strip()
+        if not number.isdigit() or not 0 < int(number) <= 99:
+            raise ValueError("--level %s: N in N=LEVEL is the number of a bot's seat, counted "
+                             "from 1 as --bots counts seats (--level 2=hard)" % text)
+        n = int(number)
+        if n in seats and seats[n] != level:
+            raise ValueError("--level is given twice for seat %d (%s and %s): give it once"
+                             % (n, seats[n], level))
+        seats[n] = level
+    return every, seats
+
+
+def _level(text, level):
+    """The LEVEL of `--level text`, checked; ValueError naming the levels there are."""
+    if level in bot_levels.LEVELS:
+        return level
+    if not level:
+        raise ValueError("--level %s: give LEVEL for every bot or N=LEVEL for the bot in seat "
+                         "N, LEVEL being %s" % (text, bot_levels.listed()))
+    older = bot_levels.level_of(level)
+    raise ValueError("--level %s: a bot's level is %s%s" % (
+        text, bot_levels.listed(), " (%s is --bot-kind %s)" % (level, level) if older else ""))
+
+
+def levels_refusal(args, seat_list):
+    """The sentence refusing a --level N=LEVEL whose seat N is not a bot's in a game of these
+    seats (the bots play the last --bots of them), or None."""
+    n = len(seat_list)
+    bots = [k for k in range(1, n + 1) if k > n - args.bots]
+    for number in sorted(args.levels[1]):
+        if number in bots:
+            continue
+        if number > n:
+            where = "this game of %s has %d seats" % (_info(args.game)["title"], n)
+        else:
+            where = "seat %d (%s) is a person's" % (number, seat_list[number - 1])
+        return "--level %d=%s: %s; %s" % (number, args.levels[1][number], where, (
+            "--bots %d puts bots in %s" % (args.bots, _seat_numbers(bots)) if len(bots) > 1
+            else "--bots 1 puts a bot in %s" % _seat_numbers(bots) if bots
+            else "no seat is a bot's (--bots 0)"))
+    return None
+
+
+def bots_of(args, seat_list, journalled=None):
+    """{seat: level} of the bots in the last --bots seats: the level --level gives the seat,
+    else the one it gives every bot (or --bot-kind's), else the level the journal has for the
+    seat (a game that resumes: `journalled`, seat -> kind, older names too), else normal."""
+    every, numbered = args.levels
+    journalled = journalled or {}
+    out = {}
+    for number, seat in enumerate(seat_list, 1):
+        if number <= len(seat_list) - args.bots:
+            continue
+        out[seat] = (numbered.get(number) or every or
+                     bot_levels.level_of(journalled.get(seat)) or bot_levels.DEFAULT)
+    return out
 
 
 def _info(game):
@@ -461,21 +553,32 @@ def _starts_alike(record, change):
 
 
 def who_plays(seat_list, bot_seats):
-    """Who plays each seat, in words: "a person plays seat 1, bots seats 2 and 3"."""
+    """Who plays each seat, in words: "a person plays seat 1, bots seats 2 and 3". The bots'
+    levels ({seat: level}) are said unless every bot is normal: "a person plays seat 1, a
+    hard bot seat 2"."""
     people = [n for n, seat in enumerate(seat_list, 1) if seat not in bot_seats]
-    bots = [n for n, seat in enumerate(seat_list, 1) if seat in bot_seats]
-    if not bots:
-        return "people play every seat" if len(people) > 1 else "a person plays"
-    if not people:
-        return "bots play every seat" if len(bots) > 1 else "a bot plays"
+    by_level = {}
+    for n, seat in enumerate(seat_list, 1):
+        if seat in bot_seats:
+            by_level.setdefault(bot_seats[seat], []).append(n)
+    said = bot_levels.said(by_level)
+    groups = [("a person" if len(people) == 1 else "people", people)] if people else []
+    groups += [(bot_levels.bot_words(level if said else None, len(numbers)), numbers)
+               for level, numbers in sorted(by_level.items(), key=lambda kv: kv[1])]
+    if len(groups) == 1:
+        who, numbers = groups[0]
+        return "%s %s" % (who, "plays" if len(numbers) == 1 else "play every seat")
+    (who, numbers), rest = groups[0], groups[1:]
+    return ", ".join(["%s %s %s" % (who, "plays" if len(numbers) == 1 else "play",
+                                    _seat_numbers(numbers))] +
+                     ["%s %s" % (w, _seat_numbers(ns)) for w, ns in rest])
 
-    def seats(numbers):
-        listed = ", ".join(str(n) for n in numbers[:-1])
-        return "seat%s %s%s" % ("s" if len(numbers) > 1 else "",
-                               listed + " and " if listed else "", numbers[-1])
 
-    return "%s %s, %s %s" % ("a person plays" if len(people) == 1 else "people play",
-                             seats(people), "a bot" if len(bots) == 1 else "bots", seats(bots))
+def _seat_numbers(numbers):
+    """"seat 2", "seats 2 and 3", "seats 1, 2 and 3"."""
+    listed = ", ".join(str(n) for n in numbers[:-1])
+    return "seat%s %s%s" % ("s" if len(numbers) > 1 else "", listed + " and " if listed else "",
+                           numbers[-1])
 
 
 def read_setup(path):
@@ -587,7 +690,9 @@ def open_game(args, game, layout, options, setup, log, timer):
         refusal = bots_refusal(args, seat_list)
         if refusal is not None:
             raise ValueError(refusal)
-    bot_seats = {seat: args.bot_kind for seat in seat_list[len(seat_list) - args.bots:]}
+    refusal = levels_refusal(args, seat_list)
+    if refusal is not None:
+        raise ValueError(refusal)
     key = tags.read_key(key_path)
     tags.check_registry(registry_path)
     journal = Journal(journal_path, report)
@@ -601,12 +706,16 @@ def open_game(args, game, layout, options, setup, log, timer):
         game_id = resumed[0]
         match, session_info = journal.resume(game_id, report)
         seed = session_info.get("seed", 0)
+        # Its bots keep their levels, unless --level gives one.
+        journalled = session_info.get("bots")
+        bot_seats = bots_of(args, seat_list, journalled if isinstance(journalled, dict) else {})
         timer.mark("replay", actions=len(match.actions))
         log.say("resuming game %d of %s from %s (%d actions): %s" % (
             game_id, _info(args.game)["title"], journal_path, len(match.actions),
             who_plays(seat_list, bot_seats)), staff=True)
     else:
         seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
+        bot_seats = bots_of(args, seat_list)
         match = Match(args.game, options, seed, setup)
         game_id = journal.start_game(match, {"bots": bot_seats, "seed": seed,
                                              "layout": layout.path})

@@ -55,8 +55,10 @@ class Host:
         else:
             raise AssertionError("no web table within %d s:\n%s" % (timeout, self.log()[-3000:]))
         self.url = "http://127.0.0.1:%d/" % self.port
-        self.links = dict(re.findall(r"seat (\w+)(?: \(bot\))?: (http\S+)", self.log()))
-        self.bots = set(re.findall(r"seat (\w+) \(bot\): http", self.log()))
+        # "seat hero (bot): URL", or "(hard bot)" when the bots' levels are said.
+        self.links = dict(re.findall(r"seat (\w+)(?: \((?:\w+ )?bot\))?: (http\S+)",
+                                     self.log()))
+        self.bots = set(re.findall(r"seat (\w+) \((?:\w+ )?bot\): http", self.log()))
         with open(self.pin_file) as f:
             self.pin = f.read().strip()
         return self

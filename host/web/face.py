@@ -101,11 +101,12 @@ class WebFace:
         return SHAPES[list(state.seats).index(seat) % len(SHAPES)]
 
     def seats(self, match, bots):
-        """Every seat: its name, colour and shape, whether a bot plays it and whether the
-        game waits on it now."""
+        """Every seat: its name, colour and shape, whether a bot plays it (`bots`: seat ->
+        level) and at what level, and whether the game waits on it now."""
         state = match.state
         acting = set(self.game.actors(state))
         return [{"seat": q, "name": self.seat_name(state, q), "bot": q in bots,
+                 "level": bots.get(q),
                  "colour": css(self.seat_colour(state, q)), "shape": self.seat_shape(state, q),
                  "acting": q in acting} for q in state.seats]
 

@@ -43,7 +43,7 @@ import zlib
 
 from aiohttp import WSMsgType, web
 
-from host import installation
+from host import bot_levels, installation
 # (the options are light to import: `fairytable run` reads them without aiohttp)
 from host.web.options import (add_arguments, check_arguments, is_loopback,  # noqa: F401
                               pace, parse_bind, serves)
@@ -459,7 +459,16 @@ class WebServer:
     def seat_links(self):
         bots = self.table.bot_seats()
         return [{"seat": s, "name": self.table.seat_name(s), "bot": s in bots,
-                 "url": self.seat_link(s)} for s in self.table.seats()]
+                 "level": bots.get(s), "url": self.seat_link(s)} for s in self.table.seats()]
+
+    def seat_lines(self):
+        """The seat links as printed for the person who runs the table: "  seat hero (bot):
+        URL", the bots' levels said unless every bot is normal ("(hard bot)")."""
+        links = self.seat_links()
+        said = bot_levels.said(link["level"] for link in links if link["bot"])
+        return ["  seat %s%s: %s" % (link["seat"], (" (%s bot)" % link["level"] if said else
+                                                    " (bot)") if link["bot"] else "",
+                                     link["url"]) for link in links]
 
     # ------------------------------------------------------------ publishing
 
@@ -488,9 +497,8 @@ class WebServer:
             return
         self._game_seen = game
         self.say("game %d: new seat links (the last game's no longer open a seat)" % game)
-        for link in self.seat_links():
-            self.say("  seat %s%s: %s" % (link["seat"], " (bot)" if link["bot"] else "",
-                                          link["url"]))
+        for line in self.seat_lines():
+            self.say(line)
         for c in list(self.clients):
             if c.seat is not None and c.game != game:
                 c.reply({"type": "error", "status": 410, "message": self._old_link(c)})
@@ -899,8 +907,8 @@ async def start_for_run(args, session, hands, journal, say=None):
         await server.start()
         say("port %d is in use: the web table took port %d" % (port, server.port))
     say("web table: %s" % server.page_url())
-    for link in server.seat_links():
-        say("  seat %s%s: %s" % (link["seat"], " (bot)" if link["bot"] else "", link["url"]))
+    for line in server.seat_lines():
+        say(line)
     say("  staff: %s" % server.staff_url())
     return server
 

@@ -19,13 +19,15 @@ the person acted) that changes nothing.
 """
 
 import asyncio
+import json
 import random
 import re
 import string
 
-from host import lights
+from host import bot_levels, lights
 from host.virtual.hands import HandsSlipped
 from host.web.errors import Refused
+from host.web.face import and_list
 
 __all__ = ["HIDDEN", "Refused", "WebTable", "redact"]
 
@@ -126,6 +128,7 @@ class WebTable:
         self.journal = journal
         self.control_lock = asyncio.Lock()
         self.rng = random.SystemRandom()  # a person's dice on the virtual table
+        self._seat_names = (None, None)    # (the options they are for, {count: [name]})
 
     # ------------------------------------------------------------ what changes
 
@@ -602,8 +605,8 @@ class WebTable:
         return "tile %s (%s) is starting" % (uid, where)
 
     def staff(self, op, params):
-        """A staff operation; returns a sentence. `start` takes game, seed, bots, players,
-        mode."""
+        """A staff operation; returns a sentence. `start` takes game, seed, bots, levels,
+        players, mode."""
         s = self.session
         if op not in self.STAFF_OPS:
             raise Refused(404, "unknown staff operation %r: one of %s."
@@ -633,11 +636,12 @@ class WebTable:
 
     def new_game_form(self):
         """What the staff page's new-game form offers for this table's game: its title, the
-        player counts the engine takes, its modes, the count and bots now."""
+        player counts the engine takes, its modes, the count and bots now, the bots' levels
+        (those offered, in words, and each bot's now by seat number) and the seats' names at
+        each count (the labels of the bots' levels)."""
         s = self.session
         info = s.game.info
-        counts = info.get("player_counts") or list(range(info["min_players"],
-                                                         info["max_players"] + 1))
+        counts = self._player_counts()
         modes = info.get("modes", {})
         titles = info.get("option_titles", {})
         switches = [{"name": k, "title": titles.get(k, k.replace("_", " ").capitalize()),
@@ -648,7 +652,41 @@ class WebTable:
                 "default_players": len(s.match.state.seats),
                 "modes": modes.get("mode", []),
                 "mode_titles": info.get("mode_titles", {}), "mode": s.match.options.get("mode"),
-                "switches": switches, "bots": len(s.bots.seats)}
+                "switches": switches, "bots": len(s.bots.seats),
+                "level_choices": [{"level": level, "words": bot_levels.WORDS[level]}
+                                  for level in bot_levels.LEVELS],
+                "levels": {str(n): s.bots.seats[seat] for n, seat in
+                           enumerate(s.match.state.seats, 1) if seat in s.bots.seats},
+                "seat_names": self.seat_names()}
+
+    def _player_counts(self):
+        info = self.session.game.info
+        return info.get("player_counts") or list(range(info["min_players"],
+                                                       info["max_players"] + 1))
+
+    def seat_names(self):
+        """{count: the seats' names in seat order} of a new game with the table's options at
+        each player count (a count its mode does not take is left out). Made once for the
+        options."""
+        options = dict((k, v) for k, v in self.session.match.options.items()
+                       if k != "players")
+        made_for, names = self._seat_names
+        if made_for != options:
+            from shared_rules.errors import ScenarioError
+            names = {}
+            for n in self._player_counts():
+                try:
+                    names[str(n)] = self._names_of(dict(options, players=n))
+                except ScenarioError:
+                    continue
+            self._seat_names = (options, names)
+        return names
+
+    def _names_of(self, options):
+        """The seats' names of a new game with these options, in seat order."""
+        engine = self.session.match.engine
+        state = engine.new_game(options, 0)
+        return [self.face.seat_name(state, q) for q in engine.seats(state)]
 
     def _start(self, params):
         s = self.session
@@ -679,6 +717,7 @@ class WebTable:
         bots = params.get("bots", len(s.bots.seats))
         if not isinstance(bots, int) or isinstance(bots, bool) or not 0 <= bots <= len(seats):
             raise Refused(400, "bots must be 0 to %d." % len(seats))
+        bot_seats = self._bots_of(options, seats, bots, params.get("levels"))
         missing = [n for n in range(1, len(seats) + 1) if s.layout.seats and
                    n not in s.layout.seat_slot]
         if missing:
@@ -688,15 +727,61 @@ class WebTable:
             raise Refused(409, "this table cannot start a new game by itself.")
         if not s.attract:
             s.button("staff", "reset")
-        bot_kind = "greedy"
-        if s.bots.seats:
-            bot_kind = sorted(s.bots.seats.values())[0]
-        bot_seats = {x: bot_kind for x in seats[len(seats) - bots:]}
         s.new_game = lambda: self.make_match(seed, options, bot_seats)
         s.bots.seats = bot_seats
         if bot_seats and s.bots.hands is None:
             s.bots.hands = self.hands   # the virtual hands carry out the new bots' moves
         s.button("staff", "start")
+
+    def _bots_of(self, options, seats, bots, levels):
+        """{seat: level} of the new game's bots, in its last `bots` seats: the level `levels`
+        gives the seat ({"seat number": level}, checked), else the level of the bot playing
+        that seat now, else normal."""
+        first = len(seats) - bots + 1
+        given = self._levels(levels, options, seats, first)
+        now = self.session.bots.seats
+        return dict((seat, given.get(n) or now.get(seat) or bot_levels.DEFAULT)
+                    for n, seat in enumerate(seats, 1) if n >= first)
+
+    def _levels(self, levels, options, seats, first):
+        """The request's `levels` ({"seat number": level}, a bot's seat each) as {number:
+        level}; refused with a sentence naming the field."""
+        if levels is None:
+            return {}
+        if not isinstance(levels, dict):
+            raise Refused(400, 'levels is an object of the bots\' seat numbers and their '
+                          'levels, such as {"%d": "hard"}.' % len(seats))
+        out = {}
+        for key, level in levels.items():
+            key = str(key)
+            n = int(key) if key.isascii() and key.isdigit() else None
+            if n is None or not first <= n <= len(seats):
+                raise Refused(400, "levels[%s]: %s; %s." % (
+                    n if n is not None else _shown(key), self._no_level(n, options, seats),
+                    self._bots_words(options, seats, first)))
+            if level not in bot_levels.LEVELS:
+                raise Refused(400, "levels[%d] must be %s, not %s." % (
+                    n, bot_levels.listed(), _shown(level)))
+            out[n] = level
+        return out
+
+    def _no_level(self, n, options, seats):
+        """Why seat number `n` of a new game takes no level: it is no seat, or a person's."""
+        if n is None:
+            return "a seat is given by its number, 1 to %d" % len(seats)
+        if not 1 <= n <= len(seats):
+            return "a game of %d players has seats 1 to %d" % (len(seats), len(seats))
+        return "seat %d (%s) is a person's" % (n, self._names_of(options)[n - 1])
+
+    def _bots_words(self, options, seats, first):
+        """Where a new game's bots play, in words: "the bot plays seat 2 (Hero)"."""
+        numbers = list(range(first, len(seats) + 1))
+        if not numbers:
+            return "no seat is a bot's (bots 0)"
+        names = self._names_of(options)
+        return "the bot%s %s %s" % (
+            "s" if len(numbers) > 1 else "", "play seats" if len(numbers) > 1 else
+            "plays seat", and_list("%d (%s)" % (n, names[n - 1]) for n in numbers))
 
     def _switches(self, given):
         """The new game's other options ({name: "value text"}), as the engine takes them."""
@@ -822,6 +907,20 @@ class WebTable:
                 "scores": result.get("scores"), "cells": out_cells,
                 "banner": game.face.banner(again, table, None),
                 "facts": game.face.facts(again)}
+
+
+def _shown(value):
+    """A value of a request in a refusal: a short word as it was given ("expert"), anything
+    else by its kind (a refusal does not repeat what a request carried)."""
+    if isinstance(value, str):
+        if len(value) <= 20 and value.isascii() and value.isprintable():
+            return json.dumps(value)
+        return "a longer text"
+    if value is None or value is True or value is False:
+        return json.dumps(value)
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "a list" if isinstance(value, list) else "an object"
 
 
 def _value_text(v):

@@ -102,6 +102,38 @@ CASES = [
     (["--game", "heroes", "--players", "3", "--layout", "{setups}/two_readers.toml"],
      "{setups}/two_readers.toml has no card reader for seat 3 (green): a game of 3 players "
      "needs seats = [1, 2, 3]"),
+    # The bots' levels: LEVEL for every bot, N=LEVEL for the bot in seat N.
+    (["--level", "expert"], "--level expert: a bot's level is easy, normal or hard"),
+    (["--level", "2=Hard"], "--level 2=Hard: a bot's level is easy, normal or hard"),
+    (["--level", "greedy"], "--level greedy: a bot's level is easy, normal or hard (greedy is "
+                            "--bot-kind greedy)"),
+    (["--level", "2="], "--level 2=: give LEVEL for every bot or N=LEVEL for the bot in seat N, "
+                        "LEVEL being easy, normal or hard"),
+    (["--level", ""], "--level : give LEVEL for every bot"),
+    (["--level", "two=hard"], "--level two=hard: N in N=LEVEL is the number of a bot's seat, "
+                              "counted from 1 as --bots counts seats (--level 2=hard)"),
+    (["--level", "0=hard"], "--level 0=hard: N in N=LEVEL is the number of a bot's seat"),
+    (["--level=-1=hard"], "--level -1=hard: N in N=LEVEL is the number of a bot's seat"),
+    (["--level", "=hard"], "--level =hard: N in N=LEVEL is the number of a bot's seat"),
+    (["--level", "hard", "--level", "easy"], "--level is given twice for every bot (hard and "
+                                             "easy): give it once"),
+    (["--level", "2=hard", "--level", "2=easy"], "--level is given twice for seat 2 (hard and "
+                                                 "easy): give it once"),
+    (["--bot-kind", "random", "--level", "hard"], "--level hard and --bot-kind random both give "
+                                                  "every bot's level: --bot-kind is the older "
+                                                  "spelling of --level, give one of them"),
+    (["--bot-kind", "clever"], "--bot-kind: invalid choice: 'clever'"),
+    (["--bots", "1", "--level", "1=hard"], "--level 1=hard: seat 1 (villain) is a person's; "
+                                           "--bots 1 puts a bot in seat 2"),
+    (["--bots", "1", "--level", "3=hard"], "--level 3=hard: this game of Storybook Battles has "
+                                           "2 seats; --bots 1 puts a bot in seat 2"),
+    (["--level", "2=easy"], "--level 2=easy: seat 2 (hero) is a person's; no seat is a bot's "
+                            "(--bots 0)"),
+    (["--game", "royale", "--bots", "2", "--level", "2=easy", "--level", "1=hard"],
+     "--level 1=hard: seat 1 (red) is a person's; --bots 2 puts bots in seats 2 and 3"),
+    (["--game", "fightclub", "--players", "4", "--headless", "--bots", "4", "--level",
+      "5=hard"], "--level 5=hard: this game of Fairy Tale Fight Club has 4 seats; --bots 4 puts "
+                 "bots in seats 1, 2, 3 and 4"),
     # The hall (docs/hall.md): the broker's address and the names on it.
     (["--mqtt", "127.0.0.1:1883"], "--mqtt takes the broker's address like "
                                    "mqtt://127.0.0.1:1883"),

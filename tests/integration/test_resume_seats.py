@@ -143,8 +143,13 @@ def test_options_the_resumed_game_already_has_are_not_refused(tmp_path):
 
 def seat_lines(host):
     """seat -> True for a bot, from the seat links the host prints."""
-    return {seat: bool(bot) for seat, bot in
-            re.findall(r"^\s+seat (\w+)( \(bot\))?: http", host.log(), re.M)}
+    return {seat: bool(bot) for seat, bot in seat_words(host).items()}
+
+
+def seat_words(host):
+    """seat -> what the host's seat link line says of it: "bot", "hard bot" or "" (a
+    person's)."""
+    return dict(re.findall(r"^\s+seat (\w+)(?: \((\w* ?bot)\))?: http", host.log(), re.M))
 
 
 def test_a_person_takes_over_a_bots_seat_when_a_game_resumes(tmp_path):
@@ -195,3 +200,32 @@ def test_bots_take_back_a_persons_seat_and_play_the_game_to_its_end(tmp_path):
     assert (summary["game_id"], summary["seed"], summary["status"]) == (1, 21, "finished")
     assert (summary["winner"], summary["scores"], summary["actions"]) == (
         expected.state.winner, expected.state.scores, len(expected.actions))
+
+
+def test_a_resumed_game_keeps_its_bots_levels_and_an_old_journals_kinds(tmp_path):
+    """A journal of before the levels names its bots' kinds "random" and "greedy" (the normal
+    bot): the game resumes with them, and keeps them unless --level gives a seat another."""
+    journal = tmp_path / "journal.db"
+    unfinished_game(journal, "storybook", {"mode": "physical"}, 17,
+                    {"villain": "random", "hero": "greedy"})
+    for argv, said, words, levels in (
+            (["--bots", "2"], "a random bot plays seat 1, a normal bot seat 2",
+             {"villain": "random bot", "hero": "normal bot"}, ["random", "normal"]),
+            (["--bots", "2", "--level", "1=normal"], "bots play every seat",
+             {"villain": "bot", "hero": "bot"}, ["normal", "normal"]),
+            (["--bots", "1"], "a person plays seat 1, a bot seat 2",
+             {"villain": "", "hero": "bot"}, [None, "normal"])):
+        host = Host(tmp_path, *argv, journal=str(journal))
+        try:
+            host.start()
+            log = host.log()
+            assert re.search(r"resuming game 1 of Storybook Battles from %s \(\d+ actions\): "
+                             "%s\n" % (re.escape(str(journal)), said), log), (argv, log[-3000:])
+            assert seat_words(host) == words, argv
+            view = host.table()
+            assert [q["level"] for q in view["seats"]] == levels, argv
+        finally:
+            host.stop()
+    db = sqlite3.connect(str(journal))
+    assert db.execute("SELECT COUNT(*), SUM(finished) FROM games").fetchone() == (1, 0)
+    db.close()

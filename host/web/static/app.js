@@ -375,9 +375,12 @@
     $("#progress").innerHTML = v.progress ? '<div class="pg">' + esc(v.progress.text) +
       "</div>" : "";
     $("#last").innerHTML = "<b>Last:</b> " + esc(v.last || "nothing yet");
+    // The bots' levels are said unless every bot is normal ("hard bot"; else "bot").
+    const levels = v.seats.some(s => s.bot && s.level !== "normal");
     $("#seats").innerHTML = v.seats.map(s => '<span class="seat' + (s.acting ? " acting" : "") +
       '" data-seat="' + esc(s.seat) + '" style="--own:' + s.colour + '"><span class="shape">' +
-      esc(s.shape) + "</span> " + esc(s.name) + (s.bot ? ' <span class="bot-tag">bot</span>' : "") +
+      esc(s.shape) + "</span> " + esc(s.name) + (s.bot ? ' <span class="bot-tag">' +
+      (levels ? esc(s.level) + " " : "") + "bot</span>" : "") +
       (me.seat === s.seat ? ' <span class="bot-tag">you</span>' : "") + "</span>").join("");
     $("#legend").innerHTML = v.legend.map(l => '<div class="lg"><span class="sw" style="--own:' +
       l.colour + '">' + esc(l.shape) + "</span> " + esc(l.words) + "</div>").join("");

@@ -134,7 +134,7 @@
       row.querySelector("[data-replay]").dataset.steps = g.actions;
     }
     // The seat links change with every game: their QR codes follow.
-    const sshape = st.seats.map(x => x.seat + (x.bot ? "*" : "") + x.url).join(" ");
+    const sshape = st.seats.map(x => x.seat + (x.bot ? "*" + x.level : "") + x.url).join(" ");
     if (sshape !== seatsShape) {
       seatsShape = sshape;
       await seats(st);
@@ -142,12 +142,14 @@
   }
 
   async function seats(st) {
+    // The bots' levels are said unless every bot is normal ("hard bot"; else "bot").
+    const levels = st.seats.some(s => s.bot && s.level !== "normal");
     let h = "";
     for (const s of st.seats) {
       const svg = await api("GET", "/api/staff/qr?seat=" + encodeURIComponent(s.seat));
+      const bot = s.bot ? " (" + (levels ? esc(s.level) + " bot" : "bot") + ")" : "";
       h += '<div class="seat" data-seat="' + esc(s.seat) + '"><b>' + esc(s.name || s.seat) +
-        (s.bot ? " (bot)" : "") + "</b><br>" + svg + '<a href="' + esc(s.url) + '">' +
-        esc(s.url) + "</a></div>";
+        bot + "</b><br>" + svg + '<a href="' + esc(s.url) + '">' + esc(s.url) + "</a></div>";
     }
     $("#seats").innerHTML = h;
   }
@@ -160,11 +162,13 @@
   for (const b of document.querySelectorAll("button[data-op]"))
     if (b.dataset.op !== "start") b.onclick = () => op(b.dataset.op);
   // The new-game form offers what this table's game takes (its player counts and modes).
-  let formKey = "";
-  function newGameForm(form) {
-    const k = JSON.stringify(form);
+  let formKey = "", form = null, chosen = {};
+  function newGameForm(given) {
+    const k = JSON.stringify(given);
     if (k === formKey) return;
     formKey = k;
+    form = given;
+    chosen = {};
     $("#ng-title").textContent = form.title;
     $("#ng-players").innerHTML = form.players.map(n => '<option value="' + n + '"' +
       (n === form.default_players ? " selected" : "") + ">" + n + "</option>").join("");
@@ -177,7 +181,35 @@
       "</select></label>").join("");
     $("#ng-bots").max = Math.max(...form.players);
     $("#ng-bots").value = form.bots;
+    levelSelects();
   }
+  // One level a bot, the bots being the last seats of the count chosen: each select is
+  // labelled with its seat's name at that count ("Bot 1", "Bot 2" where the form knows no
+  // names) and starts from the level of that seat's bot now (else normal); a level staff
+  // chose stays with its seat as the counts change.
+  function levelSelects() {
+    const players = parseInt($("#ng-players").value) || 0;
+    const bots = Math.max(0, Math.min(players, parseInt($("#ng-bots").value) || 0));
+    const names = (form.seat_names || {})[String(players)];
+    const offered = form.level_choices.map(c => c.level);
+    let h = "";
+    for (let i = 0; i < bots; i++) {
+      const n = players - bots + 1 + i;
+      const now = chosen[n] || form.levels[n];
+      const level = offered.includes(now) ? now : "normal";
+      h += "<label>" + esc(names ? names[n - 1] : "Bot " + (i + 1)) +
+        ' <select data-level-seat="' + n + '">' + form.level_choices.map(c =>
+          '<option value="' + esc(c.level) + '" title="' + esc(c.words) + '"' +
+          (c.level === level ? " selected" : "") + ">" + esc(c.level) + "</option>").join("") +
+        "</select></label>";
+    }
+    $("#ng-level-list").innerHTML = h;
+    $("#ng-levels").hidden = !bots;
+    for (const sel of document.querySelectorAll("#ng-level-list select"))
+      sel.onchange = () => { chosen[sel.dataset.levelSeat] = sel.value; };
+  }
+  $("#ng-players").onchange = levelSelects;
+  $("#ng-bots").oninput = levelSelects;
   $("#newgame").onsubmit = ev => {
     ev.preventDefault();
     const f = new FormData($("#newgame")), body = {};
@@ -188,6 +220,10 @@
     for (const s of document.querySelectorAll("#ng-switches select[data-option]"))
       options[s.dataset.option] = s.value;
     if (Object.keys(options).length) body.options = options;
+    const levels = {};
+    for (const s of document.querySelectorAll("#ng-level-list select[data-level-seat]"))
+      levels[s.dataset.levelSeat] = s.value;
+    if (Object.keys(levels).length) body.levels = levels;
     op("start", body);
   };
   $("#palette").onchange = () => op("palette", {palette: $("#palette").value});
