@@ -6,10 +6,18 @@ that both interpreters determinize to the same bytes."""
 
 import sys
 
+try:
+    from mpy import requires_micropython, run_micropython_code, run_portable_tests
+except ImportError:  # under MicroPython (no subprocess there): these tests are CPython's
+    def requires_micropython(test):
+        return test
+
 from shared_rules import canon, playout, prng, royale
 
 RUNS = [({"players": 2}, 1, 60), ({}, 2, 90), ({"players": 5, "resurrection": "sips"}, 3, 70),
         ({"players": 8, "end_b": False, "actions_per_turn": 3}, 4, 90)]
+if sys.implementation.name == "micropython":
+    RUNS = [({"players": 2}, 1, 200), ({"players": 5, "resurrection": "sips"}, 3, 200)]
 
 
 def sampled_states(options, seed, every):
@@ -253,14 +261,19 @@ for options, seed, at in RUNS:
 SAME_RUNS = [({"players": 2}, 11, [3, 40, 400]), ({"players": 6}, 12, [8, 300, 900])]
 
 
+@requires_micropython
 def test_micropython_determinizes_to_the_same_bytes():
     if sys.implementation.name == "micropython":
         return  # this is the CPython side of the comparison
-    from mpy import micropython_path, run_micropython_code
-    if micropython_path() is None:
-        return  # tests/shared_rules/test_shared_rules_micropython.py says why it is missing
     code = "RUNS = %r\n" % (SAME_RUNS,) + SAME
-    mine = []
-    exec(code, {"print": mine.append})
-    assert len(mine) == 3 * 3 + 3 * 7
-    assert run_micropython_code(code).splitlines() == mine
+    here = []
+    exec(code, {"print": here.append})
+    assert len(here) == 3 * 3 + 3 * 7
+    assert run_micropython_code(code).splitlines() == here
+
+
+@requires_micropython
+def test_this_module_passes_under_micropython():
+    if sys.implementation.name == "micropython":
+        return  # the module itself, run by tests/mpy_run_tests.py
+    run_portable_tests("test_determinize_royale", timeout=300)
