@@ -1332,6 +1332,133 @@ def secrets(state, seat=None):
     return out
 
 
+_deck_cache = [None, None]  # (the extra_cards list, its deck): copies share extra_cards
+
+
+def _deck(s):
+    """Every card of this game's deck, {id: card} (the shipped deck plus the setup's cards)."""
+    if s.extra_cards is None:
+        return base_catalog()
+    if _deck_cache[0] is not s.extra_cards:
+        _deck_cache[1] = load_catalog(s.extra_cards)
+        _deck_cache[0] = s.extra_cards
+    return _deck_cache[1]
+
+
+def _take(pool, fits):
+    """Remove and return the first card of `pool` that fits (any card if none does)."""
+    for i in range(len(pool)):
+        if fits(pool[i]):
+            return pool.pop(i)
+    return pool.pop(0)
+
+
+def determinize(state, seat, rng):
+    """A state `seat` cannot tell from `state`: every card it cannot see dealt again from `rng`.
+
+    It changes and returns the state it is given (pass a copy: `copy` copies the map and the
+    players' lists, which are the only ones changed in place; `cards` and `values` are
+    replaced). What `seat` sees (view(state, seat)) is kept: every player's active cards,
+    cell and life, the number of cards each holds, the seat's own set-aside cards and their
+    values (its score), which cells still hold a card, whether the values were reduced, the
+    turn, the phase. What it cannot see is dealt again: the face-down map cards, the other
+    players' set-aside cards, and which cards of the deck are not in the game at all (the
+    digital game deals 25 of the 52 cards, so the cards in the box are as unknown as the map).
+    The pool is the deck minus the cards the seat sees, sorted, shuffled with `rng`, then dealt
+    in a fixed order: first, once the values are reduced, the map cells in cell order, each
+    taking the first card worth 13 or 14 (the reduction says only those are left); then the
+    other players' set-aside cards, in seat order, each player as many as they hold, a curse
+    only to a player with an active curse (a curse is set aside only when the three active
+    cards are curses); then, before the reduction, the map cells in cell order, dealt again
+    until at least one is worth less than 13 (else the values would have been reduced); the
+    rest go back in the box. Where no card fits, the first card is taken. A map card counts
+    12 once the values are reduced, any other newly dealt card its printed value (whether a
+    set-aside card was won before or after the reduction is not in the view, so neither is
+    its 12). The engine's PRNG (dice, duel takes) is replaced from `rng`, and the seed (only
+    new_game reads it) is set to 0. Nothing is hidden once the game is over: only the PRNG
+    and the seed change then. It reads nothing but the view and `rng`.
+    """
+    s = state
+    s.seed = 0
+    if s.phase != "finished":
+        deck = _deck(s)
+        seen = {}
+        for pid in s.seats:
+            p = s.players[pid]
+            for c in p.active:
+                seen[c] = True
+            if pid == seat:
+                for c in p.reserve:
+                    seen[c] = True
+        pool = sorted([c for c in deck if c not in seen])
+        cells = [i for i in range(len(s.map)) if s.map[i] is not None]
+        hands = [pid for pid in s.seats if pid != seat and s.players[pid].reserve]
+
+        def high(c):
+            return deck[c]["value"] >= 13
+
+        def not_curse(c):
+            return not deck[c]["effect"]["curse"]
+
+        def anything(c):
+            return True
+
+        # Before the reduction one map card at least is worth less than 13: deal until one
+        # is (when the pool has such a card at all: it has, unless a setup gave odd values).
+        need_low = not s.reduced and cells and len([c for c in pool if not high(c)]) > 0
+        tries = 0
+        while True:
+            rng = prng.shuffle(rng, pool)
+            left = list(pool)
+            cards = {}
+            values = {}
+            if s.reduced:
+                for i in cells:
+                    c = _take(left, high)
+                    s.map[i] = c
+                    cards[c] = deck[c]
+                    values[c] = REDUCED_VALUE
+            for pid in hands:
+                p = s.players[pid]
+                fits = not_curse
+                for c in p.active:
+                    if not not_curse(c):
+                        fits = anything
+                for k in range(len(p.reserve)):
+                    c = _take(left, fits)
+                    p.reserve[k] = c
+                    cards[c] = deck[c]
+                    values[c] = deck[c]["value"]
+            if not s.reduced:
+                low = False
+                for i in cells:
+                    c = left.pop(0)
+                    s.map[i] = c
+                    cards[c] = deck[c]
+                    values[c] = deck[c]["value"]
+                    low = low or values[c] < 13
+                tries += 1
+                if need_low and not low:
+                    if tries < 20:
+                        continue
+                    # Rare: swap the first map card for the first low card left in the box.
+                    c = _take(left, lambda c: not high(c))
+                    del cards[s.map[cells[0]]]
+                    del values[s.map[cells[0]]]
+                    s.map[cells[0]] = c
+                    cards[c] = deck[c]
+                    values[c] = deck[c]["value"]
+            break
+        for c in seen:
+            cards[c] = s.cards[c]
+            values[c] = s.values[c]
+        s.cards = cards
+        s.values = values
+    rng, x = prng.next32(rng)
+    s.rng = prng.seed_state(x)
+    return s
+
+
 def _player_form(s, p):
     return {"id": p.id, "cell": cell_xy(p.cell) if p.cell >= 0 else None, "alive": p.alive,
             "active": list(p.active), "reserve": list(p.reserve)}

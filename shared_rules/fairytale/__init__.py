@@ -6,7 +6,8 @@ short quote says which sentence, and what we chose ("Decision:").
 The package: cards.py (the catalog: its format, the effect verbs, the checker), core.py (the
 state, traits and health, chance), world.py (Quest Mode: days, turns, the map, quests, the
 bonus deck, parties, endings), battle.py (Battle Mode), effects.py (what the verbs do, and
-"use"), choices.py (legal_actions), bot.py (evaluate, imagine).
+"use"), choices.py (legal_actions), bot.py (evaluate, imagine), hidden.py (determinize: the
+state as a seat may imagine it, for a search bot).
 
 SEATS AND MODES. Seats "p1".."pN". Options: {"players": 1..10 (adventurer mode up to 6,
 tournament play up to 30), "mode": "standard" | "adventurer" | "tournament", "alchemist":
@@ -1523,3 +1524,4 @@ def result(state):
 
 from shared_rules.fairytale.choices import legal_actions  # noqa: E402,F401
 from shared_rules.fairytale.bot import bot_digest, evaluate, imagine  # noqa: E402,F401
+from shared_rules.fairytale.hidden import determinize  # noqa: E402,F401
