@@ -1,4 +1,10 @@
-"""Bots for empty seats: a random player and a one-move-lookahead greedy player.
+"""Bots for empty seats, at three levels, and a random player for tests.
+
+The levels, as players choose them (LEVELS):
+  easy: random among the sensible moves (the upper half of what the greedy bot sees)
+  normal: the one-move-lookahead greedy player ("greedy")
+  hard: the search bot (shared_rules/search.py)
+"random" is uniformly random among the legal actions (for tests, and older journals).
 
 A bot is deterministic for a given seed and game state: its random choices
 come from the engine PRNG seeded with the seed and a CRC-32 of the canonical
@@ -21,7 +27,13 @@ import binascii
 from shared_rules import canon
 from shared_rules import prng
 
-KINDS = ("random", "greedy")
+LEVELS = ("easy", "normal", "hard")
+KINDS = ("random", "greedy") + LEVELS
+
+
+def level_of(kind):
+    """The level a bot kind plays at: "greedy" is normal; "random" stays "random"."""
+    return "normal" if kind == "greedy" else kind
 IMAGINED_SAMPLES = 4
 
 
@@ -53,23 +65,25 @@ def choose(kind, engine, state, seat, seed):
     actions = my_actions(engine, state, seat)
     if not actions:
         return None
+    if kind not in KINDS:
+        raise ValueError("unknown bot %r (one of %s)" % (kind, ", ".join(KINDS)))
+    if kind == "hard":
+        from shared_rules import search
+        return search.choose(engine, state, seat, seed)
     rng = seeded_rng(engine, state, seed)
     if kind == "random":
         rng, i = prng.below(rng, len(actions))
         return actions[i]
-    if kind != "greedy":
-        raise ValueError("unknown bot %r (one of %s)" % (kind, ", ".join(KINDS)))
-    best = None
-    best_actions = []
     imagine = getattr(engine, "imagine", None)
-    for action in actions:
-        value = _judge(engine, state, seat, action, imagine, rng)
-        if best is None or value > best:
-            best, best_actions = value, [action]
-        elif value == best:
-            best_actions.append(action)
-    rng, i = prng.below(rng, len(best_actions))
-    return best_actions[i]
+    values = [_judge(engine, state, seat, a, imagine, rng) for a in actions]
+    best = max(values)
+    if kind == "easy":
+        bar = (best + min(values)) // 2
+        pool = [actions[i] for i in range(len(actions)) if values[i] >= bar]
+    else:
+        pool = [actions[i] for i in range(len(actions)) if values[i] == best]
+    rng, i = prng.below(rng, len(pool))
+    return pool[i]
 
 
 def _judge(engine, state, seat, action, imagine, rng):

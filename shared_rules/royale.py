@@ -1536,3 +1536,28 @@ def actors(state):
         return rollers(state)[:1]
     who = current(state)
     return [who] if who is not None else []
+
+
+def evaluate(state, seat):
+    """How good the position is for `seat` (the bots' yardstick, shared_rules/bots.py and
+    search.py): its standing less the best other's. A standing is 10 a point of the cards
+    held, less 15 for a dead pawn (it costs an action to rise), less 2 a step from the
+    nearest card still on the map (the way to the next win). A finished game is 100000 to
+    the winner, -100000 to the others. It reads only what every player sees (points of cards
+    won are public when won; the map's cards count by where they lie, not what they are)."""
+    s = state
+    if s.phase == "finished":
+        return 100000 if s.winner == seat else (-100000 if s.winner is not None else 0)
+    cards = [i for i in range(len(s.map)) if s.map[i] is not None]
+    best = None
+    mine = 0
+    for q in s.seats:
+        p = s.players[q]
+        value = 10 * score(s, p) - (0 if p.alive else 15)
+        if cards and p.cell >= 0:
+            value -= 2 * min([DIST[p.cell][c] for c in cards])
+        if q == seat:
+            mine = value
+        elif best is None or value > best:
+            best = value
+    return mine - (best or 0)

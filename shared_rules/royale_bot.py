@@ -4,9 +4,10 @@ The one-move-lookahead greedy of shared_rules/bots.py cannot play Battle Royale:
 trial attack rolls the state's PRNG, which does not move while the table supplies the
 dice, so it sees the same roll against every hidden card (peeking at values no player
 knows) and, with scores unchanged by failed trials, ends turn after turn for ever. The
-"greedy" player here resurrects, attacks the card under it, duels a player holding cards,
+"greedy" (normal) player here resurrects, attacks the card under it, duels a player holding cards,
 and otherwise walks toward the nearest card (ties broken by the PRNG seeded as bots.py
-seeds it, so it is deterministic for a seed and a state); "random" is bots.py's.
+seeds it, so it is deterministic for a seed and a state); "easy" picks at random among
+every move but ending the turn; "random" and "hard" (the search) are bots.py's.
 Pure rules code: runs on CPython and MicroPython.
 """
 
@@ -18,14 +19,19 @@ def choose(kind, state, seat, seed):
     s = state
     if s.phase == "order":
         return {"type": "roll_order"}
-    if kind == "random":
+    if kind in ("random", "hard"):
         return bots.choose(kind, royale, s, seat, seed)
-    if kind != "greedy":
+    if kind not in bots.KINDS:
         raise ValueError("unknown bot %r (one of %s)" % (kind, ", ".join(bots.KINDS)))
     actions = bots.my_actions(royale, s, seat)
     if not actions:
         return None
     rng = bots.seeded_rng(royale, s, seed)
+    if kind == "easy":
+        # Random among the sensible moves: anything but ending the turn while it may act.
+        sensible = [a for a in actions if a["type"] != "end_turn"] or actions
+        rng, i = prng.below(rng, len(sensible))
+        return sensible[i]
 
     def pick(options):
         nonlocal rng

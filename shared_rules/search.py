@@ -1,0 +1,256 @@
+"""The search bot (the "hard" level): information-set Monte Carlo tree search.
+
+One tree for the seat that asks, over what it may know (single-observer IS-MCTS, after
+Cowling, Powley and Whitehouse, "Information Set Monte Carlo Tree Search", 2012). Each
+iteration:
+
+1. Deals the hidden things again: the engine's `determinize(state, seat, rng)` returns a
+   state in which everything the seat cannot know (other hands, decks, face-down cards, the
+   dice to come) is dealt anew from `rng`, consistent with what the seat sees. The bot never
+   searches the true state: it starts from a copy that the engine has re-dealt.
+2. Walks down the tree in that deal. A node's children are actions; a child counts as
+   available at each visit where its action is legal in the deal, and is chosen by UCB1
+   over its availability count (what makes IS-MCTS fair when an action is legal in some
+   deals only). At the root only the seat's own actions are tried; below it every legal
+   action, each judged from the side of the seat that takes it, so the other seats play to
+   win too (their hidden cards are part of the deal).
+3. Adds one new child, plays on at random for the engine's `rollout` steps, and judges the
+   end: for every seat, the change of its standing (shared_rules/bots.py `evaluate`) from
+   the root to the end, in the same deal. Measuring the change, not the standing, cancels
+   the luck of the deal and keeps a seat that is far behind (or ahead) seeing a difference
+   between its moves. The change is squashed to -1000..1000 by d / (|d| + scale).
+4. Adds that reward to every node of the path, from the side of its mover.
+
+The move is the root child with the most visits. Everything is integer arithmetic (the log
+is a fixed-point table, the square root an integer one), so the same state and seed give
+the same move on CPython and MicroPython. The randomness comes from the engine's PRNG
+seeded with the bot's seed and a CRC-32 of the seat's own view, never of the hidden cards:
+two states that differ only in what the seat cannot see give the same move (and a resumed
+game's bot plays on as it would have).
+
+An engine tunes the search with an optional `SEARCH` dict:
+  iterations: the budget, iterations per move (default ITERATIONS)
+  scale: the size of a typical change of `evaluate` (default SCALE)
+  rollout: random steps after the tree (default 0)
+  explore: the UCB constant, in reward units (default EXPLORE)
+  prior: n > 0 makes the greedy bot's move (worked out on one deal) start with n visits of
+    a full reward: a nudge for games where the search alone is short of iterations
+Pure rules code: runs on CPython and MicroPython.
+"""
+
+import binascii
+
+from shared_rules import bots
+from shared_rules import canon
+from shared_rules import prng
+
+ITERATIONS = 200
+SCALE = 100
+EXPLORE = 700     # the UCB constant, in reward units (a reward is -1000..1000)
+_FIX = 16         # fixed-point bits of the log table
+_LOG_MAX = 4096   # the table's length: availability counts beyond it use its last entry
+
+
+def _log2_fixed(n):
+    """log2(n) * 2**_FIX, an int, by integer arithmetic only (the same on every interpreter)."""
+    whole = 0
+    while n >> (whole + 1):
+        whole += 1
+    out = whole << _FIX
+    # The fraction: square the mantissa (a _FIX-bit fixed-point number in [1, 2)) bit by bit.
+    m = (n << _FIX) >> whole
+    one = 1 << _FIX
+    bit = one >> 1
+    while bit:
+        m = (m * m) >> _FIX
+        if m >= 2 * one:
+            m >>= 1
+            out += bit
+        bit >>= 1
+    return out
+
+
+_LOG = [0] * _LOG_MAX
+for _n in range(1, _LOG_MAX):
+    _LOG[_n] = _log2_fixed(_n)
+
+
+def _isqrt(n):
+    """The integer square root of n >= 0."""
+    if n < 2:
+        return n
+    x = n
+    y = (x + 1) >> 1
+    while y < x:
+        x = y
+        y = (x + n // x) >> 1
+    return x
+
+
+class _Node:
+    def __init__(self, mover):
+        self.mover = mover    # the seat whose action led here (its reward is counted)
+        self.children = {}   # _key(action) -> _Node
+        self.visits = 0
+        self.avail = 1
+        self.total = 0
+
+    def ucb(self, explore):
+        if self.visits == 0:
+            return 1 << 30
+        log = _LOG[self.avail if self.avail < _LOG_MAX else _LOG_MAX - 1]
+        # sqrt(ln(avail) / visits) in thousandths, ln folded into EXPLORE's log2.
+        return self.total // self.visits + \
+            explore * _isqrt((log * 1000000) // (self.visits << _FIX)) // 1000
+
+
+def _key(action):
+    """A hashable, order-free form of an action (a dict of plain data): the tree's key."""
+    out = []
+    for k in sorted(action):
+        v = action[k]
+        if isinstance(v, list) and not (v and isinstance(v[0], (list, dict))):
+            v = tuple(v)    # the common case: a cell [x, y], a list of ids
+        elif isinstance(v, (list, dict)):
+            v = _frozen(v)
+        out.append((k, v))
+    return tuple(out)
+
+
+def _frozen(value):
+    if isinstance(value, dict):
+        return _key(value)
+    if isinstance(value, list):
+        return tuple([_frozen(v) for v in value])
+    return value
+
+
+def settings(engine):
+    got = getattr(engine, "SEARCH", None) or {}
+    return (got.get("iterations", ITERATIONS), got.get("scale", SCALE),
+            got.get("rollout", 0), got.get("prior", 0), got.get("explore", EXPLORE))
+
+
+def view_rng(engine, state, seat, seed):
+    """The bot's PRNG: from the seed and a CRC-32 of the seat's view (never a hidden card)."""
+    text = canon.dumps(engine.view(state, seat))
+    return prng.seed_state((seed * 2654435761 + binascii.crc32(text.encode())) & 0xFFFFFFFF)
+
+
+def _standings(engine, state, seats):
+    return [bots.evaluate(engine, state, q) for q in seats]
+
+
+def _squash(d, scale):
+    return (1000 * d) // ((d if d >= 0 else -d) + scale)
+
+
+def choose(engine, state, seat, seed, iterations=None):
+    """The search bot's action for `seat` now, or None if it has nothing to do."""
+    actions = bots.my_actions(engine, state, seat)
+    if not actions:
+        return None
+    if len(actions) == 1:
+        return actions[0]
+    budget, scale, rollout, prior, explore = settings(engine)
+    if iterations is not None:
+        budget = iterations
+    rng = view_rng(engine, state, seat, seed)
+    seats = engine.seats(state)
+    # Two seats: a zero-sum game, judged from the seat's side alone (an engine's yardstick
+    # may look further for the seat to move, so two seats' yardsticks need not agree).
+    judged = [seat] if len(seats) == 2 else seats
+    order = judged + [q for q in seats if q not in judged]
+    index = dict((q, i) for i, q in enumerate(order))
+    root = _Node(seat)
+    # The seat's own actions are the same in every deal (what it holds is its own), so the
+    # root's are listed once.
+    moves = [(_key(a), a) for a in actions]
+    if prior:
+        rng, r = prng.next32(rng)
+        deal = engine.determinize(engine.copy(state), seat, prng.seed_state(r))
+        hint = bots.choose("greedy", engine, deal, seat, seed)
+        if hint is not None:
+            node = _Node(seat)
+            node.visits = prior
+            node.total = 1000 * prior
+            root.children[_key(hint)] = node
+    for _ in range(budget):
+        rng, r = prng.next32(rng)
+        deal = engine.determinize(engine.copy(state), seat, prng.seed_state(r))
+        before = _standings(engine, deal, judged)
+        rng, path = _descend(engine, root, deal, moves, rng, explore)
+        rng = _play_on(engine, deal, rollout, rng)
+        after = _standings(engine, deal, judged)
+        rewards = [_squash(after[i] - before[i], scale) for i in range(len(judged))]
+        if len(judged) == 1:
+            rewards.append(-rewards[0])
+        for node in path:
+            node.visits += 1
+            node.total += rewards[index[node.mover]]
+    return _most_visited(root, actions)
+
+
+def _descend(engine, root, deal, moves, rng, explore):
+    """Walk the tree in this deal and add one node: (rng, the path of nodes); the deal is
+    played along the path."""
+    node = root
+    path = []
+    while engine.status(deal) == "ongoing":
+        if node is root:
+            legal = moves
+        else:
+            legal = [(_key(a), a) for a in engine.legal_actions(deal)]
+        if not legal:
+            break
+        fresh = []
+        best = None
+        best_value = None
+        for key, action in legal:
+            child = node.children.get(key)
+            if child is None:
+                fresh.append((key, action))
+                continue
+            child.avail += 1
+            value = child.ucb(explore)
+            if best_value is None or value > best_value:
+                best, best_value = (child, action), value
+        if fresh:
+            # Expand an untried action, one at random.
+            rng, i = prng.below(rng, len(fresh))
+            key, action = fresh[i]
+            child = _Node(engine.actor(deal, action))
+            node.children[key] = child
+            engine.apply(deal, action)
+            path.append(child)
+            return rng, path
+        child, action = best
+        engine.apply(deal, action)
+        path.append(child)
+        node = child
+    return rng, path
+
+
+def _play_on(engine, deal, steps, rng):
+    for _ in range(steps):
+        if engine.status(deal) != "ongoing":
+            break
+        legal = engine.legal_actions(deal)
+        if not legal:
+            break
+        rng, i = prng.below(rng, len(legal))
+        engine.apply(deal, legal[i])
+    return rng
+
+
+def _most_visited(root, actions):
+    best = None
+    best_key = None
+    for action in actions:
+        child = root.children.get(_key(action))
+        if child is None:
+            continue
+        key = (child.visits, child.total)
+        if best_key is None or key > best_key:
+            best, best_key = action, key
+    return best if best is not None else actions[0]

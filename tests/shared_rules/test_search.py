@@ -1,0 +1,126 @@
+"""The bots' levels: easy picks among sensible moves, hard (shared_rules/search.py) searches a
+re-dealt copy of what its seat knows, never the hidden cards, and plays the same on CPython
+and MicroPython."""
+
+import json
+import math
+
+import pytest
+
+from mpy import requires_micropython, run_micropython_code
+from shared_rules import bots, canon, games, prng, royale_bot, search
+from shared_rules.engine import Match
+
+# Small games, so a test plays quickly; each has hidden cards.
+GAMES = [("storybook", {}, 3), ("royale", {}, 4), ("heroes", {}, 5), ("fightclub", {}, 6),
+         ("fairytale", {"players": 2}, 7)]
+
+
+def normal(game, engine, state, seat, seed):
+    if game == "royale":
+        return royale_bot.choose("greedy", state, seat, seed)
+    return bots.choose("greedy", engine, state, seat, seed)
+
+
+def positions(game, options, seed, want=6, limit=400):
+    """(state, seat) along a game of normal bots where the seat has a choice to make."""
+    match = Match(game, options, seed)
+    engine = match.engine
+    found = []
+    while engine.status(match.state) == "ongoing" and len(match.actions) < limit:
+        seat = engine.actors(match.state)[0]
+        if len(bots.my_actions(engine, match.state, seat)) > 1 and len(match.actions) % 3 == 0:
+            found.append((engine.copy(match.state), seat))
+        match.apply(normal(game, engine, match.state, seat, seed))
+    step = max(1, len(found) // want)
+    return engine, found[::step][:want]
+
+
+def test_the_fixed_point_log_is_the_log():
+    for n in list(range(1, 300)) + [1023, 1024, 1025, 4095]:
+        assert abs(search._log2_fixed(n) / 65536.0 - math.log2(n)) < 1.0 / 8192, n
+    assert search._log2_fixed(1) == 0 and search._log2_fixed(1024) == 10 << 16
+
+
+def test_the_integer_square_root():
+    for n in list(range(0, 2000)) + [10 ** 12 + 7, 2 ** 40]:
+        r = search._isqrt(n)
+        assert r * r <= n < (r + 1) * (r + 1), n
+
+
+@pytest.mark.parametrize("game,options,seed", GAMES, ids=[g[0] for g in GAMES])
+def test_the_hard_move_does_not_depend_on_hidden_cards(game, options, seed):
+    """The same position with everything the seat cannot see dealt again: the same move."""
+    engine, found = positions(game, options, seed)
+    assert found
+    moved = 0
+    for k, (state, seat) in enumerate(found):
+        other = engine.determinize(engine.copy(state), seat, prng.seed_state(1000 + k))
+        # The scrambled state is another state (hidden cards moved), the seat's view is not.
+        if canon.dumps(engine.to_dict(other)) != canon.dumps(engine.to_dict(state)):
+            moved += 1
+        assert canon.dumps(engine.view(other, seat)) == canon.dumps(engine.view(state, seat))
+        mine = search.choose(engine, state, seat, seed, iterations=40)
+        theirs = search.choose(engine, other, seat, seed, iterations=40)
+        assert canon.dumps(mine) == canon.dumps(theirs), (game, k)
+        assert mine in bots.my_actions(engine, state, seat)
+    assert moved > 0, "no position had a hidden card to deal again"
+
+
+@pytest.mark.parametrize("game,options,seed", GAMES[:4], ids=[g[0] for g in GAMES[:4]])
+def test_a_hard_move_is_the_same_again_and_leaves_the_state_alone(game, options, seed):
+    engine, found = positions(game, options, seed, want=2)
+    for state, seat in found:
+        before = canon.dumps(engine.to_dict(state))
+        first = search.choose(engine, state, seat, seed, iterations=30)
+        assert canon.dumps(engine.to_dict(state)) == before
+        assert search.choose(engine, state, seat, seed, iterations=30) == first
+
+
+def test_the_levels_are_kinds_and_an_unknown_one_is_refused():
+    engine = games.get("storybook")
+    state = engine.new_game({}, 1)
+    seat = engine.actors(state)[0]
+    for kind in bots.LEVELS + ("greedy", "random"):
+        assert bots.choose(kind, engine, state, seat, 1) in bots.my_actions(engine, state, seat)
+    with pytest.raises(ValueError, match="unknown bot 'expert'"):
+        bots.choose("expert", engine, state, seat, 1)
+    assert bots.level_of("greedy") == "normal" and bots.level_of("hard") == "hard"
+
+
+def test_easy_plays_a_sensible_move_not_always_the_best():
+    """Easy's moves lie in the upper half of what the greedy bot sees, and differ from the
+    greedy bot's somewhere."""
+    engine, found = positions("storybook", {}, 11, want=12)
+    differ = 0
+    for state, seat in found:
+        easy = bots.choose("easy", engine, state, seat, 11)
+        rng = bots.seeded_rng(engine, state, 11)
+        actions = bots.my_actions(engine, state, seat)
+        values = [bots._judge(engine, state, seat, a, None, rng) for a in actions]
+        mine = values[actions.index(easy)]
+        assert mine >= (max(values) + min(values)) // 2
+        differ += easy != bots.choose("normal", engine, state, seat, 11)
+    assert differ > 0
+
+
+CHOOSE = """
+from shared_rules import canon, games, search
+for game, data, seat in canon.loads(%r):
+    engine = games.get(game)
+    print(canon.dumps(search.choose(engine, engine.from_dict(data), seat, 5, iterations=60)))
+"""
+
+
+@requires_micropython
+@pytest.mark.micropython
+def test_the_hard_move_is_the_same_on_micropython():
+    runs = []
+    mine = []
+    for game, options, seed in GAMES[:3]:
+        engine, found = positions(game, options, seed, want=2)
+        for state, seat in found:
+            runs.append((game, engine.to_dict(state), seat))
+            mine.append(canon.dumps(search.choose(engine, state, seat, 5, iterations=60)))
+    code = CHOOSE % json.dumps(runs)
+    assert run_micropython_code(code, timeout=300).splitlines() == mine

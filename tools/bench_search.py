@@ -1,0 +1,205 @@
+"""The search bot ("hard") against the greedy bot ("normal"): how often it wins, how long it thinks.
+
+    python -m tools.bench_search strength --game storybook --games 100 [--first-seed 1]
+        [--players N] [--iterations N] [--jobs 2] [--json]
+    python -m tools.bench_search think --game heroes [--positions 12] [--iterations N] [--json]
+
+strength: for each seed, two games with no table (the engine and the bots only, as
+`fairytable run --headless` plays them): the hard bot in the first seat and normal bots in
+the others, then the hard bot in the last seat. A game counts 1 for a win, 1/2 for a draw
+(or a game cut at --max-actions); prints the score, a 95 % Wilson interval, the games'
+lengths, and the hard bot's think time (CPU time of the process, so a loaded machine does
+not inflate it; --jobs N plays N games at once on N processes).
+
+think: CPU time of one hard move at positions along a game between normal bots (the
+positions where the seat has more than one move), p50 and p99.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from host import games as table_games  # noqa: E402
+from shared_rules import bots, games, search  # noqa: E402
+from shared_rules.engine import Match  # noqa: E402
+
+
+def options_of(game, players):
+    return {} if players is None else {"players": players}
+
+
+def _ask(adapter, kind, match, seat, seed, think):
+    t0 = time.process_time()
+    action = adapter.bot_action(kind, match.engine, match.state, seat, seed)
+    if kind == "hard":
+        think.append(time.process_time() - t0)
+    return action
+
+
+def budget(game, iterations):
+    """Set the search's budget for this process (None: the game's own)."""
+    engine = games.get(game)
+    if iterations is not None:
+        engine.SEARCH = dict(getattr(engine, "SEARCH", None) or {}, iterations=iterations)
+    return search.settings(engine)[0]
+
+
+def play(game, players, seed, hard_seat_index, iterations, max_actions):
+    """One game: the hard bot in seat `hard_seat_index` (0 or -1), normal bots elsewhere.
+    Returns (score of the hard bot: 1, 0.5 or 0, actions, think times)."""
+    adapter = table_games.table_game(game)
+    budget(game, iterations)
+    match = Match(game, options_of(game, players), seed)
+    engine = match.engine
+    seats = engine.seats(match.state)
+    hard = seats[hard_seat_index]
+    think = []
+    while engine.status(match.state) == "ongoing" and len(match.actions) < max_actions:
+        movers = engine.actors(match.state)
+        if not movers:
+            break
+        seat = movers[0]
+        kind = "hard" if seat == hard else "normal"
+        action = _ask(adapter, kind, match, seat, seed, think)
+        if action is None:
+            break
+        match.apply(action)
+    winner = engine.winner(match.state) if engine.status(match.state) != "ongoing" else None
+    if winner is None:
+        score = 0.5
+    else:
+        score = 1.0 if _is(winner, hard) else 0.0
+    return score, len(match.actions), think, len(seats)
+
+
+def _is(winner, seat):
+    if isinstance(winner, (list, tuple)):
+        return seat in winner
+    if winner == seat:
+        return True
+    # A side's name (Storybook's "hero"/"villain") that the seat plays.
+    return isinstance(winner, str) and isinstance(seat, str) and seat.startswith(winner)
+
+
+def _job(args):
+    return play(*args)
+
+
+def wilson(wins, n):
+    """The 95 % Wilson interval of a proportion, as two percentages."""
+    if n == 0:
+        return 0.0, 100.0
+    z = 1.96
+    p = wins / n
+    mid = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+    return 100 * (mid - half), 100 * (mid + half)
+
+
+def pct(values, q):
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def strength(a):
+    jobs = []
+    for seed in range(a.first_seed, a.first_seed + a.games):
+        for where in (0, -1):
+            jobs.append((a.game, a.players, seed, where, a.iterations, a.max_actions))
+    t0 = time.time()
+    if a.jobs > 1:
+        import multiprocessing
+        with multiprocessing.Pool(a.jobs) as pool:
+            results = pool.map(_job, jobs, chunksize=1)
+    else:
+        results = [_job(j) for j in jobs]
+    scores = [r[0] for r in results]
+    think = [t for r in results for t in r[2]]
+    won = sum(1 for s in scores if s == 1.0)
+    drawn = sum(1 for s in scores if s == 0.5)
+    n = len(scores)
+    points = won + drawn / 2
+    lo, hi = wilson(points, n)
+    out = {"game": a.game, "players": results[0][3] if results else None,
+           "iterations": budget(a.game, a.iterations),
+           "games": n, "won": won, "drawn": drawn, "lost": n - won - drawn,
+           "score_pct": round(100 * points / n, 1) if n else 0.0,
+           "ci95": [round(lo, 1), round(hi, 1)],
+           "fair_share_pct": round(100 / results[0][3], 1) if results else None,
+           "actions_mean": round(sum(r[1] for r in results) / n, 1) if n else 0,
+           "think_ms_p50": round(1000 * pct(think, 0.5), 1),
+           "think_ms_p99": round(1000 * pct(think, 0.99), 1),
+           "moves_thought": len(think), "wall_s": round(time.time() - t0, 1),
+           "first_seed": a.first_seed}
+    if a.json:
+        print(json.dumps(out))
+    else:
+        print("%s, %d players, %d iterations: the hard bot scored %.1f %% over %d games "
+              "(%d won, %d drawn, %d lost; 95 %% CI %.1f-%.1f %%; a fair share is %.1f %%)"
+              % (a.game, out["players"], out["iterations"], out["score_pct"], n, won, drawn,
+                 out["lost"], lo, hi, out["fair_share_pct"]))
+        print("think time (CPU) p50 %.1f ms, p99 %.1f ms over %d moves; %.1f actions a game; "
+              "%.0f s" % (out["think_ms_p50"], out["think_ms_p99"], len(think),
+                          out["actions_mean"], out["wall_s"]))
+
+
+def think(a):
+    adapter = table_games.table_game(a.game)
+    iterations = budget(a.game, a.iterations)
+    match = Match(a.game, options_of(a.game, a.players), a.first_seed)
+    engine = match.engine
+    positions = []
+    while engine.status(match.state) == "ongoing" and len(match.actions) < a.max_actions:
+        seat = engine.actors(match.state)[0]
+        if len(bots.my_actions(engine, match.state, seat)) > 1:
+            positions.append((engine.copy(match.state), seat))
+        match.apply(adapter.bot_action("normal", engine, match.state, seat, a.first_seed))
+    step = max(1, len(positions) // a.positions)
+    times = []
+    for state, seat in positions[::step][:a.positions]:
+        t0 = time.process_time()
+        adapter.bot_action("hard", engine, state, seat, a.first_seed)
+        times.append(time.process_time() - t0)
+    out = {"game": a.game, "positions": len(times),
+           "iterations": iterations,
+           "think_ms_p50": round(1000 * pct(times, 0.5), 1),
+           "think_ms_p99": round(1000 * pct(times, 0.99), 1),
+           "think_ms_max": round(1000 * max(times), 1) if times else 0.0}
+    if a.json:
+        print(json.dumps(out))
+    else:
+        print("%s: a hard move takes %.1f ms p50, %.1f ms p99, %.1f ms at most (CPU, %d "
+              "positions, %d iterations)" % (a.game, out["think_ms_p50"], out["think_ms_p99"],
+                                             out["think_ms_max"], len(times),
+                                             out["iterations"]))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="what", required=True)
+    for name in ("strength", "think"):
+        q = sub.add_parser(name)
+        q.add_argument("--game", required=True, choices=table_games.names())
+        q.add_argument("--players", type=int, default=None)
+        q.add_argument("--iterations", type=int, default=None,
+                       help="the search's budget (default: the game's)")
+        q.add_argument("--first-seed", type=int, default=1)
+        q.add_argument("--max-actions", type=int, default=3000)
+        q.add_argument("--json", action="store_true")
+    sub.choices["strength"].add_argument("--games", type=int, default=20,
+                                         help="seeds; each plays twice, seats swapped")
+    sub.choices["strength"].add_argument("--jobs", type=int, default=1)
+    sub.choices["think"].add_argument("--positions", type=int, default=12)
+    a = p.parse_args(argv)
+    strength(a) if a.what == "strength" else think(a)
+
+
+if __name__ == "__main__":
+    main()
