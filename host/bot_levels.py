@@ -8,7 +8,7 @@ tests and old journals, never offered to players).
 
 from shared_rules import bots
 
-LEVELS = ("easy", "normal", "hard")
+LEVELS = bots.LEVELS
 DEFAULT = "normal"
 
 # What each level does, in words (the --help, the staff page).
@@ -53,11 +53,3 @@ def bot_words(level, count=1):
     if count > 1:
         return what + "s"
     return ("an " if what[0] in "aeiou" else "a ") + what
-
-
-def rules_kind(level):
-    """The kind the rules take for `level`. Rules of before the levels
-    (shared_rules.bots without LEVELS) know the normal bot only as "greedy"."""
-    if level == "normal" and not hasattr(bots, "LEVELS"):
-        return "greedy"
-    return level

@@ -9,7 +9,6 @@ clock the session was given (host/clock.py).
 
 import asyncio
 
-from host.bot_levels import rules_kind
 from host.virtual.hands import HandsSlipped
 
 
@@ -143,7 +142,7 @@ class BotsAtTable:
     def action_of(self, seat):
         """The move the bot in `seat` makes now, as the table will show it; None: nothing."""
         match = self.session.match
-        action = self.session.game.bot_action(rules_kind(self.seats[seat]), match.engine,
+        action = self.session.game.bot_action(self.seats[seat], match.engine,
                                               match.state, seat, self.seed)
         return None if action is None else self.session.game.normal_bot_action(action)
 

@@ -1,5 +1,5 @@
 """The bots' levels (host/bot_levels.py): the names players use, the older names journals and
-scripts use, and the kind the rules are given for each."""
+scripts use, and that the rules play each."""
 
 import pytest
 
@@ -24,21 +24,16 @@ def test_the_levels_are_said_in_words():
 
 
 def test_the_host_offers_the_levels_the_rules_take():
-    if not hasattr(bots, "LEVELS"):
-        pytest.skip("the rules do not name their levels yet (shared_rules.bots.LEVELS)")
     assert tuple(bots.LEVELS) == bot_levels.LEVELS
 
 
 @pytest.mark.parametrize("kind", ["normal", "greedy", "random", "easy", "hard"])
 def test_the_rules_take_the_kind_the_host_gives_them_for_a_level(kind):
-    """A game with such a bot plays: the rules choose its move (rules of before the levels
-    know the normal bot as "greedy")."""
+    """A game with such a bot plays: the rules choose its move."""
     level = bot_levels.level_of(kind)
-    if level in ("easy", "hard") and not hasattr(bots, "LEVELS"):
-        pytest.skip("the rules have no level %s yet (shared_rules.bots.LEVELS)" % level)
     match = Match("storybook", {}, 3)
     for _ in range(6):
         seat = match.engine.actors(match.state)[0]
-        action = bots.choose(bot_levels.rules_kind(level), match.engine, match.state, seat, 3)
+        action = bots.choose(level, match.engine, match.state, seat, 3)
         assert action in match.legal_actions()
         match.apply(action)
