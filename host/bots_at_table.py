@@ -139,12 +139,31 @@ class BotsAtTable:
                 return seat
         return None
 
-    def action_of(self, seat):
-        """The move the bot in `seat` makes now, as the table will show it; None: nothing."""
+    def action_of(self, seat, state=None):
+        """The move the bot in `seat` makes now (in `state`, default the game's), as the
+        table will show it; None: nothing."""
         match = self.session.match
         action = self.session.game.bot_action(self.seats[seat], match.engine,
-                                              match.state, seat, self.seed)
+                                              match.state if state is None else state, seat,
+                                              self.seed)
         return None if action is None else self.session.game.normal_bot_action(action)
+
+    async def think(self, seat):
+        """The bot's move, as `action_of`. A hard bot searches for up to a quarter of a
+        second: it thinks in a worker thread, on a copy of the state, while the table's loop
+        goes on reading the tiles and serving the pages. A move thought for a state that
+        changed meanwhile (a person's move, a pause) is dropped: None, asked again."""
+        if self.seats[seat] != "hard":
+            return self.action_of(seat)
+        session = self.session
+        step = self.step
+        state = session.match.engine.copy(session.match.state)
+        action = await asyncio.get_running_loop().run_in_executor(
+            None, self.action_of, seat, state)
+        if self.step != step or session.paused or session.attract or \
+                self.request is not None or self.seat_to_move() != seat:
+            return None
+        return action
 
     async def drive(self):
         """Ask a bot, give up on a move not seen in time, or let the hands tidy."""
@@ -188,7 +207,7 @@ class BotsAtTable:
             if now - self._ready_since < self.pace_ms:
                 return
         self._ready_since = None
-        action = self.action_of(seat)
+        action = await self.think(seat)
         if action is None:
             return
         if session.game.is_button_action(action):
