@@ -49,6 +49,7 @@ SCALE = 100
 EXPLORE = 700     # the UCB constant, in reward units (a reward is -1000..1000)
 _FIX = 16         # fixed-point bits of the log table
 _LOG_MAX = 4096   # the table's length: availability counts beyond it use its last entry
+_DRAWS = 4        # actions drawn at random to find an untried one below the root
 
 
 def _log2_fixed(n):
@@ -200,7 +201,20 @@ def _descend(engine, root, deal, moves, rng, explore):
         if node is root:
             legal = moves
         else:
-            legal = [(_key(a), a) for a in engine.legal_actions(deal)]
+            actions = engine.legal_actions(deal)
+            if not actions:
+                break
+            if len(node.children) < len(actions):
+                # Some action here is untried: draw a few at random, and expand the first
+                # untried one drawn, without keying every action (the siblings' availability
+                # counts then miss this visit: a node below the root is rarely expanded
+                # whole within the budget).
+                for _ in range(_DRAWS):
+                    rng, i = prng.below(rng, len(actions))
+                    key = _key(actions[i])
+                    if key not in node.children:
+                        return rng, _expand(engine, node, deal, key, actions[i], path)
+            legal = [(_key(a), a) for a in actions]
         if not legal:
             break
         fresh = []
@@ -219,16 +233,20 @@ def _descend(engine, root, deal, moves, rng, explore):
             # Expand an untried action, one at random.
             rng, i = prng.below(rng, len(fresh))
             key, action = fresh[i]
-            child = _Node(engine.actor(deal, action))
-            node.children[key] = child
-            engine.apply(deal, action)
-            path.append(child)
-            return rng, path
+            return rng, _expand(engine, node, deal, key, action, path)
         child, action = best
         engine.apply(deal, action)
         path.append(child)
         node = child
     return rng, path
+
+
+def _expand(engine, node, deal, key, action, path):
+    child = _Node(engine.actor(deal, action))
+    node.children[key] = child
+    engine.apply(deal, action)
+    path.append(child)
+    return path
 
 
 def _play_on(engine, deal, steps, rng):

@@ -4,10 +4,12 @@ nothing had happened.
     python tools/kill_games.py --what host --trials 100 [--game storybook --game royale] [--seed 1]
     python tools/kill_games.py --what tile --trials 50
     python tools/kill_games.py --what tile --trials 5 --game fightclub --setup short.json
+    python tools/kill_games.py --what host --trials 6 --game storybook --level hard
 
 The games are every game the table plays (the host's registry, host/games/__init__.py;
 `--game` chooses among them, in turn), all bots: as many players as the game usually has
-(`--players` chooses), set up by the book unless `--setup FILE` gives the position (one
+(`--players` chooses), normal bots unless `--level` says (the resumed run is not told: the
+journal keeps the bots' levels), set up by the book unless `--setup FILE` gives the position (one
 `--game` only). Each trial plays a headless game of `fairytable run` on the virtual table
 with a fresh journal, and at a random moment inside the game: once the journal holds a
 number of
@@ -55,9 +57,10 @@ class Lcg:
         return (self.state >> 4) % n
 
 
-def command(game, seed, journal, setup=None, players=None):
+def command(game, seed, journal, setup=None, players=None, level=None):
     return [FAIRYTABLE, "run", "--headless", "--json", "--seed", str(seed),
-            "--journal", journal] + run_options(game, setup, players)
+            "--journal", journal] + run_options(game, setup, players) + (
+                ["--level", level] if level else [])
 
 
 def journal_count(path):
@@ -148,10 +151,10 @@ def alive(pid):
         return False
 
 
-def reference(game, seed, workdir, timeout, setup=None, players=None):
+def reference(game, seed, workdir, timeout, setup=None, players=None, level=None):
     journal = os.path.join(workdir, "ref-%s-%d.db" % (game, seed))
     started = time.monotonic()
-    proc = subprocess.run(command(game, seed, journal, setup, players) + ["--new"],
+    proc = subprocess.run(command(game, seed, journal, setup, players, level) + ["--new"],
                           capture_output=True, timeout=timeout)
     took = time.monotonic() - started
     result = outcome(proc.stdout, journal)
@@ -161,9 +164,10 @@ def reference(game, seed, workdir, timeout, setup=None, players=None):
     return result, took
 
 
-def trial(what, game, seed, at, pick, workdir, timeout, number, setup=None, players=None):
+def trial(what, game, seed, at, pick, workdir, timeout, number, setup=None, players=None,
+          level=None):
     journal = os.path.join(workdir, "trial-%d.db" % number)
-    host = subprocess.Popen(command(game, seed, journal, setup, players) + ["--new"],
+    host = subprocess.Popen(command(game, seed, journal, setup, players, level) + ["--new"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     at_action, after_s = at
@@ -237,6 +241,8 @@ def main(argv=None):
                    help="the games' position (the game's setup form; one --game only)")
     p.add_argument("--players", type=int, default=None,
                    help="players, all bots (default: as many as the game usually has)")
+    p.add_argument("--level", default=None, choices=["easy", "normal", "hard"],
+                   help="the bots' level (default: normal)")
     p.add_argument("--seeds", default="3,11,17", help="game seeds to draw from")
     p.add_argument("--seed", type=int, default=1, help="seed of the kill moments")
     p.add_argument("--timeout", type=int, default=600, help="seconds a game may take")
@@ -264,13 +270,14 @@ def main(argv=None):
             seed = seeds[rng.below(len(seeds))]
             if (game, seed) not in refs:
                 refs[(game, seed)] = reference(game, seed, workdir, args.timeout, args.setup,
-                                               args.players)
+                                               args.players, args.level)
             ref, _took = refs[(game, seed)]
             # A moment inside the game: after action k (0: before the first), before the last.
             at = (rng.below(max(1, len(ref["actions"]) - 1)), rng.below(6) / 10.0)
             record, result, orphans, stderr = trial(args.what, game, seed, at,
                                                     rng.below(1000), workdir, args.timeout,
-                                                    number, args.setup, args.players)
+                                                    number, args.setup, args.players,
+                                                    args.level)
             totals["trials"] += 1
             totals["orphans"] += orphans
             record["orphans"] = orphans
