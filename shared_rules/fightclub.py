@@ -170,6 +170,10 @@ from shared_rules.errors import IllegalAction, ScenarioError, shown
 from shared_rules.games import copy, seats, status, winner  # noqa: F401 (the contract)
 
 NAME = "fightclub"
+# The hard bot's search (shared_rules/search.py): the greedy move starts with 10 visits
+# (BENCHMARKS.md "The hard bot").
+SEARCH = {"prior": 10}
+
 INFO = {"title": "Fairy Tale Fight Club", "min_players": 1, "max_players": 4,
         "default_players": 2, "modes": {}, "chance": True, "hidden": True}
 

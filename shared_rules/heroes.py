@@ -192,6 +192,10 @@ from shared_rules.errors import IllegalAction, ScenarioError, check_action_shape
 from shared_rules.games import copy, seats, status, winner  # noqa: F401 (the contract)
 
 NAME = "heroes"
+# The hard bot's search (shared_rules/search.py): the greedy move starts with 10 visits
+# (without, the search lost to the greedy bot: BENCHMARKS.md "The hard bot").
+SEARCH = {"prior": 10}
+
 INFO = {"title": "Battle Royale with hero teams", "min_players": 2, "max_players": 4,
         "default_players": 2, "modes": {"mode": ["royale", "ctf"]},
         "mode_titles": {"royale": "Battle Royale", "ctf": "Capture the Flag"}, "chance": True,

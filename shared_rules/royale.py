@@ -175,6 +175,10 @@ from shared_rules.errors import IllegalAction, ScenarioError, check_action_shape
 from shared_rules.games import copy, seats, status, winner  # noqa: F401 (the contract)
 
 NAME = "royale"
+# The hard bot's search (shared_rules/search.py): a pawn's moves are cheap to try, so
+# 1000 iterations fit in 250 ms (BENCHMARKS.md "The hard bot").
+SEARCH = {"iterations": 1000}
+
 INFO = {"title": "Battle Royale", "min_players": 2, "max_players": 8,
         "default_players": 3, "modes": {"resurrection": ["action_only", "sips"]},
         "chance": True, "hidden": True}
