@@ -35,3 +35,22 @@ def test_bench_latency_on_one_tile_prints_one_json_object():
     assert result["tag_to_host_p99_ms"] <= result["control_to_host_p99_ms"]
     assert 0 < result["scene_to_led_p50_ms"] <= result["scene_to_led_p99_ms"]
     assert "slowest tag_to_host (ms):" in proc.stderr
+
+
+def test_bench_search_plays_its_games_seats_swapped_and_says_its_think_time():
+    proc = subprocess.run([sys.executable, "-m", "tools.bench_search", "strength", "--game",
+                           "heroes", "--games", "1", "--iterations", "20", "--json"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["games"] == 2 and result["iterations"] == 20 and result["players"] == 2
+    assert result["won"] + result["drawn"] + result["lost"] == 2
+    assert result["ci95"][0] <= result["score_pct"] <= result["ci95"][1]
+    assert result["moves_thought"] > 0 and result["think_ms_p50"] <= result["think_ms_p99"]
+    proc = subprocess.run([sys.executable, "-m", "tools.bench_search", "think", "--game",
+                           "storybook", "--positions", "3", "--iterations", "20", "--json"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["positions"] == 3 and result["iterations"] == 20
+    assert 0 < result["think_ms_p50"] <= result["think_ms_p99"] <= result["think_ms_max"]
