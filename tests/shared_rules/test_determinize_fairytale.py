@@ -7,6 +7,8 @@ test checks that both interpreters determinize to the same bytes."""
 
 import sys
 
+from determinize_helpers import random_playout
+
 try:
     from mpy import requires_micropython, run_micropython_code, run_portable_tests
 except ImportError:  # under MicroPython (no subprocess there): these tests are CPython's
@@ -214,19 +216,6 @@ def moved(state, seat):
     return y
 
 
-def random_playout(state, seed):
-    """Play on to the end with a random player: every listed action applies."""
-    rng = prng.seed_state(seed)
-    n = 0
-    while ft.status(state) == "ongoing" and n < 20000:
-        actions = ft.legal_actions(state)
-        assert actions
-        rng, i = prng.below(rng, len(actions))
-        ft.apply(state, actions[i])
-        n += 1
-    assert ft.status(state) == "finished"
-
-
 def test_determinize_keeps_the_view_and_depends_only_on_it():
     n = 0
     for x in all_states():
@@ -290,7 +279,7 @@ def test_the_seat_keeps_its_legal_actions_and_the_game_plays_on_to_its_end():
                 assert piles == [p for p in hidden.open_piles(x, seat) if x.decks[p]]
         if n % 3 == 0:  # a playout for every third state: the seat turn by turn
             seats = ft.seats(x)
-            random_playout(det(x, seats[n % len(seats)], n), n)
+            random_playout(ft, det(x, seats[n % len(seats)], n), n)
 
 
 def test_something_hidden_changes_and_every_kind_of_place_is_met():

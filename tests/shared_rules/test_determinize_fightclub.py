@@ -7,12 +7,13 @@ were, can be played to the end, and does change hidden things. Plain test functi
 module runs under MicroPython too (tests/mpy_run_tests.py), and one test checks that both
 interpreters determinize alike."""
 
-import json
 
 from shared_rules import canon, fightclub, playout, prng
 
+from determinize_helpers import deal_alike_on_micropython
+
 try:
-    from mpy import requires_micropython, run_micropython_code
+    from mpy import requires_micropython
 except ImportError:     # under MicroPython: the cross-interpreter test does not run there
     requires_micropython = None
 
@@ -259,13 +260,4 @@ def _requires_micropython(f):
 def test_both_interpreters_deal_alike():
     if requires_micropython is None:
         return      # under MicroPython itself
-    here = {}
-    exec(DEALS, here)
-    mine = []
-    for run in DEAL_RUNS:
-        mine.extend(here["deals"](*run))
-    assert len(mine) > 20
-    code = DEALS + "for run in %s:\n    for line in deals(*run):\n        print(line)\n" % (
-        json.dumps(DEAL_RUNS).replace("null", "None"),)
-    theirs = run_micropython_code(code, heapsize="8m").splitlines()
-    assert theirs == mine
+    deal_alike_on_micropython(DEALS, DEAL_RUNS)

@@ -6,6 +6,8 @@ that both interpreters determinize to the same bytes."""
 
 import sys
 
+from determinize_helpers import random_playout
+
 try:
     from mpy import requires_micropython, run_micropython_code, run_portable_tests
 except ImportError:  # under MicroPython (no subprocess there): these tests are CPython's
@@ -129,19 +131,6 @@ def det(state, seat, n):
     return royale.determinize(royale.copy(state), seat, prng.seed_state(n))
 
 
-def random_playout(state, seed):
-    """Play on to the end with a random player; every action must be legal and apply."""
-    rng = prng.seed_state(seed)
-    n = 0
-    while royale.status(state) == "ongoing" and n < 20000:
-        actions = royale.legal_actions(state)
-        assert actions
-        rng, i = prng.below(rng, len(actions))
-        royale.apply(state, actions[i])
-        n += 1
-    assert royale.status(state) == "finished"
-
-
 def test_determinize_keeps_the_view_and_depends_only_on_it():
     n = 0
     for x in all_states():
@@ -204,7 +193,7 @@ def test_the_seat_keeps_its_legal_actions_and_the_game_plays_on_to_its_end():
                 assert royale.legal_actions(result) == royale.legal_actions(x)
         # One playout per state (the seat turn by turn): a whole game is long.
         seat = seats[n % len(seats)]
-        random_playout(det(x, seat, n), n)
+        random_playout(royale, det(x, seat, n), n)
 
 
 def test_something_hidden_changes():
