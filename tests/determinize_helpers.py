@@ -33,3 +33,30 @@ def deal_alike_on_micropython(deals, runs, heapsize="8m"):
     code = deals + "for run in %s:\n    for line in deals(*run):\n        print(line)\n" % (
         json.dumps(runs).replace("null", "None"),)
     assert run_micropython_code(code, heapsize=heapsize).splitlines() == mine
+
+
+# Determinizations of a few states, printed as canonical JSON: the same text on both
+# interpreters (the PRNG, the sorts and the deal order are integers and lists only). RUNS:
+# [(options, seed, [steps after which a state is kept])].
+_SAME = """
+from shared_rules import canon, games, playout, prng
+E = games.get(%r)
+for options, seed, at in RUNS:
+    keep = []
+    step = [0]
+    def on(state, action, events):
+        step[0] += 1
+        if step[0] in at:
+            keep.append(E.copy(state))
+    playout.random_game(%r, options, seed, on_step=on)
+    for x in keep:
+        for seat in [None] + E.seats(x):
+            d = E.determinize(E.copy(x), seat, prng.seed_state(seed * 1000 + step[0]))
+            print(canon.dumps(E.to_dict(d)))
+"""
+
+
+def same_deals_program(game, runs):
+    """The program that prints the determinizations of `runs` for `game`, on either
+    interpreter."""
+    return "RUNS = %r\n" % (runs,) + _SAME % (game, game)

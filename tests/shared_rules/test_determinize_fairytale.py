@@ -7,7 +7,7 @@ test checks that both interpreters determinize to the same bytes."""
 
 import sys
 
-from determinize_helpers import random_playout
+from determinize_helpers import random_playout, same_deals_program
 
 try:
     from mpy import requires_micropython, run_micropython_code, run_portable_tests
@@ -319,24 +319,6 @@ def test_the_events_of_the_game_are_dealt_from_every_event_not_seen():
     assert x.decks["events"] and len(seen) > EVENTS_OF_A_GAME
 
 
-# Determinizations of a few states, printed as canonical JSON: the same text on both
-# interpreters (the PRNG, the sorts and the deal order are integers and lists only).
-SAME = """
-from shared_rules import canon, playout, prng
-from shared_rules import fairytale as ft
-for options, seed, at in RUNS:
-    keep = []
-    step = [0]
-    def on(state, action, events):
-        step[0] += 1
-        if step[0] in at:
-            keep.append(ft.copy(state))
-    playout.random_game("fairytale", options, seed, on_step=on)
-    for x in keep:
-        for seat in [None] + ft.seats(x):
-            d = ft.determinize(ft.copy(x), seat, prng.seed_state(seed * 1000 + step[0]))
-            print(canon.dumps(ft.to_dict(d)))
-"""
 
 SAME_RUNS = [({"players": 1}, 11, [2, 60]), ({"players": 4}, 12, [5, 150, 400])]
 
@@ -345,7 +327,7 @@ SAME_RUNS = [({"players": 1}, 11, [2, 60]), ({"players": 4}, 12, [5, 150, 400])]
 def test_micropython_determinizes_to_the_same_bytes():
     if sys.implementation.name == "micropython":
         return  # this is the CPython side of the comparison
-    code = "RUNS = %r\n" % (SAME_RUNS,) + SAME
+    code = same_deals_program("fairytale", SAME_RUNS)
     here = []
     exec(code, {"print": here.append})
     assert len(here) == 2 * 2 + 3 * 5

@@ -10,7 +10,7 @@ interpreters determinize alike."""
 
 from shared_rules import canon, fightclub, playout, prng
 
-from determinize_helpers import deal_alike_on_micropython
+from determinize_helpers import deal_alike_on_micropython, random_playout
 
 try:
     from mpy import requires_micropython
@@ -62,19 +62,6 @@ def hidden(state, seat):
     return canon.dumps(out)
 
 
-def play_out(state, seed):
-    """A random player from `state` to the end; every action it takes must be legal."""
-    rng = prng.seed_state(seed)
-    n = 0
-    while E.status(state) == "ongoing":
-        actions = E.legal_actions(state)
-        assert actions, "no legal action in an ongoing game"
-        rng, action = playout.choose(rng, actions)
-        E.apply(state, action)
-        n += 1
-        assert n < 20000, "the game does not end"
-
-
 def segments(state):
     """The contract deck's kinds by the book's sets, bottom first (what the seat knows)."""
     deck = state.contract_deck
@@ -123,7 +110,7 @@ def check_state(state, seat, k):
         assert canon.dumps(E.legal_actions(a)) == canon.dumps(E.legal_actions(state))
     assert E.from_dict(canon.loads(dump(a))) is not None
     assert a.rng != state.rng and a.seed == 0
-    play_out(a, k)
+    random_playout(E, a, k)
     return hidden(y, seat) != hidden(state, seat)
 
 
@@ -193,7 +180,7 @@ def test_a_hidden_fight_card_is_dealt_again_the_seats_own_is_kept():
         assert b.players["p3"].hand == s.players["p3"].hand
         assert E.legal_actions(b) == E.legal_actions(s)
         if r <= 8:
-            play_out(b, r)
+            random_playout(E, b, r)
     assert len(seen_p2) > 3
 
 
@@ -217,7 +204,7 @@ def test_a_whole_hand_passed_without_choosing_stays_the_whole_hand():
             assert a.pending["choices"][x] == a.players[x].hand
         assert canon.dumps(E.view(a, "p1")) == canon.dumps(E.view(s, "p1"))
         assert E.legal_actions(a) == E.legal_actions(s)
-        play_out(a, r)
+        random_playout(E, a, r)
 
 
 def test_level_three_contracts_stay_at_the_bottom_of_the_contract_deck():

@@ -11,7 +11,7 @@ alike."""
 
 from shared_rules import canon, heroes, playout, prng
 
-from determinize_helpers import deal_alike_on_micropython
+from determinize_helpers import deal_alike_on_micropython, random_playout
 
 try:
     from mpy import requires_micropython
@@ -58,19 +58,6 @@ def hidden(state, seat):
     return canon.dumps(out)
 
 
-def play_out(state, seed):
-    """A random player from `state` to the end; every action it takes must be legal."""
-    rng = prng.seed_state(seed)
-    n = 0
-    while E.status(state) == "ongoing":
-        actions = E.legal_actions(state)
-        assert actions, "no legal action in an ongoing game"
-        rng, action = playout.choose(rng, actions)
-        E.apply(state, action)
-        n += 1
-        assert n < 50000, "the game does not end"
-
-
 def check_state(state, seat, k):
     """Every property for one state and seat; True if a hidden card moved."""
     before = dump(state)
@@ -99,7 +86,7 @@ def check_state(state, seat, k):
     if E.actor(state, None) == seat:
         assert canon.dumps(E.legal_actions(a)) == canon.dumps(E.legal_actions(state))
     assert E.from_dict(canon.loads(dump(a))) is not None
-    play_out(a, k)
+    random_playout(E, a, k, 50000)
     return hidden(y, seat) != hidden(state, seat)
 
 
@@ -152,8 +139,8 @@ def test_a_defenders_hidden_hand_is_dealt_again_its_own_is_kept():
         assert b.hands["blue"] == s.hands["blue"]
         assert E.legal_actions(b) == E.legal_actions(s)
         if r <= 5:
-            play_out(a, r)
-            play_out(b, r)
+            random_playout(E, a, r, 50000)
+            random_playout(E, b, r, 50000)
     assert len(blue_hands) > 4
 
 

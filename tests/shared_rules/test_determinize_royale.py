@@ -6,7 +6,7 @@ that both interpreters determinize to the same bytes."""
 
 import sys
 
-from determinize_helpers import random_playout
+from determinize_helpers import random_playout, same_deals_program
 
 try:
     from mpy import requires_micropython, run_micropython_code, run_portable_tests
@@ -229,23 +229,6 @@ def test_a_finished_game_keeps_every_card():
                                                              for q in x.seats]
 
 
-# Determinizations of a few states, printed as canonical JSON: the same text on both
-# interpreters (the PRNG, the sorts and the deal order are integers and lists only).
-SAME = """
-from shared_rules import canon, playout, prng, royale
-for options, seed, at in RUNS:
-    keep = []
-    step = [0]
-    def on(state, action, events):
-        step[0] += 1
-        if step[0] in at:
-            keep.append(royale.copy(state))
-    playout.random_game("royale", options, seed, on_step=on)
-    for x in keep:
-        for seat in [None] + royale.seats(x):
-            d = royale.determinize(royale.copy(x), seat, prng.seed_state(seed * 1000 + step[0]))
-            print(canon.dumps(royale.to_dict(d)))
-"""
 
 SAME_RUNS = [({"players": 2}, 11, [3, 40, 400]), ({"players": 6}, 12, [8, 300, 900])]
 
@@ -254,7 +237,7 @@ SAME_RUNS = [({"players": 2}, 11, [3, 40, 400]), ({"players": 6}, 12, [8, 300, 9
 def test_micropython_determinizes_to_the_same_bytes():
     if sys.implementation.name == "micropython":
         return  # this is the CPython side of the comparison
-    code = "RUNS = %r\n" % (SAME_RUNS,) + SAME
+    code = same_deals_program("royale", SAME_RUNS)
     here = []
     exec(code, {"print": here.append})
     assert len(here) == 3 * 3 + 3 * 7
