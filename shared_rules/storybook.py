@@ -95,9 +95,9 @@ from shared_rules.errors import IllegalAction, ScenarioError, shown
 from shared_rules.games import copy, seats, status, winner  # noqa: F401 (the contract)
 
 NAME = "storybook"
-# The hard bot's search (shared_rules/search.py): 600 iterations, a move within 250 ms
+# The hard bot's search (shared_rules/search.py): 500 iterations, a move within 250 ms
 # of CPU on the development machine (BENCHMARKS.md "The hard bot").
-SEARCH = {"iterations": 600}
+SEARCH = {"iterations": 500}
 
 INFO = {"title": "Storybook Battles", "min_players": 2, "max_players": 4,
         "default_players": 2, "player_counts": [2, 4], "modes": {}, "chance": True,
