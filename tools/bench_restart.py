@@ -111,6 +111,9 @@ def twin(game, seed, players, workdir, timeout, env=None, setup=None):
     return result
 
 
+LIT_GRACE_S = 30
+
+
 def wait_for(host, journal, count, timeout):
     deadline = time.monotonic() + timeout
     while host.proc.poll() is None and journal_count(journal) < count:
@@ -135,9 +138,17 @@ def chain(game, seed, players, points, workdir, timeout, env=None, setup=None):
         host.kill()
         at = journal_count(journal)
         host = Host(cmd + ["--timings"], env)
-        # Wait for the restart's first action (or its end), then the next kill.
+        # Wait for the restart's first action and its "lit" mark (or its end), then the next
+        # kill. A bot's first move may be applied before every tile has acknowledged the
+        # first scenes (a button needs no tile), so "lit" may come just after it: it is
+        # awaited up to LIT_GRACE_S more.
         deadline = time.monotonic() + timeout
         while "first_action" not in host.timings and host.proc.poll() is None:
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
+        deadline = min(deadline, time.monotonic() + LIT_GRACE_S)
+        while "lit" not in host.timings and host.proc.poll() is None:
             if time.monotonic() > deadline:
                 break
             time.sleep(0.02)
