@@ -19,6 +19,9 @@ iteration:
    the root to the end, in the same deal. Measuring the change, not the standing, cancels
    the luck of the deal and keeps a seat that is far behind (or ahead) seeing a difference
    between its moves. The change is squashed to -1000..1000 by d / (|d| + scale).
+   With two seats the game is zero-sum: the seat's own change is judged, the other's is its
+   negative (an engine's yardstick may look further for the seat to move, so two seats'
+   yardsticks need not agree).
 4. Adds that reward to every node of the path, from the side of its mover.
 
 The move is the root child with the most visits. Everything is integer arithmetic (the log
