@@ -13,6 +13,13 @@ not inflate it; --jobs N plays N games at once on N processes).
 
 think: CPU time of one hard move at positions along a game between normal bots (the
 positions where the seat has more than one move), p50 and p99.
+
+    python -m tools.bench_search pace [--steps 1000000] [--json]
+
+pace: how much slower a Raspberry Pi 4 runs this kind of Python than this machine, from one
+figure published for the Pi 4 (the n-body benchmark, five million steps in 158.3 s) and the
+same loop timed here: the factor BENCHMARKS.md applies to the think times for a Pi. An
+estimate: the published run's program and Python version are not known.
 """
 
 import argparse
@@ -181,6 +188,70 @@ def think(a):
                                              out["iterations"]))
 
 
+# A Raspberry Pi 4 (1.5 GHz, performance governor) ran five million steps of the n-body
+# benchmark in Python in 158.3 s (chaitanyamehta.github.io, "Performance Analysis of
+# Languages on Raspberry Pi"; its program and Python version are not stated).
+PI4_NBODY_S_PER_MILLION = 158.3 / 5
+
+
+def solar_system():
+    """The Sun and the four giant planets: ([x, y, z], [vx, vy, vz], mass) each (AU, AU a
+    year, the Sun's mass times 4 pi**2)."""
+    sun = 4 * 3.141592653589793 ** 2
+    planets = [
+        ([4.84, -1.16, -0.10], [0.61, 2.81, -0.02], 9.55e-4),
+        ([8.34, 4.12, -0.40], [-1.01, 1.83, 0.01], 2.86e-4),
+        ([12.89, -15.11, -0.22], [1.08, 0.87, -0.01], 4.37e-5),
+        ([15.38, -25.92, 0.18], [0.98, 0.59, -0.03], 5.15e-5),
+    ]
+    bodies = [([0.0, 0.0, 0.0], [0.0, 0.0, 0.0], sun)]
+    for pos, vel, m in planets:
+        bodies.append((list(pos), list(vel), m * sun))
+    return bodies
+
+
+def _nbody(steps, bodies):
+    """The n-body benchmark's loop (a step of 0.01, each pair's pull once a step) on
+    `bodies` (moved in place): CPU seconds for `steps` steps."""
+    n = len(bodies)
+    pairs = [(bodies[i], bodies[j]) for i in range(n) for j in range(i + 1, n)]
+    dt = 0.01
+    t0 = time.process_time()
+    for _ in range(steps):
+        for (p1, v1, m1), (p2, v2, m2) in pairs:
+            dx = p1[0] - p2[0]
+            dy = p1[1] - p2[1]
+            dz = p1[2] - p2[2]
+            d2 = dx * dx + dy * dy + dz * dz
+            mag = dt / (d2 * d2 ** 0.5)
+            k1 = m1 * mag
+            k2 = m2 * mag
+            v1[0] -= dx * k2
+            v1[1] -= dy * k2
+            v1[2] -= dz * k2
+            v2[0] += dx * k1
+            v2[1] += dy * k1
+            v2[2] += dz * k1
+        for pos, vel, _m in bodies:
+            pos[0] += dt * vel[0]
+            pos[1] += dt * vel[1]
+            pos[2] += dt * vel[2]
+    return time.process_time() - t0
+
+
+def pace(a):
+    here = _nbody(a.steps, solar_system()) * 1000000 / a.steps
+    out = {"steps": a.steps, "here_s_per_million": round(here, 3),
+           "pi4_s_per_million": round(PI4_NBODY_S_PER_MILLION, 2),
+           "pi4_slower": round(PI4_NBODY_S_PER_MILLION / here, 2)}
+    if a.json:
+        print(json.dumps(out))
+    else:
+        print("n-body: %.2f s of CPU a million steps here, %.2f s on a Raspberry Pi 4 (a "
+              "published run): the Pi is %.1f times slower at this kind of Python"
+              % (here, out["pi4_s_per_million"], out["pi4_slower"]))
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="what", required=True)
@@ -197,8 +268,11 @@ def main(argv=None):
                                          help="seeds; each plays twice, seats swapped")
     sub.choices["strength"].add_argument("--jobs", type=int, default=1)
     sub.choices["think"].add_argument("--positions", type=int, default=12)
+    q = sub.add_parser("pace", help="this machine's Python against a Raspberry Pi 4's")
+    q.add_argument("--steps", type=int, default=1000000)
+    q.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
-    strength(a) if a.what == "strength" else think(a)
+    {"strength": strength, "think": think, "pace": pace}[a.what](a)
 
 
 if __name__ == "__main__":

@@ -54,3 +54,36 @@ def test_bench_search_plays_its_games_seats_swapped_and_says_its_think_time():
     result = json.loads(proc.stdout)
     assert result["positions"] == 3 and result["iterations"] == 20
     assert 0 < result["think_ms_p50"] <= result["think_ms_p99"] <= result["think_ms_max"]
+
+
+def test_bench_search_pace_times_its_loop_against_the_published_pi_figure():
+    proc = subprocess.run([sys.executable, "-m", "tools.bench_search", "pace", "--steps",
+                           "20000", "--json"], cwd=REPO, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["steps"] == 20000 and result["here_s_per_million"] > 0
+    assert result["pi4_s_per_million"] == round(158.3 / 5, 2)
+    # The printed figures are rounded to hundredths: the ratio of the rounded ones agrees
+    # to within a percent.
+    ratio = result["pi4_s_per_million"] / result["here_s_per_million"]
+    assert abs(result["pi4_slower"] - ratio) < 0.01 * ratio
+
+
+def test_the_pace_loop_conserves_the_bodies_momentum():
+    """The n-body loop is physics, not an empty loop: each pair's pull is equal and
+    opposite, so the total momentum does not change (to rounding)."""
+    from tools import bench_search
+    bodies = bench_search.solar_system()
+
+    def momentum():
+        return [sum(m * v[k] for _, v, m in bodies) for k in range(3)]
+
+    def positions():
+        return [list(p) for p, _, _ in bodies]
+
+    before, where = momentum(), positions()
+    assert bench_search._nbody(1000, bodies) >= 0
+    assert positions() != where     # the bodies moved
+    after = momentum()
+    assert all(abs(after[k] - before[k]) < 1e-9 * (1 + abs(before[k])) for k in range(3))
