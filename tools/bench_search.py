@@ -1,7 +1,7 @@
 """The search bot ("hard") against the greedy bot ("normal"): how often it wins, how long it thinks.
 
     python -m tools.bench_search strength --game storybook --games 100 [--first-seed 1]
-        [--players N] [--iterations N] [--jobs 2] [--json]
+        [--players N] [--iterations N] [--jobs 2] [--level hard] [--against normal] [--json]
     python -m tools.bench_search think --game heroes [--positions 12] [--iterations N] [--json]
 
 strength: for each seed, two games with no table (the engine and the bots only, as
@@ -9,7 +9,9 @@ strength: for each seed, two games with no table (the engine and the bots only, 
 the others, then the hard bot in the last seat. A game counts 1 for a win, 1/2 for a draw
 (or a game cut at --max-actions); prints the score, a 95 % Wilson interval, the games'
 lengths, and the hard bot's think time (CPU time of the process, so a loaded machine does
-not inflate it; --jobs N plays N games at once on N processes).
+not inflate it; --jobs N plays N games at once on N processes). --level and --against
+measure any bot against any other the same way (e.g. normal against easy: how much a game
+rewards a better move at all).
 
 think: CPU time of one hard move at positions along a game between normal bots (the
 positions where the seat has more than one move), p50 and p99.
@@ -43,7 +45,7 @@ def options_of(game, players):
 def _ask(adapter, kind, match, seat, seed, think):
     t0 = time.process_time()
     action = adapter.bot_action(kind, match.engine, match.state, seat, seed)
-    if kind == "hard":
+    if think is not None:
         think.append(time.process_time() - t0)
     return action
 
@@ -56,9 +58,11 @@ def budget(game, iterations):
     return search.settings(engine)[0]
 
 
-def play(game, players, seed, hard_seat_index, iterations, max_actions):
-    """One game: the hard bot in seat `hard_seat_index` (0 or -1), normal bots elsewhere.
-    Returns (score of the hard bot: 1, 0.5 or 0, actions, think times)."""
+def play(game, players, seed, hard_seat_index, iterations, max_actions, level="hard",
+         against="normal"):
+    """One game: the bot of `level` (the hard bot) in seat `hard_seat_index` (0 or -1), bots
+    of level `against` (normal) elsewhere. Returns (its score: 1, 0.5 or 0, actions, its
+    think times, seats)."""
     adapter = table_games.table_game(game)
     budget(game, iterations)
     match = Match(game, options_of(game, players), seed)
@@ -71,8 +75,9 @@ def play(game, players, seed, hard_seat_index, iterations, max_actions):
         if not movers:
             break
         seat = movers[0]
-        kind = "hard" if seat == hard else "normal"
-        action = _ask(adapter, kind, match, seat, seed, think)
+        mine = seat == hard
+        action = _ask(adapter, level if mine else against, match, seat, seed,
+                      think if mine else None)
         if action is None:
             break
         match.apply(action)
@@ -119,7 +124,8 @@ def strength(a):
     jobs = []
     for seed in range(a.first_seed, a.first_seed + a.games):
         for where in (0, -1):
-            jobs.append((a.game, a.players, seed, where, a.iterations, a.max_actions))
+            jobs.append((a.game, a.players, seed, where, a.iterations, a.max_actions,
+                         a.level, a.against))
     t0 = time.time()
     if a.jobs > 1:
         import multiprocessing
@@ -144,15 +150,16 @@ def strength(a):
            "think_ms_p50": round(1000 * pct(think, 0.5), 1),
            "think_ms_p99": round(1000 * pct(think, 0.99), 1),
            "moves_thought": len(think), "wall_s": round(time.time() - t0, 1),
-           "first_seed": a.first_seed}
+           "first_seed": a.first_seed, "level": a.level, "against": a.against}
     if a.json:
         print(json.dumps(out))
     else:
-        print("%s, %d players, %d iterations: the hard bot scored %.1f %% over %d games "
-              "(%d won, %d drawn, %d lost; 95 %% CI %.1f-%.1f %%; a fair share is %.1f %%)"
-              % (a.game, out["players"], out["iterations"], out["score_pct"], n, won, drawn,
-                 out["lost"], lo, hi, out["fair_share_pct"]))
-        print("think time (CPU) p50 %.1f ms, p99 %.1f ms over %d moves; %.1f actions a game; "
+        print("%s, %d players, %d iterations: the %s bot scored %.1f %% over %d games against "
+              "%s bots (%d won, %d drawn, %d lost; 95 %% CI %.1f-%.1f %%; a fair share is "
+              "%.1f %%)" % (a.game, out["players"], out["iterations"], a.level,
+                            out["score_pct"], n, a.against, won, drawn, out["lost"], lo, hi,
+                            out["fair_share_pct"]))
+        print("its think time (CPU) p50 %.1f ms, p99 %.1f ms over %d moves; %.1f actions a game; "
               "%.0f s" % (out["think_ms_p50"], out["think_ms_p99"], len(think),
                           out["actions_mean"], out["wall_s"]))
 
@@ -267,6 +274,10 @@ def main(argv=None):
     sub.choices["strength"].add_argument("--games", type=int, default=20,
                                          help="seeds; each plays twice, seats swapped")
     sub.choices["strength"].add_argument("--jobs", type=int, default=1)
+    sub.choices["strength"].add_argument("--level", default="hard", choices=bots.KINDS,
+                                         help="the bot measured (default hard)")
+    sub.choices["strength"].add_argument("--against", default="normal", choices=bots.KINDS,
+                                         help="the other seats' bots (default normal)")
     sub.choices["think"].add_argument("--positions", type=int, default=12)
     q = sub.add_parser("pace", help="this machine's Python against a Raspberry Pi 4's")
     q.add_argument("--steps", type=int, default=1000000)

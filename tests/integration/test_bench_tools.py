@@ -47,6 +47,17 @@ def test_bench_search_plays_its_games_seats_swapped_and_says_its_think_time():
     assert result["won"] + result["drawn"] + result["lost"] == 2
     assert result["ci95"][0] <= result["score_pct"] <= result["ci95"][1]
     assert result["moves_thought"] > 0 and result["think_ms_p50"] <= result["think_ms_p99"]
+    assert (result["level"], result["against"]) == ("hard", "normal")
+    # Any bot against any other: the normal bot wins every hero teams game against random
+    # ones (100 of 100 in BENCHMARKS.md; these seeds are fixed, so the games are too).
+    proc = subprocess.run([sys.executable, "-m", "tools.bench_search", "strength", "--game",
+                           "heroes", "--games", "2", "--level", "normal", "--against",
+                           "random", "--json"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    assert (result["level"], result["against"], result["games"]) == ("normal", "random", 4)
+    assert result["won"] == 4
     proc = subprocess.run([sys.executable, "-m", "tools.bench_search", "think", "--game",
                            "storybook", "--positions", "3", "--iterations", "20", "--json"],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
