@@ -6,8 +6,9 @@
 
 strength: for each seed, two games with no table (the engine and the bots only, as
 `fairytable run --headless` plays them): the hard bot in the first seat and normal bots in
-the others, then the hard bot in the last seat. A game counts 1 for a win, 1/2 for a draw
-(or a game cut at --max-actions); prints the score, a 95 % Wilson interval, the games'
+the others, then the hard bot in the last seat. A game counts 1 for a win, 0 for a loss and,
+when nobody won it (a draw, a universal loss, a game cut at --max-actions), the seat's share:
+1/2 with two players, 1/4 with four; prints the score, a 95 % Wilson interval, the games'
 lengths, and the hard bot's think time (CPU time of the process, so a loaded machine does
 not inflate it; --jobs N plays N games at once on N processes). --level and --against
 measure any bot against any other the same way (e.g. normal against easy: how much a game
@@ -61,7 +62,8 @@ def budget(game, iterations):
 def play(game, players, seed, hard_seat_index, iterations, max_actions, level="hard",
          against="normal"):
     """One game: the bot of `level` (the hard bot) in seat `hard_seat_index` (0 or -1), bots
-    of level `against` (normal) elsewhere. Returns (its score: 1, 0.5 or 0, actions, its
+    of level `against` (normal) elsewhere. Returns (its score: 1 for a win, 0 for a loss,
+    1/players for a game nobody won, actions, its
     think times, seats)."""
     adapter = table_games.table_game(game)
     budget(game, iterations)
@@ -83,7 +85,7 @@ def play(game, players, seed, hard_seat_index, iterations, max_actions, level="h
         match.apply(action)
     winner = engine.winner(match.state) if engine.status(match.state) != "ongoing" else None
     if winner is None:
-        score = 0.5
+        score = 1 / len(seats)      # nobody won: each seat's share
     else:
         score = 1.0 if _is(winner, hard) else 0.0
     return score, len(match.actions), think, len(seats)
@@ -136,9 +138,9 @@ def strength(a):
     scores = [r[0] for r in results]
     think = [t for r in results for t in r[2]]
     won = sum(1 for s in scores if s == 1.0)
-    drawn = sum(1 for s in scores if s == 0.5)
+    drawn = sum(1 for s in scores if 0.0 < s < 1.0)
     n = len(scores)
-    points = won + drawn / 2
+    points = sum(scores)
     lo, hi = wilson(points, n)
     out = {"game": a.game, "players": results[0][3] if results else None,
            "iterations": budget(a.game, a.iterations),

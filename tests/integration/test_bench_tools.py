@@ -98,3 +98,14 @@ def test_the_pace_loop_conserves_the_bodies_momentum():
     assert positions() != where     # the bodies moved
     after = momentum()
     assert all(abs(after[k] - before[k]) < 1e-9 * (1 + abs(before[k])) for k in range(3))
+
+
+def test_a_game_nobody_won_counts_each_seat_its_share():
+    """A game cut short (or a draw, or Fairytale Games' universal loss) is no win for anyone:
+    the bot measured gets its seat's share, 1/players, so a fair bot scores its fair share."""
+    from tools import bench_search
+    score, actions, _, seats = bench_search.play("royale", 3, 1, 0, None, 5, "normal",
+                                                 "normal")
+    assert (actions, seats) == (5, 3) and score == 1 / 3
+    score, _, _, seats = bench_search.play("heroes", None, 1, -1, None, 5, "easy", "normal")
+    assert seats == 2 and score == 0.5
