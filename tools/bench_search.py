@@ -1,7 +1,8 @@
 """The search bot ("hard") against the greedy bot ("normal"): how often it wins, how long it thinks.
 
     python -m tools.bench_search strength --game storybook --games 100 [--first-seed 1]
-        [--players N] [--iterations N] [--jobs 2] [--level hard] [--against normal] [--json]
+        [--players N] [--iterations N] [--explore N] [--jobs 2] [--level hard]
+        [--against normal] [--habits] [--json]
     python -m tools.bench_search think --game heroes [--positions 12] [--iterations N] [--json]
 
 strength: for each seed, two games with no table (the engine and the bots only, as
@@ -12,7 +13,9 @@ when nobody won it (a draw, a universal loss, a game cut at --max-actions), the 
 lengths, and the hard bot's think time (CPU time of the process, so a loaded machine does
 not inflate it; --jobs N plays N games at once on N processes). --level and --against
 measure any bot against any other the same way (e.g. normal against easy: how much a game
-rewards a better move at all).
+rewards a better move at all). --habits adds what each side did: its actions counted by type,
+and how often each type had each event (Battle Royale's "attack_card -> card_won" against
+"attack_card -> attack_failed": how often its attacks won a card).
 
 think: CPU time of one hard move at positions along a game between normal bots (the
 positions where the seat has more than one move), p50 and p99.
@@ -51,27 +54,31 @@ def _ask(adapter, kind, match, seat, seed, think):
     return action
 
 
-def budget(game, iterations):
-    """Set the search's budget for this process (None: the game's own)."""
+def budget(game, iterations, explore=None):
+    """Set the search's budget and UCB constant for this process (None: the game's own)."""
     engine = games.get(game)
     if iterations is not None:
         engine.SEARCH = dict(getattr(engine, "SEARCH", None) or {}, iterations=iterations)
+    if explore is not None:
+        engine.SEARCH = dict(getattr(engine, "SEARCH", None) or {}, explore=explore)
     return search.settings(engine)[0]
 
 
 def play(game, players, seed, hard_seat_index, iterations, max_actions, level="hard",
-         against="normal"):
+         against="normal", explore=None):
     """One game: the bot of `level` (the hard bot) in seat `hard_seat_index` (0 or -1), bots
     of level `against` (normal) elsewhere. Returns (its score: 1 for a win, 0 for a loss,
-    1/players for a game nobody won, actions, its
-    think times, seats)."""
+    1/players for a game nobody won, actions, its think times, seats, habits: for the bot
+    measured and for the others, how many actions of each type they took and which events
+    those actions had ("attack_card" 12, "attack_card>card_won" 5))."""
     adapter = table_games.table_game(game)
-    budget(game, iterations)
+    budget(game, iterations, explore)
     match = Match(game, options_of(game, players), seed)
     engine = match.engine
     seats = engine.seats(match.state)
     hard = seats[hard_seat_index]
     think = []
+    habits = ({}, {})    # the bot measured's, the others'
     while engine.status(match.state) == "ongoing" and len(match.actions) < max_actions:
         movers = engine.actors(match.state)
         if not movers:
@@ -82,13 +89,22 @@ def play(game, players, seed, hard_seat_index, iterations, max_actions, level="h
                       think if mine else None)
         if action is None:
             break
-        match.apply(action)
+        events = match.apply(action)
+        _tally(habits[0 if mine else 1], action, events)
     winner = engine.winner(match.state) if engine.status(match.state) != "ongoing" else None
     if winner is None:
         score = 1 / len(seats)      # nobody won: each seat's share
     else:
         score = 1.0 if _is(winner, hard) else 0.0
-    return score, len(match.actions), think, len(seats)
+    return score, len(match.actions), think, len(seats), habits
+
+
+def _tally(counts, action, events):
+    kind = action.get("type", "?")
+    counts[kind] = counts.get(kind, 0) + 1
+    for name in sorted(set(e.get("type", "?") for e in events or ())):
+        key = kind + ">" + name
+        counts[key] = counts.get(key, 0) + 1
 
 
 def _is(winner, seat):
@@ -127,7 +143,7 @@ def strength(a):
     for seed in range(a.first_seed, a.first_seed + a.games):
         for where in (0, -1):
             jobs.append((a.game, a.players, seed, where, a.iterations, a.max_actions,
-                         a.level, a.against))
+                         a.level, a.against, a.explore))
     t0 = time.time()
     if a.jobs > 1:
         import multiprocessing
@@ -143,7 +159,8 @@ def strength(a):
     points = sum(scores)
     lo, hi = wilson(points, n)
     out = {"game": a.game, "players": results[0][3] if results else None,
-           "iterations": budget(a.game, a.iterations),
+           "iterations": budget(a.game, a.iterations, a.explore),
+           "explore": search.settings(games.get(a.game))[4],
            "games": n, "won": won, "drawn": drawn, "lost": n - won - drawn,
            "score_pct": round(100 * points / n, 1) if n else 0.0,
            "ci95": [round(lo, 1), round(hi, 1)],
@@ -153,6 +170,11 @@ def strength(a):
            "think_ms_p99": round(1000 * pct(think, 0.99), 1),
            "moves_thought": len(think), "wall_s": round(time.time() - t0, 1),
            "first_seed": a.first_seed, "level": a.level, "against": a.against}
+    if a.habits:
+        names = (a.level, a.against) if a.level != a.against else \
+            (a.level + ", measured", a.against + ", the others")
+        out["habits"] = {names[0]: _sum_habits(r[4][0] for r in results),
+                         names[1]: _sum_habits(r[4][1] for r in results)}
     if a.json:
         print(json.dumps(out))
     else:
@@ -164,11 +186,23 @@ def strength(a):
         print("its think time (CPU) p50 %.1f ms, p99 %.1f ms over %d moves; %.1f actions a game; "
               "%.0f s" % (out["think_ms_p50"], out["think_ms_p99"], len(think),
                           out["actions_mean"], out["wall_s"]))
+        for who in out.get("habits", ()):
+            print("the %s bot%s:" % (who, "s" if who == names[1] else ""))
+            for key, n in sorted(out["habits"][who].items()):
+                print("  %s %d" % (key.replace(">", " -> ") if ">" in key else key, n))
+
+
+def _sum_habits(tallies):
+    out = {}
+    for counts in tallies:
+        for key, n in counts.items():
+            out[key] = out.get(key, 0) + n
+    return dict(sorted(out.items()))
 
 
 def think(a):
     adapter = table_games.table_game(a.game)
-    iterations = budget(a.game, a.iterations)
+    iterations = budget(a.game, a.iterations, a.explore)
     match = Match(a.game, options_of(a.game, a.players), a.first_seed)
     engine = match.engine
     positions = []
@@ -270,6 +304,8 @@ def main(argv=None):
         q.add_argument("--players", type=int, default=None)
         q.add_argument("--iterations", type=int, default=None,
                        help="the search's budget (default: the game's)")
+        q.add_argument("--explore", type=int, default=None,
+                       help="the search's UCB constant (default: the game's)")
         q.add_argument("--first-seed", type=int, default=1)
         q.add_argument("--max-actions", type=int, default=3000)
         q.add_argument("--json", action="store_true")
@@ -280,6 +316,9 @@ def main(argv=None):
                                          help="the bot measured (default hard)")
     sub.choices["strength"].add_argument("--against", default="normal", choices=bots.KINDS,
                                          help="the other seats' bots (default normal)")
+    sub.choices["strength"].add_argument("--habits", action="store_true",
+                                         help="count each side's actions by type, with the "
+                                              "events they had")
     sub.choices["think"].add_argument("--positions", type=int, default=12)
     q = sub.add_parser("pace", help="this machine's Python against a Raspberry Pi 4's")
     q.add_argument("--steps", type=int, default=1000000)

@@ -39,11 +39,13 @@ def test_bench_latency_on_one_tile_prints_one_json_object():
 
 def test_bench_search_plays_its_games_seats_swapped_and_says_its_think_time():
     proc = subprocess.run([sys.executable, "-m", "tools.bench_search", "strength", "--game",
-                           "heroes", "--games", "1", "--iterations", "20", "--json"],
+                           "heroes", "--games", "1", "--iterations", "20", "--explore",
+                           "300", "--json"],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = json.loads(proc.stdout)
     assert result["games"] == 2 and result["iterations"] == 20 and result["players"] == 2
+    assert result["explore"] == 300
     assert result["won"] + result["drawn"] + result["lost"] == 2
     assert result["ci95"][0] <= result["score_pct"] <= result["ci95"][1]
     assert result["moves_thought"] > 0 and result["think_ms_p50"] <= result["think_ms_p99"]
@@ -104,8 +106,32 @@ def test_a_game_nobody_won_counts_each_seat_its_share():
     """A game cut short (or a draw, or Fairytale Games' universal loss) is no win for anyone:
     the bot measured gets its seat's share, 1/players, so a fair bot scores its fair share."""
     from tools import bench_search
-    score, actions, _, seats = bench_search.play("royale", 3, 1, 0, None, 5, "normal",
-                                                 "normal")
+    score, actions, _, seats, _ = bench_search.play("royale", 3, 1, 0, None, 5, "normal",
+                                                    "normal")
     assert (actions, seats) == (5, 3) and score == 1 / 3
-    score, _, _, seats = bench_search.play("heroes", None, 1, -1, None, 5, "easy", "normal")
+    score, _, _, seats, _ = bench_search.play("heroes", None, 1, -1, None, 5, "easy",
+                                              "normal")
     assert seats == 2 and score == 0.5
+
+
+def test_bench_search_habits_count_each_sides_actions_and_their_events():
+    """--habits: every action of both sides counted once, by type, and each type's events:
+    in Battle Royale every attack on a card either wins it or fails."""
+    proc = subprocess.run([sys.executable, "-m", "tools.bench_search", "strength", "--game",
+                           "royale", "--players", "2", "--games", "2", "--first-seed", "101",
+                           "--level", "normal", "--against", "easy", "--habits", "--json"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    habits = result["habits"]
+    assert sorted(habits) == ["easy", "normal"]
+    taken = 0
+    for counts in habits.values():
+        assert counts["attack_card"] == \
+            counts.get("attack_card>card_won", 0) + counts.get("attack_card>attack_failed", 0)
+        taken += sum(n for key, n in counts.items() if ">" not in key)
+    assert taken == round(result["actions_mean"] * result["games"])
+    # Each side's own: the easy bot wanders (any move but ending the turn), the normal bot
+    # attacks the card under it (seeds 101-102: 368 moves and 26 attacks against 161 and 159).
+    assert habits["easy"]["move"] > habits["normal"]["move"]
+    assert habits["easy"]["attack_card"] < habits["normal"]["attack_card"]
