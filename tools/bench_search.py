@@ -186,8 +186,11 @@ def strength(a):
         print("its think time (CPU) p50 %.1f ms, p99 %.1f ms over %d moves; %.1f actions a game; "
               "%.0f s" % (out["think_ms_p50"], out["think_ms_p99"], len(think),
                           out["actions_mean"], out["wall_s"]))
-        for who in out.get("habits", ()):
-            print("the %s bot%s:" % (who, "s" if who == names[1] else ""))
+        labels = ("the %s bot" % a.level, "the %s bots" % a.against) \
+            if a.level != a.against else ("the %s bot measured" % a.level,
+                                          "the other %s bots" % a.against)
+        for who, label in zip(out.get("habits", ()), labels, strict=False):
+            print(label + ":")
             for key, n in sorted(out["habits"][who].items()):
                 print("  %s %d" % (key.replace(">", " -> ") if ">" in key else key, n))
 
@@ -218,7 +221,7 @@ def think(a):
         adapter.bot_action("hard", engine, state, seat, a.first_seed)
         times.append(time.process_time() - t0)
     out = {"game": a.game, "positions": len(times),
-           "iterations": iterations,
+           "iterations": iterations, "explore": search.settings(engine)[4],
            "think_ms_p50": round(1000 * pct(times, 0.5), 1),
            "think_ms_p99": round(1000 * pct(times, 0.99), 1),
            "think_ms_max": round(1000 * max(times), 1) if times else 0.0}
