@@ -8,8 +8,10 @@
 
 Runs the MFRC522 driver against the emulator (firmware/sim/mfrc522_emu.py)
 for an empty cell, one card, a card with its identity read, and a card with
-three pawns (collisions). SPI transactions are counted by the emulator and
-are what a Pico would do too; "chip time" is the emulator's virtual clock
+three pawns (collisions); then cards lying still (their UIDs known from the last poll),
+a card lying alone checked with the quick anticollision frame, and a pawn put down on a
+card lying alone, found by a full poll and by a quick one. SPI transactions are counted
+by the emulator and are what a Pico would do too; "chip time" is the emulator's virtual clock
 (40 us per SPI transaction plus the ISO/IEC 14443-3 air time), an estimate
 of the poll's duration on a Pico; CPU time (the fastest batch of 10 polls,
 so other processes' load counts least) is what the emulation costs on this
@@ -70,11 +72,15 @@ def reader_with(uids):
     return drv, emu
 
 
-def measure(name, uids, polls, with_identity, known=False):
+def measure(name, uids, polls, with_identity, known=False, quick=False):
     """known: the tags lie still, so each poll is given the last poll's UIDs (as the tile
-    does) and selects them by UID before it searches for newcomers."""
+    does) and selects them by UID before it searches for newcomers. quick: a card lying
+    alone is checked with one anticollision frame (the driver's `quick`, which the tile
+    passes on three polls in four)."""
     drv, emu = reader_with(uids)
     last = sorted(drv.inventory(4)) if known else None
+    if quick:
+        drv.inventory(4, None, last)        # it found the one known tag alone: quick next
     t0 = emu.transactions
     v0 = emu.now_us
     # The fastest batch of 10 polls: other processes on a shared machine only add time.
@@ -83,7 +89,7 @@ def measure(name, uids, polls, with_identity, known=False):
         c0 = ticks_us()
         for _ in range(10):
             ids = {} if with_identity else None
-            found = drv.inventory(4, ids, last)
+            found = drv.inventory(4, ids, last, quick)
             assert len(found) == len(uids), found
         dt = ticks_diff(ticks_us(), c0) // 10
         if cpu is None or dt < cpu:
@@ -94,6 +100,20 @@ def measure(name, uids, polls, with_identity, known=False):
     print("%s: %s: %d SPI transactions, chip time %d.%d ms, CPU %d us per poll (errors %d)"
           % (sys.implementation.name, name, spent, chip_us // 1000, chip_us % 1000 // 100,
              cpu, drv.errors))
+
+
+def newcomer(card, pawn, quick):
+    """Chip time of the poll that finds ``pawn`` put down on ``card`` lying alone (its
+    identity read), with or without the quick check, in 0.1 ms."""
+    drv, emu = reader_with([card])
+    ids = {}
+    known = drv.inventory(4, ids)
+    drv.inventory(4, ids, known)
+    emu.place(NtagCard(pawn, identity_record(b"bench")))
+    t = emu.now_us
+    found = drv.inventory(4, ids, known, quick)
+    assert sorted(found) == sorted([card, pawn]) and drv.errors == 0, found
+    return (emu.now_us - t) // 100
 
 
 def crowded_uids(n):
@@ -197,6 +217,11 @@ def main(argv):
     measure("card + 3 pawns (collisions)", [card] + pawns, polls, False)
     measure("one card lying still (known UID)", [card], polls, False, known=True)
     measure("card + 3 pawns lying still (known UIDs)", [card] + pawns, polls, False, known=True)
+    measure("one card lying still, quick check", [card], polls, False, known=True, quick=True)
+    for quick in (False, True):
+        t = newcomer(card, pawns[1], quick)
+        print("%s: a pawn put down on a card lying still, %s: chip time %d.%d ms" % (
+            sys.implementation.name, "quick check" if quick else "full poll", t // 10, t % 10))
 
 
 main(sys.argv)

@@ -122,6 +122,7 @@ _ON = const(1)          # the field is on
 _TRX = const(2)         # Transceive is active, waiting for StartSend
 _DIRTY = const(4)       # the FIFO may hold bytes: flush it before use
 _SUSPECT = const(8)     # an exchange found the chip hung (see `suspect`)
+_ALONE = const(16)      # the last inventory found its one known tag and nothing else
 
 _START_SEND = const(0x80)
 _FLUSH_FIFO = const(0x80)
@@ -754,7 +755,7 @@ class MFRC522:
 
     # -- public polling API ------------------------------------------------------------
 
-    def inventory(self, max_tags=4, identities=None, known=None):
+    def inventory(self, max_tags=4, identities=None, known=None, quick=False):
         """UIDs (bytes) of up to max_tags cards in the field, each selected once and halted.
 
         Switches the field on (waiting field_settle_us unless it was already on) and off
@@ -764,6 +765,15 @@ class MFRC522:
         `known`: the UIDs the last poll found; each is woken with WUPA and selected
         directly by its UID, then anticollision finds any other card (a card gone is
         simply not in the result).
+
+        `quick`: if `known` is one tag, whose identity is in `identities`, and the last
+        inventory found it and nothing else, one anticollision frame stands for its
+        SELECT, HLTA and the search for newcomers: a card lying alone is polled in a
+        third of the time (tools/bench_reader.py: 1.5 ms of chip time against 4.5). A
+        newcomer collides with it and is found in the same poll, as without `quick`. A
+        newcomer whose first three UID bytes are the known tag's would not collide: the
+        caller passes `quick` only on some polls (the tile: three in four), and a full
+        poll finds it.
 
         Raises OSError if the chip did not work (a dead timer, registers reading 0x00 or
         0xFF): then the result would say nothing about the cards, not "no card". A chip
@@ -783,12 +793,35 @@ class MFRC522:
             # each: a card may still be in HALT from the last poll (a field off for less
             # than a card's reset time, a 1-cell tile, a caller that kept the field on);
             # the other halted cards it wakes drop back to HALT at a SELECT not theirs.
+            alone = quick and self._chip & _ALONE and known and len(known) == 1 \
+                and (identities is None or known[0] in identities)
+            self._chip &= ~_ALONE
             for tag in known or ():
                 if len(found) >= max_tags or self.suspect:
                     break
                 if self._request(_WUPA) == _SILENT:
                     quiet = True
                     break
+                if alone:
+                    # One anticollision frame of the first cascade level (NVB 20h): every
+                    # card in the field answers its first UID bytes and their BCC, so a
+                    # second card collides in the first bit where the two differ. Whole,
+                    # clean and ours: the tag is alone, and no search follows. Else the
+                    # cards are READY, and the SELECT below takes ours directly.
+                    rx = self._rx
+                    self._tx[0] = _SEL_CL1
+                    self._tx[1] = 0x20
+                    k = len(tag) > 4    # then the cascade tag and 3 UID bytes
+                    alone = self._transceive(2, 0, 0, 0, 40) == _OK and self._got[0] == 5 \
+                        and not self._got[1] and not rx[0] ^ rx[1] ^ rx[2] ^ rx[3] ^ rx[4] \
+                        and rx[0] == (_CASCADE_TAG if k else tag[0])
+                    for j in range(1, 4):
+                        if rx[j] != tag[j - k]:
+                            alone = False
+                    if alone:
+                        found.append(tag)
+                        quiet = True
+                        break
                 if self._select_uid(tag):
                     found.append(tag)
                     self._identity(tag, identities)
@@ -839,6 +872,8 @@ class MFRC522:
                 if self.suspect or v not in self.accepted_versions:
                     self._chip |= _SUSPECT
                     raise OSError("MFRC522 hung: VersionReg reads 0x%02x" % v)
+            elif len(found) == 1 and found == known:
+                self._chip |= _ALONE        # the next poll may be quick
         finally:
             self.antenna(False)
         return found

@@ -525,6 +525,106 @@ def test_an_unenrolled_tag_is_read_once_and_kept_as_its_pages():
     assert reader.emu.rf_frames - reads == 5
 
 
+# -- the quick check of a card lying alone ------------------------------------------------
+
+def lying_alone(uid):
+    """A reader with ``uid`` alone on it, polled twice (found, then found alone by UID):
+    its next poll may be quick. Returns (reader, identities)."""
+    reader = ready()
+    reader.emu.place(NtagCard(uid, identity_record(b"sb:dragon")))
+    ids = {}
+    assert reader.drv.inventory(4, ids) == [uid]
+    assert reader.drv.inventory(4, ids, [uid]) == [uid]
+    return reader, ids
+
+
+def test_a_card_lying_alone_is_checked_with_one_anticollision_frame():
+    for uid in (CARD, OLD_TAG, TEN):
+        reader, ids = lying_alone(uid)
+        full, slow = reader.transactions_of(reader.drv.inventory, 4, ids, [uid])
+        frames = reader.emu.rf_frames
+        quick, fast = reader.transactions_of(reader.drv.inventory, 4, ids, [uid], True)
+        assert full == quick == [uid]
+        assert reader.emu.rf_frames - frames == 2       # WUPA and one anticollision frame
+        # A 7- or 10-byte UID's SELECT takes two or three frames, a 4-byte one's one.
+        assert fast * (2 if len(uid) > 4 else 1) < slow, (uid, fast, slow)
+        assert reader.drv.errors == 0 and not reader.emu.antenna_on
+
+
+def test_the_quick_check_needs_the_last_poll_to_have_found_the_card_alone():
+    reader = ready()
+    reader.emu.place(NtagCard(CARD))
+    ids = {}
+    assert reader.drv.inventory(4, ids) == [CARD]     # found by the search, not by UID
+    frames = reader.emu.rf_frames
+    assert reader.drv.inventory(4, ids, [CARD], True) == [CARD]
+    assert reader.emu.rf_frames - frames > 2            # selected by its UID, searched
+    frames = reader.emu.rf_frames
+    assert reader.drv.inventory(4, ids, [CARD], True) == [CARD]
+    assert reader.emu.rf_frames - frames == 2           # now quick
+    # Two known tags: never quick (they would collide).
+    reader.emu.place(NtagCard(PAWN_BLUE))
+    assert sorted(reader.drv.inventory(4, ids, [CARD], True)) == sorted([CARD, PAWN_BLUE])
+    frames = reader.emu.rf_frames
+    known = sorted([CARD, PAWN_BLUE])
+    assert sorted(reader.drv.inventory(4, ids, known, True)) == known
+    assert reader.emu.rf_frames - frames > 2
+
+
+def test_the_quick_check_leaves_a_card_whose_identity_is_missing_to_the_full_poll():
+    reader, ids = lying_alone(CARD)
+    del ids[CARD]                                       # to be read again (the tile's reread)
+    assert reader.drv.inventory(4, ids, [CARD], True) == [CARD]
+    assert parse_identity(ids[CARD]) == b"sb:dragon"
+
+
+def test_a_newcomer_on_a_card_lying_alone_collides_and_is_found_in_the_same_poll():
+    reader, ids = lying_alone(CARD)
+    reader.emu.place(NtagCard(PAWN_BLUE, identity_record(b"pawn:blue")))
+    found = reader.drv.inventory(4, ids, [CARD], True)
+    assert sorted(found) == sorted([CARD, PAWN_BLUE])
+    assert parse_identity(ids[PAWN_BLUE]) == b"pawn:blue"
+    assert reader.drv.errors == 0
+    # Two tags now: the next poll selects both by UID.
+    assert sorted(reader.drv.inventory(4, ids, sorted(found), True)) == sorted(found)
+
+
+def test_a_newcomer_with_the_cards_first_uid_bytes_waits_for_a_full_poll():
+    # PAWN_RED shares CARD's first cascade level (88 04 11 22): the two answer the
+    # anticollision frame alike, so the quick check cannot hear it. The tile passes quick
+    # on three polls in four; the full poll finds it.
+    reader, ids = lying_alone(CARD)
+    reader.emu.place(NtagCard(PAWN_RED))
+    assert reader.drv.inventory(4, ids, [CARD], True) == [CARD]
+    assert sorted(reader.drv.inventory(4, ids, [CARD], False)) == sorted([CARD, PAWN_RED])
+
+
+def test_a_card_lifted_then_one_with_its_first_uid_bytes_put_down_is_seen():
+    # The quick check only follows a poll that found the card alone: a poll of the empty
+    # cell in between means the next is a full one, so a look-alike is not taken for it.
+    reader, ids = lying_alone(CARD)
+    reader.emu.lift(CARD)
+    assert reader.drv.inventory(4, ids, [CARD], True) == []
+    reader.emu.place(NtagCard(PAWN_RED))
+    assert reader.drv.inventory(4, ids, [CARD], True) == [PAWN_RED]
+
+
+def test_a_card_swapped_for_another_is_seen_by_the_quick_check():
+    reader, ids = lying_alone(CARD)
+    reader.emu.lift(CARD)
+    reader.emu.place(NtagCard(PAWN_BLUE))
+    assert reader.drv.inventory(4, ids, [CARD], True) == [PAWN_BLUE]
+
+
+def test_a_misread_quick_check_falls_back_to_the_select():
+    for parity in (False, True):
+        reader, ids = lying_alone(CARD)
+        reader.emu.misread(1, parity, command=0x93)     # the anticollision answer
+        assert reader.drv.inventory(4, ids, [CARD], True) == [CARD]
+        assert not reader.emu.antenna_on
+        assert reader.drv.inventory(4, ids, [CARD], True) == [CARD]
+
+
 # -- requests whose answer is damaged ------------------------------------------------------
 
 def test_a_garbled_atqa_is_asked_again_not_taken_for_an_empty_cell():

@@ -56,6 +56,7 @@ class FakeReader:
         self.poll_us = 1000             # a poll's chip time: an empty cell, about 1 ms
         self.slow_polls = ()            # these polls (0-based) take 9 ms: a new card read
         self.polls = 0
+        self.quick = []                 # per poll: whether the tile allowed a quick check
 
     reset_ms = 50
 
@@ -73,9 +74,10 @@ class FakeReader:
         self.on = bool(on)
         self.log.append((self.clock.now, "on" if on else "off", self.i))
 
-    def inventory(self, max_tags, identities, known=None):
+    def inventory(self, max_tags, identities, known=None, quick=False):
         assert self.on, "polled with its field off"
         self.log.append((self.clock.now, "poll", self.i))
+        self.quick.append(bool(quick))
         self.clock.now += 9000 if self.polls in self.slow_polls else self.poll_us
         self.polls += 1
         self.antenna(False)
@@ -189,6 +191,20 @@ def test_each_poll_waits_the_settle_and_neighbours_never_share_a_moment(n):
     assert most <= config.variant("cell", n)["max_fields"]
     assert max(polls) - min(polls) <= 2       # every reader gets its turn
     assert tile.rounds >= 38
+
+
+def test_three_polls_in_four_may_be_quick_and_few_full_ones_share_a_round():
+    # The driver may check a card lying alone with one anticollision frame (quick), but
+    # every 4th poll of a reader is a full one (a newcomer with the card's first UID bytes
+    # does not collide). Staggered by slot, so no round is all full polls.
+    tile, _ = run_schedule(7, 7 * 40)
+    flags = [r.quick for r in tile.readers]
+    for i in range(7):
+        assert len(flags[i]) >= 36
+        for k in range(len(flags[i]) - 3):
+            assert flags[i][k:k + 4].count(False) == 1, (i, flags[i])
+    for k in range(36):
+        assert sum(1 for i in range(7) if not flags[i][k]) <= 2, k
 
 
 def test_a_row_of_seven_polls_faster_than_one_field_at_a_time():
