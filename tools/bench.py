@@ -2,6 +2,7 @@
 
     python -m tools.bench latency --cells 49 --events 200 --json
     python -m tools.bench render --cells 8 --seconds 5 --json
+    python -m tools.bench rounds --cards 0,1,5 --json
 
 Run from the repository root.
 
@@ -16,6 +17,9 @@ on pseudo-terminals), connects the host link with pyserial, then measures:
   table: a tile reads its control socket every few milliseconds);
 - scene_to_led: from the host queueing an LED scene for a cell to the tile's
   LED buffer (read back over the control channel) showing it.
+
+- rounds: how long one tile of 7 cells takes to poll every reader once (its round, the
+  longest a card put down waits for its reader), with cards lying on ``--cards``.
 
 Events are sequential (one in flight at a time) over random cells; each
 card is lifted again right after its event. ``--resident K`` leaves K
@@ -233,6 +237,40 @@ async def _render(args):
             "firmware_heap": args.heap, "tile_heap_free": after["heap_free"]}
 
 
+async def _rounds(args):
+    """One tile of 7 cells, a card lying on each of ``args.cards``: its round, measured from
+    the tile's round counter over ``args.seconds``, ``args.samples`` times."""
+    from host.link import TableLink
+    from host.virtual import open_table
+
+    ports, table = await asyncio.to_thread(open_table, (), tiles=1, cells=CELLS_PER_TILE,
+                                           heapsize=args.heap, announce=None)
+    tile = table.tiles[0]
+    rounds_ms = []
+    try:
+        async with TableLink(ports=ports) as link:
+            while (await link.next_event(30)).kind != "online":
+                pass
+            for k, cell in enumerate(args.cards):
+                await asyncio.to_thread(tile.place, cell, "04%012x" % (0xA000000000 + k),
+                                        identity="lying%d" % k)
+            await asyncio.sleep(1.0)        # found, reported, and lying still
+            for _ in range(args.samples):
+                before = await asyncio.to_thread(tile.stats)
+                t0 = time.monotonic()
+                await asyncio.sleep(args.seconds)
+                after = await asyncio.to_thread(tile.stats)
+                done = after["rounds"] - before["rounds"]
+                rounds_ms.append(round((time.monotonic() - t0) * 1000.0 / done, 1)
+                                 if done else None)
+            reported = link.tiles[tile.uid].slots
+    finally:
+        await asyncio.to_thread(table.stop)
+    return {"cards": args.cards, "cards_reported": sorted(c for c in reported if reported[c]),
+            "seconds": args.seconds, "round_ms": rounds_ms, "interpreter": table.interpreter,
+            "firmware_heap": args.heap, "tile_heap_free": after["heap_free"]}
+
+
 def main(argv):
     p = argparse.ArgumentParser(prog="python -m tools.bench", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="bench", required=True)
@@ -252,7 +290,24 @@ def main(argv):
     ren.add_argument("--seconds", type=float, default=5.0)
     ren.add_argument("--heap", default="64k", help="firmware heap of the tile")
     ren.add_argument("--json", action="store_true", help="print one JSON object")
+    rnd = sub.add_parser("rounds", help="a 7-cell tile's round with cards lying on it")
+    rnd.add_argument("--cards", default="", help="the cells a card lies on: 0,1,5 (none: empty)")
+    rnd.add_argument("--seconds", type=float, default=4.0, help="each sample's length")
+    rnd.add_argument("--samples", type=int, default=3)
+    rnd.add_argument("--heap", default="64k", help="firmware heap of the tile")
+    rnd.add_argument("--json", action="store_true", help="print one JSON object")
     args = p.parse_args(argv)
+    if args.bench == "rounds":
+        given = args.cards
+        try:
+            args.cards = sorted(set(int(c) for c in given.split(",") if c.strip()))
+        except ValueError:
+            args.cards = [-1]
+        if any(not 0 <= c < CELLS_PER_TILE for c in args.cards):
+            p.error("--cards: cell numbers 0 to 6 with commas between, not %r" % given)
+        result = asyncio.run(_rounds(args))
+        print_result(result, args.json)
+        return 0
     if args.bench == "render":
         result = asyncio.run(_render(args))
         print(json.dumps(result, sort_keys=True) if args.json else result)

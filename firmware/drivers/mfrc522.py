@@ -755,7 +755,7 @@ class MFRC522:
 
     # -- public polling API ------------------------------------------------------------
 
-    def inventory(self, max_tags=4, identities=None, known=None, quick=False):
+    def inventory(self, max_tags=4, identities=None, known=None, check=False):
         """UIDs (bytes) of up to max_tags cards in the field, each selected once and halted.
 
         Switches the field on (waiting field_settle_us unless it was already on) and off
@@ -766,14 +766,15 @@ class MFRC522:
         directly by its UID, then anticollision finds any other card (a card gone is
         simply not in the result).
 
-        `quick`: if `known` is one tag, whose identity is in `identities`, and the last
-        inventory found it and nothing else, one anticollision frame stands for its
-        SELECT, HLTA and the search for newcomers: a card lying alone is polled in a
-        third of the time (tools/bench_reader.py: 1.5 ms of chip time against 4.5). A
-        newcomer collides with it and is found in the same poll, as without `quick`. A
-        newcomer whose first three UID bytes are the known tag's would not collide: the
-        caller passes `quick` only on some polls (the tile: three in four), and a full
-        poll finds it.
+        `check` (the quick check): if `known` is one tag, whose identity is in
+        `identities`, and the last inventory found it and nothing else, one anticollision
+        frame stands for its SELECT, HLTA and the search for newcomers: a card lying alone
+        is polled in a third of the time (tools/bench_reader.py: 1.5 ms of chip time
+        against 4.5). A newcomer collides with it and is found in the same poll, as
+        without `check`. A newcomer whose first three UID bytes are the known tag's would
+        not collide: the caller passes `check` only on some polls (the tile: three in
+        four), and a full poll finds it. (The name is one the tile has already: a new
+        argument name costs each tile's heap 32 bytes.)
 
         Raises OSError if the chip did not work (a dead timer, registers reading 0x00 or
         0xFF): then the result would say nothing about the cards, not "no card". A chip
@@ -793,7 +794,7 @@ class MFRC522:
             # each: a card may still be in HALT from the last poll (a field off for less
             # than a card's reset time, a 1-cell tile, a caller that kept the field on);
             # the other halted cards it wakes drop back to HALT at a SELECT not theirs.
-            alone = quick and self._chip & _ALONE and known and len(known) == 1 \
+            alone = check and self._chip & _ALONE and known and len(known) == 1 \
                 and (identities is None or known[0] in identities)
             self._chip &= ~_ALONE
             for tag in known or ():

@@ -74,10 +74,10 @@ class FakeReader:
         self.on = bool(on)
         self.log.append((self.clock.now, "on" if on else "off", self.i))
 
-    def inventory(self, max_tags, identities, known=None, quick=False):
+    def inventory(self, max_tags, identities, known=None, check=False):
         assert self.on, "polled with its field off"
         self.log.append((self.clock.now, "poll", self.i))
-        self.quick.append(bool(quick))
+        self.quick.append(bool(check))
         self.clock.now += 9000 if self.polls in self.slow_polls else self.poll_us
         self.polls += 1
         self.antenna(False)

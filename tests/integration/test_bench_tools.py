@@ -37,6 +37,26 @@ def test_bench_latency_on_one_tile_prints_one_json_object():
     assert "slowest tag_to_host (ms):" in proc.stderr
 
 
+@requires_micropython
+def test_bench_rounds_measures_a_tiles_round_with_its_cards_reported():
+    proc = subprocess.run([sys.executable, "-m", "tools.bench", "rounds", "--cards", "5,0",
+                           "--seconds", "0.5", "--samples", "2", "--json"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["cards"] == [0, 5] and result["cards_reported"] == [0, 5]
+    assert len(result["round_ms"]) == 2 and all(r > 0 for r in result["round_ms"])
+    assert result["interpreter"] == "micropython"
+
+
+def test_bench_rounds_says_which_cells_it_cannot_use():
+    for bad in ("7", "a,b"):
+        proc = subprocess.run([sys.executable, "-m", "tools.bench", "rounds", "--cards", bad],
+                              cwd=REPO, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2
+        assert "--cards: cell numbers 0 to 6" in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_bench_search_plays_its_games_seats_swapped_and_says_its_think_time():
     proc = subprocess.run([sys.executable, "-m", "tools.bench_search", "strength", "--game",
                            "heroes", "--games", "1", "--iterations", "20", "--explore",
