@@ -16,8 +16,7 @@ on pseudo-terminals), connects the host link with pyserial, then measures:
   card, i.e. plus the virtual table's control channel (no part of a real
   table: a tile reads its control socket every few milliseconds);
 - scene_to_led: from the host queueing an LED scene for a cell to the tile's
-  LED buffer (read back over the control channel) showing it.
-
+  LED buffer (read back over the control channel) showing it;
 - rounds: how long one tile of 7 cells takes to poll every reader once (its round, the
   longest a card put down waits for its reader), with cards lying on ``--cards``.
 
@@ -305,6 +304,8 @@ def main(argv):
             args.cards = [-1]
         if any(not 0 <= c < CELLS_PER_TILE for c in args.cards):
             p.error("--cards: cell numbers 0 to 6 with commas between, not %r" % given)
+        if args.samples < 1 or not args.seconds > 0:
+            p.error("--samples must be at least 1 and --seconds more than 0")
         result = asyncio.run(_rounds(args))
         print_result(result, args.json)
         return 0

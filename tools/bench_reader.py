@@ -75,7 +75,7 @@ def reader_with(uids):
 def measure(name, uids, polls, with_identity, known=False, quick=False):
     """known: the tags lie still, so each poll is given the last poll's UIDs (as the tile
     does) and selects them by UID before it searches for newcomers. quick: a card lying
-    alone is checked with one anticollision frame (the driver's `quick`, which the tile
+    alone is checked with one anticollision frame (the driver's `check`, which the tile
     passes on three polls in four)."""
     drv, emu = reader_with(uids)
     last = sorted(drv.inventory(4)) if known else None
