@@ -459,7 +459,7 @@ class WebTable:
         async with self.control_lock:
             try:
                 said = await self._hands_control(op, seat, place, msg)
-                s.hand_touched(place)   # a move of theirs may be under way there
+                s.hand_touched(place)   # and still, once the pieces moved
                 return said
             except HandsSlipped as e:
                 raise Refused(503, "the tile did not take it (%s): try again." % e,
@@ -490,11 +490,17 @@ class WebTable:
         return "%s: %s" % (self.face.seat_name(s.match.state, seat), label)
 
     async def _hands_control(self, op, seat, place, msg):
+        """Check the control, then say the person's hand is at work at its places (a move
+        of theirs may be under way there), then move the pieces. The touch is said before
+        the tile reports a piece gone: else the virtual players could see a card missing
+        in between and put it back under the person's hand (said again once the pieces
+        moved, as an action applied meanwhile forgets it)."""
         s = self.session
         match = s.match
         if op in GESTURES:
             if place[0] == "seat":
                 raise Refused(400, "a card reader takes a card, not a %s." % op)
+            s.hand_touched(place)
             await self.hands.gesture(place, op)
             return "%s on [%d, %d]." % ({"tap": "Tapped", "double": "Double-tapped",
                                          "hold": "Held"}[op], place[0], place[1])
@@ -502,6 +508,7 @@ class WebTable:
             steps = self.face.place_steps(match, s.table, seat, msg.get("card"), place,
                                           bool(msg.get("face_down")),
                                           whole=msg.get("whole") is True)
+            s.hand_touched(place)
             for kind, where, what in steps:
                 if kind == "place":
                     await self.hands.place(where, what)
@@ -514,12 +521,15 @@ class WebTable:
             return "Put down on %s." % self._place_words(place)
         if op == "lift":
             item = self.face.liftable(match, s.table, seat, place, msg.get("card"))
+            s.hand_touched(place)
             await self.hands.lift(place, item)
             return "Lifted off %s." % self._place_words(place)
         # move: lift and put down elsewhere, one motion of the hand.
         to = self._cell(msg.get("to"))
         item = self.face.liftable(match, s.table, seat, place, msg.get("card"))
         self.face.check_move(match, s.table, seat, place, to, item)
+        s.hand_touched(place)
+        s.hand_touched(to)
         await self.hands.lift(place, item)
         # As a hand does: the piece is up (the tile saw it go) before it goes down, so
         # the table never reads one piece on two cells.

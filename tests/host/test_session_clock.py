@@ -293,3 +293,41 @@ def test_a_person_at_work_on_one_place_does_not_hold_up_tidying_another(tmp_path
         assert hands.tidied == 2 and hands.spared[-1] == frozenset()
 
     asyncio.run(scenario())
+
+
+def test_a_card_a_person_lifts_on_the_web_table_is_not_put_back_while_the_tile_answers(tmp_path):
+    # The hero lifts their card on the web table. The tile reports it gone before its reply
+    # to the lift comes back: the virtual players, tidying in between, must see the person's
+    # hand at work there and leave the empty cell to them. (Seen on a loaded machine: the
+    # card was put back under the person's hand, and the page's hand never showed it.)
+    from host.web.view import WebTable
+
+    class SlowReplyHands(FakeHands):
+        def __init__(self, session_box):
+            super().__init__()
+            self.box = session_box
+
+        async def lift(self, cell, item=None):
+            session = self.box[0]
+            session.table.observe(cell, [])     # the tile's report, before its reply
+            session.table.reconcile(clock())
+            assert session.table.mismatches
+            for _ in range(3):
+                await session.tend()            # the bots' loop runs meanwhile
+                clock.advance(1000)
+
+    async def scenario():
+        box = []
+        hands = SlowReplyHands(box)
+        session = session_on(tmp_path, clock, hands=hands)
+        box.append(session)
+        said = await WebTable(session, hands=hands).control(
+            "hero", {"op": "lift", "cell": [2, 3]})
+        assert said == "Lifted off [2, 3]."
+        assert hands.tidied == 0 and session.table.mismatches
+        clock.advance(61000)                    # left there a minute: tidied then
+        await session.tend()
+        assert hands.tidied == 1
+
+    clock = ManualClock(1000)
+    asyncio.run(scenario())
