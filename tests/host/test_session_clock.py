@@ -10,6 +10,7 @@ from host.link.tiles import TileEvent
 from host.session import TableSession
 from host.table import layout as layouts
 from host.table import tags
+from host.web.view import WebTable
 from shared_rules.engine import Match
 from shared_rules import bots, storybook
 from table_helpers import TWO_CARDS
@@ -300,27 +301,20 @@ def test_a_card_a_person_lifts_on_the_web_table_is_not_put_back_while_the_tile_a
     # to the lift comes back: the virtual players, tidying in between, must see the person's
     # hand at work there and leave the empty cell to them. (Seen on a loaded machine: the
     # card was put back under the person's hand, and the page's hand never showed it.)
-    from host.web.view import WebTable
-
     class SlowReplyHands(FakeHands):
-        def __init__(self, session_box):
-            super().__init__()
-            self.box = session_box
+        session = None
 
         async def lift(self, cell, item=None):
-            session = self.box[0]
-            session.table.observe(cell, [])     # the tile's report, before its reply
-            session.table.reconcile(clock())
-            assert session.table.mismatches
+            self.session.table.observe(cell, [])    # the tile's report, before its reply
+            self.session.table.reconcile(clock())
+            assert self.session.table.mismatches
             for _ in range(3):
-                await session.tend()            # the bots' loop runs meanwhile
+                await self.session.tend()           # the bots' loop runs meanwhile
                 clock.advance(1000)
 
     async def scenario():
-        box = []
-        hands = SlowReplyHands(box)
-        session = session_on(tmp_path, clock, hands=hands)
-        box.append(session)
+        hands = SlowReplyHands()
+        session = hands.session = session_on(tmp_path, clock, hands=hands)
         said = await WebTable(session, hands=hands).control(
             "hero", {"op": "lift", "cell": [2, 3]})
         assert said == "Lifted off [2, 3]."
