@@ -18,3 +18,15 @@ class Mismatch:
 
     def __repr__(self):
         return "Mismatch(%s, %s, %r)" % (self.code, self.cells, self.message)
+
+
+
+def piece_name(item):
+    """A piece the game has no name for (another game's), in words: its name without the
+    game's code ("storybook:the_crocodile" -> "the crocodile")."""
+    return item.split(":")[-1].replace("_", " ")
+
+
+def foreign(item):
+    """Another game's piece at the start of a sentence: "That piece (the crocodile)"."""
+    return "That piece (%s)" % piece_name(item)

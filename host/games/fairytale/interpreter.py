@@ -48,7 +48,7 @@ from host.games.fairytale.places import (BONUS, CARD, DECK_CELLS, EVENTS, MAP, P
                                          PROP_ITEMS, SEAT, TOKEN, card_id, item_words,
                                          place_words, xy)
 from host.table.dice_tray import DiceTrayInterpreter
-from host.table.mismatch import Mismatch
+from host.table.mismatch import Mismatch, foreign
 from host.web.face import and_list
 from shared_rules import fairytale as ft
 from shared_rules.fairytale import core, world
@@ -199,7 +199,7 @@ class FairytaleTable(DiceTrayInterpreter):
                                 place_words(self.state, cell))
             else:
                 problems.append("%s is not a piece of Fairytale Games: take it off %s." % (
-                    _foreign(item), place_words(self.state, cell)))
+                    foreign(item), place_words(self.state, cell)))
         self.observe(cell, keep, problems)
 
     def observe_seat_items(self, seat, items, problems=()):
@@ -215,7 +215,7 @@ class FairytaleTable(DiceTrayInterpreter):
                 problems.append("A die lies on %s: throw the dice in the tray." % here)
             else:
                 problems.append("%s is not a card of Fairytale Games: take it off %s." % (
-                    _foreign(item), here))
+                    foreign(item), here))
         self.observe_seat(seat, keep, problems)
 
     def after(self, events):
@@ -867,11 +867,6 @@ def _next_to(cell):
 
 def _cap(text):
     return text[:1].upper() + text[1:]
-
-
-def _foreign(item):
-    """Another game's piece, in words (its name without the game's code)."""
-    return "That piece (%s)" % item.split(":")[-1].replace("_", " ")
 
 
 def _why_off(s, item, place):

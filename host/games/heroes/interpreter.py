@@ -72,7 +72,7 @@ adapter is host/games/heroes/adapter.py, the virtual hands host/virtual/hands.py
 import binascii
 
 from host.table.dice_tray import DiceTrayInterpreter
-from host.table.mismatch import Mismatch
+from host.table.mismatch import Mismatch, foreign
 from shared_rules import canon, heroes, prng
 
 FIGURE = "heroes:"
@@ -97,6 +97,16 @@ def xy(cell):
 
 def name_of(state, cid):
     return state.cat["characters"][cid]["name"]
+
+
+def _piece_words(state, item):
+    """A figure or a flag in words: "The Tin Woodman's figure", "The red flag"."""
+    what = item.split(":", 1)[1]
+    if item.startswith(FIGURE) and what in state.cat["characters"]:
+        return "%s's figure" % name_of(state, what)
+    if item.startswith(FLAG):
+        return "The %s flag" % what.replace("_", " ")
+    return foreign(item)
 
 
 def card_of(state, card_id):
@@ -287,11 +297,11 @@ class HeroesTable(DiceTrayInterpreter):
             if item.startswith(FIGURE) or item.startswith(CARD) or item.startswith(FLAG):
                 keep.append(item)
             elif item.startswith("die:"):
-                problems.append("A die (%s) lies on the board at %s: roll dice in the tray." % (
-                    item, xy(cell)))
+                problems.append("A die lies on the board at %s: roll dice in the tray." %
+                                xy(cell))
             else:
                 problems.append("%s is not a piece of Battle Royale with hero teams: take it "
-                                "off %s." % (item, xy(cell)))
+                                "off %s." % (foreign(item), xy(cell)))
         self.observe(cell, keep, problems)
 
     def observe_seat_items(self, seat, items, problems=()):
@@ -302,12 +312,12 @@ class HeroesTable(DiceTrayInterpreter):
                 keep.append(item)
             elif item.startswith(FIGURE) or item.startswith(FLAG):
                 problems.append("%s stands on the board, not on a card reader: take it off "
-                                "%s." % (item, here))
+                                "%s." % (_piece_words(self.state, item), here))
             elif item.startswith("die:"):
-                problems.append("A die (%s) lies on %s: roll dice in the tray." % (item, here))
+                problems.append("A die lies on %s: roll dice in the tray." % here)
             else:
                 problems.append("%s is not a piece of Battle Royale with hero teams: take it "
-                                "off %s." % (item, here))
+                                "off %s." % (foreign(item), here))
         self.observe_seat(seat, keep, problems)
 
     def _places(self):
@@ -504,8 +514,8 @@ class HeroesTable(DiceTrayInterpreter):
         self.attacker = None
         self.card_play = {"place": place, "card": card_id, "character": None,
                           "defending": False}
-        self.note("%s: tap the cell of the character of %s's who plays it (%s)" % (
-            card["name"], seat, ", ".join(name_of(s, c) for c in who)))
+        self.note("%s: tap the cell of the character of %s's who plays it (%s)." % (
+            card["name"], seat.capitalize(), " or ".join(the(name_of(s, c)) for c in who)))
         return None
 
     def _options(self, s, cid, card_id):

@@ -51,7 +51,7 @@ host/games/royale/dice.py.
 """
 
 from host.table.dice_tray import DiceTrayInterpreter
-from host.table.mismatch import Mismatch
+from host.table.mismatch import Mismatch, foreign, piece_name
 from shared_rules import royale
 
 POCKETS = 3
@@ -163,11 +163,10 @@ class RoyaleTable(DiceTrayInterpreter):
             if item.startswith("royale:") or item.startswith("pawn:"):
                 keep.append(item)
             elif item.startswith("die:"):
-                problems.append("A die (%s) lies on the map at %s: roll dice in the tray." % (
-                    item, xy(cell)))
+                problems.append("A die lies on the map at %s: roll dice in the tray." % xy(cell))
             else:
                 problems.append("%s is not a Battle Royale piece: take it off %s." % (
-                    item, xy(cell)))
+                    foreign(item), xy(cell)))
         self.observe(cell, keep, problems)
 
     def progress(self):
@@ -183,10 +182,11 @@ class RoyaleTable(DiceTrayInterpreter):
             text = "Everybody rolls a die for the turn order: dice into pockets %s." % pockets
         elif throw.kind == "attack_card":
             text = "%s attacks the card: three dice into pockets %s." % (
-                throw.player.capitalize() if throw.player else "A player", pockets)
+                self.name(throw.player) if throw.player else "A player", pockets)
         else:
             text = "%s duels %s: dice into pockets %s." % (
-                (throw.player or "a player").capitalize(), throw.target or "a player", pockets)
+                self.name(throw.player) if throw.player else "A player",
+                self.name(throw.target) if throw.target else "a player", pockets)
         return {"text": text, "cells": [list(throw.cell)] if throw.cell else []}
 
     def busy(self):
@@ -262,7 +262,7 @@ class RoyaleTable(DiceTrayInterpreter):
             if cid in owner:
                 self.mismatches.append(Mismatch(
                     "won_on_map", [cell], "%s was won by %s: lift it off the map at %s." % (
-                        s.cards[cid]["name"], owner[cid], xy(cell))))
+                        self.card_name(cid), self.name(owner[cid]), xy(cell))))
             elif cid in where:
                 explained.add(cid)
                 self.mismatches.append(Mismatch(
@@ -360,7 +360,8 @@ class RoyaleTable(DiceTrayInterpreter):
             item = self.pockets[pocket]
             if not item.startswith("die:"):
                 self.mismatches.append(Mismatch("not_a_die", [], "Pocket %d holds %s, which is "
-                                                "not a die: take it out." % (pocket + 1, item)))
+                                                "not a die: take it out." % (
+                                                    pocket + 1, piece_name(item))))
                 continue
             dice_at.setdefault(item.split(":")[1], []).append(pocket + 1)
         for die in sorted(dice_at):
@@ -400,8 +401,8 @@ class RoyaleTable(DiceTrayInterpreter):
         if t.kind == "roll_order":
             t.values.extend(values)
             if len(t.values) < len(t.who):
-                self.note("order roll: %d of %d dice read; take them out and roll "
-                          "the next" % (len(t.values), len(t.who)))
+                self.note("Order roll: %d of %d dice read; take them out and roll "
+                          "the next." % (len(t.values), len(t.who)))
                 return None
             rolled = t.values[:len(t.who)]
             return {"type": "roll_order", "dice": dict(zip(t.who, rolled, strict=True))}
@@ -419,7 +420,7 @@ class RoyaleTable(DiceTrayInterpreter):
             pair[who] = v
         t.rounds.append(pair)
         t.part, t.throw_no = [], 0
-        self.note("duel round %d: %s" % (len(t.rounds), pair))
+        self.note("Duel round %d: %s" % (len(t.rounds), self._pair_words(t, pair)))
         if duel_decided(self.state, t.player, t.target, t.rounds):
             return {"type": "attack_player", "target": t.target, "dice": list(t.rounds)}
         return None
@@ -443,7 +444,7 @@ class RoyaleTable(DiceTrayInterpreter):
         home = cell_of(p.cell)
         if cell != home:
             return self.refuse([cell], "It is %s's turn: %s's pawn stands on %s." % (
-                pid, pid, xy(home)))
+                self.name(pid), self.name(pid), xy(home)))
         t = self.throw
         if kind == "tap":
             if t is not None and t.kind == "attack_card":
@@ -453,8 +454,8 @@ class RoyaleTable(DiceTrayInterpreter):
                 return self.refuse([cell], problem.message)
             self._start_throw(Throw("attack_card", pid, cell))
             self.progress_at = now
-            self.note("%s attacks the card on %s: roll three dice into the tray" % (
-                pid, xy(cell)))
+            self.note("%s attacks the card on %s: roll three dice into the tray." % (
+                self.name(pid), xy(cell)))
             return None
         if kind == "hold":
             others = [q for q in s.order if q != pid and s.players[q].alive
@@ -463,7 +464,7 @@ class RoyaleTable(DiceTrayInterpreter):
                 i = others.index(t.target) + 1 if t.target in others else 0
                 if i >= len(others):
                     self.throw = None
-                    self.note("%s called off the duel" % pid)
+                    self.note("%s called off the duel." % self.name(pid))
                     return None
                 target = others[i]
             elif not others:
@@ -477,8 +478,8 @@ class RoyaleTable(DiceTrayInterpreter):
             self._start_throw(Throw("attack_player", pid, cell, target))
             self.progress_at = now
             counts = self._counts(self.throw)
-            self.note("%s attacks %s: each round, %s" % (pid, target, self._round_words(
-                pid, target, counts)))
+            self.note("%s duels %s: each round, %s." % (
+                self.name(pid), self.name(target), self._round_words(pid, target, counts)))
             return None
         if kind == "double":
             action = {"type": "resurrect"}
@@ -488,9 +489,26 @@ class RoyaleTable(DiceTrayInterpreter):
             return action
         return None
 
+    def name(self, pid):
+        """A player as people say it: the pawn's colour ("Red")."""
+        return colour_of(self.state, pid).capitalize()
+
+    def card_name(self, cid):
+        return self.state.cards[cid]["name"]
+
+    def _pair_words(self, t, pair):
+        """A duel round read: "Red 4, Blue 3"; two dice keep the lower ("Red 2 (2 and 5)")."""
+        words = []
+        for who, v in zip((t.player, t.target), pair, strict=True):
+            if isinstance(v, list):
+                words.append("%s %d (%d and %d)" % (self.name(who), min(v), v[0], v[1]))
+            else:
+                words.append("%s %d" % (self.name(who), v))
+        return ", ".join(words)
+
     def _round_words(self, pid, target, counts):
         throws = duel_throws(counts)
-        names = (pid, target)
+        names = (self.name(pid), self.name(target))
         parts = []
         for throw in throws:
             at, words = 1, []
@@ -518,16 +536,17 @@ class RoyaleTable(DiceTrayInterpreter):
             options = self.swap_options()
             if not options:
                 return self.refuse([], "%s cannot swap now (only before the first action "
-                                   "of the turn, with a set-aside card)." % seat)
+                                   "of the turn, with a set-aside card)." % self.name(seat))
             i = 0 if self.swap_choice is None else self.swap_choice[1] + 1
             if i >= len(options):
                 self.swap_choice = None
-                self.note("%s: no swap" % seat)
+                self.note("%s: no swap." % self.name(seat))
                 return None
             self.swap_choice = (seat, i)
             a = options[i]
-            self.note("%s: swap %s (active) for %s (set aside)? end_turn confirms" % (
-                seat, a["active"], a["reserve"]))
+            self.note("%s: swap the %s (active) for the %s (set aside)? End the turn to "
+                      "confirm." % (self.name(seat), self.card_name(a["active"]),
+                                    self.card_name(a["reserve"])))
             return None
         if name == "end_turn":
             if self.swap_choice is not None and self.swap_choice[0] == seat:

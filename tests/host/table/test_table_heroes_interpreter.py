@@ -347,7 +347,7 @@ def test_a_bonus_card_two_characters_could_play_waits_for_the_tap_naming_who_pla
     assert table.mismatches == [] and table.busy()
     assert table.card_play["character"] is None
     notes, _ = table.take_said()
-    assert "tap the cell of the character of red's who plays it" in notes[-1]
+    assert "tap the cell of the character of Red's who plays it" in notes[-1]
     # A tap on an enemy does not name the player: refused, the card still waits.
     assert table.gesture((1, 1), "tap", 0) is None
     _, refusals = table.take_said()

@@ -209,7 +209,7 @@ def test_a_tap_on_another_cell_is_refused():
     match, table = table_for([player("red", (0, 0)), player("blue", (2, 0))],
                              [((0, 0), "S9")])
     table.gesture((1, 0), "tap", 0)
-    assert table.throw is None and "red's pawn stands on [0, 0]" in table.refusals[0][1]
+    assert table.throw is None and "Red's pawn stands on [0, 0]" in table.refusals[0][1]
 
 
 # ---------------------------------------------------------------- dice that are not dice
@@ -256,6 +256,11 @@ def test_hold_starts_a_duel_and_each_round_is_two_dice():
         answers.append(roll(table, [a, b]))
         empty_tray(table)
     assert answers[:4] == [None] * 4
+    # Said as a person says it: the players by their colour, each round by who rolled what.
+    notes, _ = table.take_said()
+    assert notes[0] == ("Red duels Blue: each round, Red's die in pocket 1, Blue's die in "
+                        "pocket 2.")
+    assert notes[1:3] == ["Duel round 1: Red 6, Blue 1", "Duel round 2: Red 3, Blue 3"]
     assert answers[4] == {"type": "attack_player", "target": "blue",
                           "dice": [[6, 1], [3, 3], [2, 5], [5, 4], [6, 2]]}
     events = match.apply(answers[4])
@@ -308,7 +313,8 @@ def test_swap_cycles_the_choices_and_end_turn_confirms():
     match, table = table_for([player("red", (0, 0), ["S9", "S8", "S7"], ["S6", "S5"]),
                               player("blue", (2, 0))])
     assert table.button("red", "swap") is None
-    assert "S9" in table.notes[-1] and "S6" in table.notes[-1]
+    assert table.notes[-1] == ("Red: swap the Nine of Spades (active) for the Six of Spades "
+                               "(set aside)? End the turn to confirm.")
     table.button("red", "swap")
     assert table.button("red", "end_turn") == {"type": "swap", "active": "S9", "reserve": "S5"}
     assert table.button("red", "end_turn") == {"type": "end_turn"}

@@ -104,7 +104,7 @@ async def scenario(tmp_path):
             await until(lambda: session.table.mismatches, session, 40)
             m = session.table.mismatches[0]
             assert m.code == "won_on_map" and m.cells == [(0, 0)]
-            assert m.message == "Five of Spades was won by red: lift it off the map at [0, 0]."
+            assert m.message == "Five of Spades was won by Red: lift it off the map at [0, 0]."
             await until(lambda: blinking_red(scene_of(session, vt, link, (0, 0))), session, 20)
             # Red's pad does nothing while the card lies there.
             await hands.gesture((0, 0), "hold")

@@ -96,6 +96,33 @@ def play_royale_move(page, v):
                                " && v.tray.some(p => p.wanted); }", timeout=10000)
         page.locator("#you button[data-op=throw]").click()
         return
+    if "attack_player" in legal and "end_turn" not in legal:
+        # Other living players stand with red on the last card: the turn cannot end before
+        # red duels one of them. Hold the cell (the first hold names a target), then throw
+        # each round's dice until the duel is decided and becomes an action.
+        start = v["actions"]
+        tool(page, "hold")
+        click_cell(page, here)
+        for _ in range(12):
+            page.wait_for_function(
+                "(start) => { const v = window.fairytable.view; return v.actions > start ||"
+                " (v.progress && v.tray.some(p => p.wanted)); }", arg=start, timeout=10000)
+            if view(page)["actions"] > start:
+                return
+            tray = view(page)["tray"]
+            page.locator("#you button[data-op=throw]").click()
+            # The new dice lie in the pockets (read: the hands wait for that) before the next
+            # round's throw; dice showing the faces of the last throw leave the tray as it was,
+            # and the next throw comes after the wait.
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                now = view(page)
+                if now["actions"] > start:
+                    return
+                if now["tray"] != tray and all(p["die"] for p in now["tray"] if p["wanted"]):
+                    break
+                time.sleep(0.1)
+        return
     if "resurrect" in legal:
         tool(page, "double")
         click_cell(page, here)
@@ -195,6 +222,40 @@ def test_a_person_plays_a_whole_game_by_clicks(tmp_path, browser, game):
                                timeout=30000)
         shot(page, game + "-game-over")
         assert final["actions"] > 10
+    finally:
+        host.stop()
+    log = host.log()
+    assert "Traceback" not in log, log[-3000:]
+
+
+def test_a_person_duels_on_the_last_card_by_clicks_to_the_end(tmp_path, browser):
+    """The end of a Battle Royale game: one card left on the map, red and blue (a bot) on it.
+    A turn cannot end while the player may duel there, so red must hold the cell to duel blue
+    and throw each round's dice; whoever opens the card and wins it ends the game."""
+    setup = tmp_path / "last-card.json"
+    setup.write_text(json.dumps({
+        "map": [{"cell": [0, 0], "card": "C10"}],
+        "players": [{"id": "red", "cell": [0, 0], "active": ["H9", "S9", "D9"]},
+                    {"id": "blue", "cell": [0, 0], "active": ["H8", "S8", "D8"]}],
+        "turn": "red"}))
+    host = Host(tmp_path, "--game", "royale", "--players", "2", "--bots", "1", "--setup",
+                str(setup), "--seed", "3", "--new", "--pace", "0")
+    host.start()
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 860})
+        page.goto(host.links["red"])
+        live(page)
+        page.wait_for_function("() => window.fairytable.view.actors.includes('red')",
+                               timeout=30000)
+        legal = view(page)["you"]["legal"]
+        assert "attack_player" in legal and "end_turn" not in legal, legal
+        final, made = play_whole_game(page, "red", play_royale_move, "royale-last-card")
+        assert final["status"] == "finished", final["banner"]
+        assert made >= 1
+        page.wait_for_selector("#turn:has-text('Game over')", timeout=30000)
+        shot(page, "royale-last-card-over")
+        text = page.locator("body").inner_text()
+        assert "duel" in text.lower(), text[-2000:]
     finally:
         host.stop()
     log = host.log()
