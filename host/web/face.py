@@ -215,10 +215,11 @@ class WebFace:
 
         hand: [{"id", "label", "kind", "targets": [[c, r]...], "reader": bool}] what the
         seat holds (`held`: the cards the virtual hands drew for it); choices: [{"label",
-        "control", "enabled", "chosen"?, "cards"?, "group"?, "title"?, "then"?}], each a
-        control the page sends; "group" heads the choices that follow it, "title" is the
-        longer words shown on hover, and a choice with "then" (choices, without a control of
-        its own) opens them as a second step (a target, a way to pay). A game may add
+        "control", "enabled", "chosen"?, "cards"?, "group"?, "title"?, "then"?, "step"?}],
+        each a control the page sends; "group" heads the choices that follow it, "title" is
+        the longer words shown on hover, a choice with "then" (choices, without a control of
+        its own) opens them as a second step (a target, a way to pay), and "step" (true)
+        marks the next step of a move whose cards are going down. A game may add
         "board": panels (the form of `panels`) of the seat's own board."""
         return {"hand": [], "choices": self.button_choices(match, seat), "note": None}
 

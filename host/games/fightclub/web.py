@@ -706,7 +706,7 @@ class FightclubFace(WebFace):
             left = len(table.observed.get(cell, ()))
             choices.append({"label": "Lift a card off your %s (%d to go)" % (
                 wagon_name(s, w), left), "control": {"op": "lift", "cell": list(cell)},
-                "enabled": True})
+                "enabled": True, "step": True})
             note = "Lift every card off your %s to deliver %s." % (wagon_name(s, w),
                                                                    contract_name(s, cid))
         trading = self._trade_steps(s, table, seat, legal)
@@ -901,7 +901,8 @@ class FightclubFace(WebFace):
                 control = {"op": "place", "cell": list(self._emptiest_market(table)),
                            "card": "+".join(sorted(ids))}
             if label not in [c["label"] for c in steps]:
-                steps.append({"label": label, "control": control, "enabled": True})
+                steps.append({"label": label, "control": control, "enabled": True,
+                              "step": True})
         words = []
         if taken:
             words.append("taken %s from the Market" % nums(taken))

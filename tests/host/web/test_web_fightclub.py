@@ -344,6 +344,7 @@ def test_a_delivery_is_the_contract_lifted_then_the_wagons_cards_however_slowly(
             "Dwarf Cyborg."
         step = choice(view, "Lift a card off your Wheelbarrow")
         assert step["label"] == "Lift a card off your Wheelbarrow (%d to go)" % left
+        assert step["step"] is True and view["busy"]      # the move's own next step
         control(web, "p1", step["control"])
     assert session.match.actions == [{"type": "complete", "contract": "L1-01",
                                       "wagon": "wheelbarrow"}]
@@ -362,6 +363,9 @@ def test_a_trade_takes_the_market_cards_then_gives_the_hands(tmp_path):
     hands.wait(2000)
     view = web.view("p1")
     assert view["you"]["note"] == "You have taken a 2 from the Market: finish the trade."
+    assert view["busy"] and choice(view, "Take a 3 from the Market")["step"] is True
+    assert not [c for c in view["you"]["choices"] if c.get("step") and
+                not c["label"].startswith(("Take ", "Give "))]
     control(web, "p1", choice(view, "Take a 3 from the Market (for your 5)")["control"])
     hands.wait(2000)
     view = web.view("p1")

@@ -43,11 +43,13 @@ def click_cell(page, cell):
 
 def my_turn(v, seat):
     """The seat may act: its turn, the table as the game has it (or the page offers the next
-    step of a move under way, which is what puts it right), no cards going down."""
+    step of a move under way, which is what puts it right), no cards going down (or the next
+    step of a move whose cards are going down: a Fight Club trade's next card)."""
     steps = [c for c in v.get("you", {}).get("choices", [])
              if c["enabled"] and c["control"]["op"] in ("lift", "place")]
     return (v["status"] == "ongoing" and v["actors"] == [seat] and
-            (not v["mismatches"] or steps) and not v["busy"])
+            (not v["mismatches"] or steps) and
+            (not v["busy"] or any(c.get("step") for c in steps)))
 
 
 def tool(page, name):
@@ -147,6 +149,13 @@ def play_fightclub_move(page, v):
     never an extra action for gold (a thrifty player), the end of the actions last."""
     buttons = page.locator("#you .choices button:not([disabled])")
     labels = buttons.all_inner_texts()
+    if v["busy"]:
+        # Cards are going down: only the next step of the move under way (a new move now
+        # would join the group going down).
+        steps = [c["label"] for c in v["you"]["choices"] if c["enabled"] and c.get("step")]
+        if steps and steps[0] in labels:
+            buttons.nth(labels.index(steps[0])).click()
+        return
     picks = [i for i, t in enumerate(labels) if not t.startswith(("Buy one more action",
                                                                    "End your actions"))]
     if picks:
