@@ -321,12 +321,13 @@ class RoyaleTable(DiceTrayInterpreter):
                     self.mismatches.append(Mismatch(
                         "not_yet", [seen], "%s: take the %s pawn off %s." % (
                             "Roll for the turn order first" if s.phase == "order" else
-                            "It is %s's turn to place a pawn" % now_pid, colour, xy(seen))))
+                            "It is %s's turn to place a pawn" % self.name(now_pid), colour,
+                            xy(seen))))
                 continue
             if self.falls.get(pid) == home:
                 self.mismatches.append(Mismatch(
                     "fall", [home] + ([seen] if seen else []), "%s died and falls to %s: move "
-                    "the %s pawn to the lit cell." % (pid, xy(home), colour)))
+                    "the %s pawn to the lit cell." % (self.name(pid), xy(home), colour)))
                 continue
             moving = s.phase == "play" and pid == now_pid and p.alive
             if seen is None:
@@ -490,7 +491,9 @@ class RoyaleTable(DiceTrayInterpreter):
         return None
 
     def name(self, pid):
-        """A player as people say it: the pawn's colour ("Red")."""
+        """A player as people say it: the pawn's colour ("Red"); "Nobody" for no player."""
+        if pid is None:
+            return "Nobody"
         return colour_of(self.state, pid).capitalize()
 
     def card_name(self, cid):

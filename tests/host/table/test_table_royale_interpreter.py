@@ -112,7 +112,7 @@ def test_the_other_players_pawn_waits_its_turn_to_be_placed():
     apply(match, table, {"type": "roll_order", "dice": {"red": 6, "blue": 1}})
     table.observe_items((0, 3), table.observed[(0, 3)] + ["pawn:blue"])
     assert table.reconcile(0) is None and codes(table) == ["not_yet"]
-    assert "red's turn" in table.mismatches[0].message
+    assert "Red's turn" in table.mismatches[0].message
 
 
 # ---------------------------------------------------------------- moving
