@@ -255,6 +255,13 @@ class WebFace:
         put down."""
         raise Refused(400, "this game puts nothing down from a hand.")
 
+    def lift_steps(self, match, table, seat, place, item, whole=False):
+        """What the hands do when `seat` lifts `item` (from `liftable`) off `place`: the
+        steps of `place_steps`. Default: that one lift. `whole`: the page's choice names a
+        whole move that begins with this lift (a Fight Club delivery: the contract, then
+        its wagon's cards), done in one go."""
+        return [("lift", place, item)]
+
     def check_move(self, match, table, seat, place, to, item):
         """Refused when `item` may not go from `place` to `to` (before anything moves)."""
 

@@ -509,20 +509,25 @@ class WebTable:
                                           bool(msg.get("face_down")),
                                           whole=msg.get("whole") is True)
             s.hand_touched(place)
-            for kind, where, what in steps:
-                if kind == "place":
-                    await self.hands.place(where, what)
-                    await self._seen(where, what)
-                elif kind == "lift":
-                    await self.hands.lift(where, what)
-                    await self._seen_gone(where, what)
-                else:
-                    await self.hands.gesture(where, what)
+            await self._steps(steps)
             return "Put down on %s." % self._place_words(place)
         if op == "lift":
             item = self.face.liftable(match, s.table, seat, place, msg.get("card"))
-            s.hand_touched(place)
-            await self.hands.lift(place, item)
+            steps = self.face.lift_steps(match, s.table, seat, place, item,
+                                         whole=msg.get("whole") is True)
+            if len(steps) == 1:
+                s.hand_touched(place)
+                await self.hands.lift(place, item)
+            else:
+                # A whole move: every place it lifts from is the person's from the start.
+                places = []
+                for step in steps:
+                    if step[1] not in places:
+                        places.append(step[1])
+                for where in places:
+                    s.hand_touched(where)
+                await self._steps(steps)
+                return "Lifted off %s." % " and ".join(self._place_words(p) for p in places)
             return "Lifted off %s." % self._place_words(place)
         # move: lift and put down elsewhere, one motion of the hand.
         to = self._cell(msg.get("to"))
@@ -535,6 +540,18 @@ class WebTable:
         await self._seen_gone(place, item)
         await self.hands.place(to, item)
         return "Moved to %s." % self._place_words(to)
+
+    async def _steps(self, steps):
+        """Carry out a face's steps in order, each piece seen down (or gone) before the next."""
+        for kind, where, what in steps:
+            if kind == "place":
+                await self.hands.place(where, what)
+                await self._seen(where, what)
+            elif kind == "lift":
+                await self.hands.lift(where, what)
+                await self._seen_gone(where, what)
+            else:
+                await self.hands.gesture(where, what)
 
     def _place_words(self, place):
         if place[0] == "seat":

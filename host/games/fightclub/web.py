@@ -777,14 +777,25 @@ class FightclubFace(WebFace):
             cell = where.get(a["contract"])
             if cell is None or a["contract"] not in table.observed.get(cell, ()):
                 continue
+            if a["wagon"] != self._delivery_wagon(s, seat, a["contract"]):
+                continue        # (one choice a contract: the wagon its delivery empties)
             c = s.cat.contracts[a["contract"]]
             gold = s.area_gold.get(a["contract"], 0)
             out.append({"label": "Deliver %s from your %s (%s%s)" % (
                 c["name"], wagon_name(s, a["wagon"]), plural(c["vp"], "point"),
                 ", %d gold" % gold if gold else ""),
                 "control": {"op": "lift", "cell": list(where[a["contract"]]),
-                            "card": a["contract"]}, "enabled": True})
+                            "card": a["contract"], "whole": True}, "enabled": True})
         return out
+
+    @staticmethod
+    def _delivery_wagon(s, seat, cid):
+        """The wagon a delivery of contract `cid` empties: the first of the seat's that
+        holds what it wants."""
+        for w in fightclub.WAGONS:
+            if fightclub.validate(s, {"type": "complete", "contract": cid, "wagon": w}) is None:
+                return w
+        return None
 
     def _loads(self, s, table, seat, legal):
         """Loads toward a contract in play: the hand's cards a wagon still lacks for it."""
@@ -1097,6 +1108,19 @@ class FightclubFace(WebFace):
                           self.seat_name(s, zone[1]), [place])
         self._acting_in(s, seat, ("play",), place)
         return "fightclub:" + cid
+
+    def lift_steps(self, match, table, seat, place, item, whole=False):
+        """A delivery chosen on the page (`whole`): the contract, then every card of the
+        wagon it empties, one after another, as a hand delivers on the table."""
+        s = match.state
+        cid = self.observed_name(item)
+        if whole and not is_creature(cid) and cid in s.area:
+            w = self._delivery_wagon(s, seat, cid)
+            if w is not None:
+                cell = WAGON_CELL[(seat, w)]
+                return [("lift", place, item)] + [("lift", cell, "fightclub:" + c)
+                                                  for c in table.observed.get(cell, ())]
+        return [("lift", place, item)]
 
     def check_move(self, match, table, seat, place, to, item):
         s = match.state

@@ -327,7 +327,8 @@ def test_one_card_a_choice_calls_whole_is_read_at_once_and_one_from_the_hand_wai
     assert not session.table.busy()
 
 
-def test_a_delivery_is_the_contract_lifted_then_the_wagons_cards_however_slowly(tmp_path):
+def test_the_delivery_chosen_on_the_page_lifts_the_contract_and_the_wagons_cards_at_once(
+        tmp_path):
     session = red_to_play(tmp_path, hand=("c07-01", "c09-01"),
                           wagons={"wheelbarrow": ["c01-01", "c01-02", "c05-01"]})
     hands = TableHands(session)
@@ -335,6 +336,22 @@ def test_a_delivery_is_the_contract_lifted_then_the_wagons_cards_however_slowly(
     deliver = choice(web.view("p1"), "Deliver Dwarf Cyborg")
     assert deliver["label"] == "Deliver Dwarf Cyborg from your Wheelbarrow (2 points, 1 gold)"
     control(web, "p1", deliver["control"])
+    assert [(kind, cell) for kind, cell, _item in hands.done] == \
+        [("lift", tuple(deliver["control"]["cell"]))] + [("lift", RED_BARROW)] * 3
+    assert session.match.actions == [{"type": "complete", "contract": "L1-01",
+                                      "wagon": "wheelbarrow"}]
+    assert not session.table.busy()
+    assert session.last_words.startswith("Red delivers Dwarf Cyborg from the Wheelbarrow")
+
+
+def test_a_delivery_is_the_contract_lifted_then_the_wagons_cards_however_slowly(tmp_path):
+    """By hand (the page's Lift on the contract's cell): one card after another."""
+    session = red_to_play(tmp_path, hand=("c07-01", "c09-01"),
+                          wagons={"wheelbarrow": ["c01-01", "c01-02", "c05-01"]})
+    hands = TableHands(session)
+    web = WebTable(session, hands=hands)
+    deliver = choice(web.view("p1"), "Deliver Dwarf Cyborg")
+    control(web, "p1", {"op": "lift", "cell": deliver["control"]["cell"]})
     assert hands.done[0][2] == "fightclub:L1-01" and session.match.actions == []
     for left in (3, 2, 1):
         hands.wait(2500)          # a person's pace: each card within the wait of the last
