@@ -20,7 +20,6 @@ class Mismatch:
         return "Mismatch(%s, %s, %r)" % (self.code, self.cells, self.message)
 
 
-
 def piece_name(item):
     """A piece the game has no name for (another game's), in words: its name without the
     game's code ("storybook:the_crocodile" -> "the crocodile")."""

@@ -515,20 +515,17 @@ class WebTable:
             item = self.face.liftable(match, s.table, seat, place, msg.get("card"))
             steps = self.face.lift_steps(match, s.table, seat, place, item,
                                          whole=msg.get("whole") is True)
+            # Every place the lift (or a whole move) lifts from is the person's from the start.
+            places = []
+            for _kind, where, _what in steps:
+                if where not in places:
+                    places.append(where)
+                    s.hand_touched(where)
             if len(steps) == 1:
-                s.hand_touched(place)
                 await self.hands.lift(place, item)
             else:
-                # A whole move: every place it lifts from is the person's from the start.
-                places = []
-                for step in steps:
-                    if step[1] not in places:
-                        places.append(step[1])
-                for where in places:
-                    s.hand_touched(where)
                 await self._steps(steps)
-                return "Lifted off %s." % " and ".join(self._place_words(p) for p in places)
-            return "Lifted off %s." % self._place_words(place)
+            return "Lifted off %s." % " and ".join(self._place_words(p) for p in places)
         # move: lift and put down elsewhere, one motion of the hand.
         to = self._cell(msg.get("to"))
         item = self.face.liftable(match, s.table, seat, place, msg.get("card"))
