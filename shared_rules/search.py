@@ -21,7 +21,10 @@ iteration:
    between its moves. The change is squashed to -1000..1000 by d / (|d| + scale).
    With two seats the game is zero-sum: the seat's own change is judged, the other's is its
    negative (an engine's yardstick may look further for the seat to move, so two seats'
-   yardsticks need not agree).
+   yardsticks need not agree). An engine whose yardstick counts its seat's own standing
+   only (Fight Club's: what the seat holds, never what the other seat holds) asks for
+   `relative`: then the change judged is the seat's own less the other seat's, so a move
+   that helps the other seat more than it helps the seat is judged a loss.
 4. Adds that reward to every node of the path, from the side of its mover.
 
 The move is the root child with the most visits. Everything is integer arithmetic (the log
@@ -38,6 +41,7 @@ An engine tunes the search with an optional `SEARCH` dict:
   explore: the UCB constant, in reward units (default EXPLORE)
   prior: n > 0 makes the greedy bot's move (worked out on one deal) start with n visits of
     a full reward: a nudge for games where the search alone is short of iterations
+  relative: True judges a two-seat game by the seat's change less the other seat's (step 3)
 Pure rules code: runs on CPython and MicroPython.
 """
 
@@ -132,7 +136,8 @@ def _frozen(value):
 def settings(engine):
     got = getattr(engine, "SEARCH", None) or {}
     return (got.get("iterations", ITERATIONS), got.get("scale", SCALE),
-            got.get("rollout", 0), got.get("prior", 0), got.get("explore", EXPLORE))
+            got.get("rollout", 0), got.get("prior", 0), got.get("explore", EXPLORE),
+            got.get("relative", False))
 
 
 def view_rng(engine, state, seat, seed):
@@ -156,14 +161,19 @@ def choose(engine, state, seat, seed, iterations=None):
         return None
     if len(actions) == 1:
         return actions[0]
-    budget, scale, rollout, prior, explore = settings(engine)
+    budget, scale, rollout, prior, explore, relative = settings(engine)
     if iterations is not None:
         budget = iterations
     rng = view_rng(engine, state, seat, seed)
     seats = engine.seats(state)
     # Two seats: a zero-sum game, judged from the seat's side alone (an engine's yardstick
-    # may look further for the seat to move, so two seats' yardsticks need not agree).
-    judged = [seat] if len(seats) == 2 else seats
+    # may look further for the seat to move, so two seats' yardsticks need not agree), or
+    # by the seat's change less the other's (`relative`).
+    relative = relative and len(seats) == 2
+    if len(seats) == 2:
+        judged = [seat] + [q for q in seats if q != seat] if relative else [seat]
+    else:
+        judged = seats
     order = judged + [q for q in seats if q not in judged]
     index = dict((q, i) for i, q in enumerate(order))
     root = _Node(seat)
@@ -186,9 +196,13 @@ def choose(engine, state, seat, seed, iterations=None):
         rng, path = _descend(engine, root, deal, moves, rng, explore)
         rng = _play_on(engine, deal, rollout, rng)
         after = _standings(engine, deal, judged)
-        rewards = [_squash(after[i] - before[i], scale) for i in range(len(judged))]
-        if len(judged) == 1:
-            rewards.append(-rewards[0])
+        if relative:
+            gain = _squash((after[0] - before[0]) - (after[1] - before[1]), scale)
+            rewards = [gain, -gain]
+        else:
+            rewards = [_squash(after[i] - before[i], scale) for i in range(len(judged))]
+            if len(judged) == 1:
+                rewards.append(-rewards[0])
         for node in path:
             node.visits += 1
             node.total += rewards[index[node.mover]]

@@ -1,7 +1,7 @@
 """The search bot ("hard") against the greedy bot ("normal"): how often it wins, how long it thinks.
 
     python -m tools.bench_search strength --game storybook --games 100 [--first-seed 1]
-        [--players N] [--iterations N] [--explore N] [--jobs 2] [--level hard]
+        [--players N] [--iterations N] [--explore N] [--relative on|off] [--jobs 2] [--level hard]
         [--against normal] [--habits] [--json]
     python -m tools.bench_search think --game heroes [--positions 12] [--iterations N] [--json]
 
@@ -54,25 +54,30 @@ def _ask(adapter, kind, match, seat, seed, think):
     return action
 
 
-def budget(game, iterations, explore=None):
-    """Set the search's budget and UCB constant for this process (None: the game's own)."""
+def budget(game, iterations, explore=None, relative=None):
+    """Set the search's budget, UCB constant and judging (`relative`, "on" or "off") for
+    this process (None: the game's own)."""
     engine = games.get(game)
+    tune = dict(getattr(engine, "SEARCH", None) or {})
     if iterations is not None:
-        engine.SEARCH = dict(getattr(engine, "SEARCH", None) or {}, iterations=iterations)
+        tune["iterations"] = iterations
     if explore is not None:
-        engine.SEARCH = dict(getattr(engine, "SEARCH", None) or {}, explore=explore)
+        tune["explore"] = explore
+    if relative is not None:
+        tune["relative"] = relative == "on"
+    engine.SEARCH = tune
     return search.settings(engine)[0]
 
 
 def play(game, players, seed, hard_seat_index, iterations, max_actions, level="hard",
-         against="normal", explore=None):
+         against="normal", explore=None, relative=None):
     """One game: the bot of `level` (the hard bot) in seat `hard_seat_index` (0 or -1), bots
     of level `against` (normal) elsewhere. Returns (its score: 1 for a win, 0 for a loss,
     1/players for a game nobody won, actions, its think times, seats, habits: for the bot
     measured and for the others, how many actions of each type they took and which events
     those actions had ("attack_card" 12, "attack_card>card_won" 5))."""
     adapter = table_games.table_game(game)
-    budget(game, iterations, explore)
+    budget(game, iterations, explore, relative)
     match = Match(game, options_of(game, players), seed)
     engine = match.engine
     seats = engine.seats(match.state)
@@ -143,7 +148,7 @@ def strength(a):
     for seed in range(a.first_seed, a.first_seed + a.games):
         for where in (0, -1):
             jobs.append((a.game, a.players, seed, where, a.iterations, a.max_actions,
-                         a.level, a.against, a.explore))
+                         a.level, a.against, a.explore, a.relative))
     t0 = time.time()
     if a.jobs > 1:
         import multiprocessing
@@ -158,9 +163,11 @@ def strength(a):
     n = len(scores)
     points = sum(scores)
     lo, hi = wilson(points, n)
+    iterations = budget(a.game, a.iterations, a.explore, a.relative)
+    tuned = search.settings(games.get(a.game))
     out = {"game": a.game, "players": results[0][3] if results else None,
-           "iterations": budget(a.game, a.iterations, a.explore),
-           "explore": search.settings(games.get(a.game))[4],
+           "iterations": iterations, "explore": tuned[4], "prior": tuned[3],
+           "relative": tuned[5],
            "games": n, "won": won, "drawn": drawn, "lost": n - won - drawn,
            "score_pct": round(100 * points / n, 1) if n else 0.0,
            "ci95": [round(lo, 1), round(hi, 1)],
@@ -205,7 +212,7 @@ def _sum_habits(tallies):
 
 def think(a):
     adapter = table_games.table_game(a.game)
-    iterations = budget(a.game, a.iterations, a.explore)
+    iterations = budget(a.game, a.iterations, a.explore, a.relative)
     match = Match(a.game, options_of(a.game, a.players), a.first_seed)
     engine = match.engine
     positions = []
@@ -309,6 +316,9 @@ def main(argv=None):
                        help="the search's budget (default: the game's)")
         q.add_argument("--explore", type=int, default=None,
                        help="the search's UCB constant (default: the game's)")
+        q.add_argument("--relative", choices=("on", "off"), default=None,
+                       help="judge a two-player move by its gain less the other player's "
+                            "(default: the game's)")
         q.add_argument("--first-seed", type=int, default=1)
         q.add_argument("--max-actions", type=int, default=3000)
         q.add_argument("--json", action="store_true")

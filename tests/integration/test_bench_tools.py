@@ -60,12 +60,13 @@ def test_bench_rounds_says_which_cells_it_cannot_use():
 def test_bench_search_plays_its_games_seats_swapped_and_says_its_think_time():
     proc = subprocess.run([sys.executable, "-m", "tools.bench_search", "strength", "--game",
                            "heroes", "--games", "1", "--iterations", "20", "--explore",
-                           "300", "--json"],
+                           "300", "--relative", "on", "--json"],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = json.loads(proc.stdout)
     assert result["games"] == 2 and result["iterations"] == 20 and result["players"] == 2
-    assert result["explore"] == 300
+    assert result["explore"] == 300 and result["relative"] is True
+    assert result["prior"] == 10     # hero teams' own head start for the greedy move
     assert result["won"] + result["drawn"] + result["lost"] == 2
     assert result["ci95"][0] <= result["score_pct"] <= result["ci95"][1]
     assert result["moves_thought"] > 0 and result["think_ms_p50"] <= result["think_ms_p99"]

@@ -117,10 +117,63 @@ for game, data, seat in canon.loads(%r):
 def test_the_hard_move_is_the_same_on_micropython():
     runs = []
     mine = []
-    for game, options, seed in GAMES[:3]:
+    for game, options, seed in GAMES[:4]:
         engine, found = positions(game, options, seed, want=2)
         for state, seat in found:
             runs.append((game, engine.to_dict(state), seat))
             mine.append(canon.dumps(search.choose(engine, state, seat, 5, iterations=60)))
     code = CHOOSE % json.dumps(runs)
     assert run_micropython_code(code, timeout=300).splitlines() == mine
+
+
+class _Race:
+    """A two-seat game of one move each, to see how the search judges a move: "a" takes
+    "safe" (it gains 10, "b" nothing) or "greedy" (it gains 12, "b" gains 20). Each seat's
+    yardstick is its own points only, as Fight Club's is."""
+
+    def __init__(self, relative):
+        self.SEARCH = {"iterations": 60, "relative": relative}
+
+    def seats(self, state):
+        return ["a", "b"]
+
+    def copy(self, state):
+        return dict(state)
+
+    def determinize(self, state, seat, rng):
+        return state
+
+    def view(self, state, seat):
+        return state
+
+    def status(self, state):
+        return "ongoing" if state["turn"] is not None else "finished"
+
+    def legal_actions(self, state):
+        if state["turn"] == "a":
+            return [{"type": "greedy"}, {"type": "safe"}]
+        return [{"type": "pass"}] if state["turn"] == "b" else []
+
+    def actor(self, state, action):
+        return state["turn"]
+
+    def apply(self, state, action):
+        if action["type"] == "safe":
+            state["a"] += 10
+        elif action["type"] == "greedy":
+            state["a"] += 12
+            state["b"] += 20
+        state["turn"] = "b" if state["turn"] == "a" else None
+        return []
+
+    def evaluate(self, state, seat):
+        return state[seat]
+
+
+def test_a_relative_search_counts_what_a_move_gives_the_other_seat():
+    """With `relative` the change judged is the seat's own less the other seat's: the move
+    that gives the other seat more than it gains is the worse one. Without it, the seat's own
+    gain alone decides."""
+    start = {"a": 0, "b": 0, "turn": "a"}
+    assert search.choose(_Race(True), dict(start), "a", 1) == {"type": "safe"}
+    assert search.choose(_Race(False), dict(start), "a", 1) == {"type": "greedy"}
