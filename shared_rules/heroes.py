@@ -178,8 +178,10 @@ The catalog (shared_rules/data/heroes_cards.json, edited as data, validated on l
 "action_cards" and "bonus_cards" {"id", "name", "text", "kind": "attack" | "move" |
 "heal" | "defend", "stays_face_up"?: bool, attack: "range"? 1..3, "area"? "one" |
 "adjacent_all" | "adjacent_enemies", "bonus"? 0..6; move: "spaces" 1..6; heal: "amount"
-1..10, "range" 0..3; defend: "bonus" 1..6}; an attack card's name contains "Attack" (the
-book's test for what may be played in defence), no other card's name does; "maps" {"id",
+1..10, "range" 0..3; defend: "bonus" 1..6}; a move card never stays face up (a defender
+could step away from every attack with it: four-player bot games, down to Hop-o'-My-Thumb
+against a healer, went on for ever); an attack card's name contains "Attack" (the book's
+test for what may be played in defence), no other card's name does; "maps" {"id",
 "name", "modes": ["royale", "ctf"], "walls": [cells], "starts": [2..4 zones of cells]
 (royale), "teams": [2 x {"base", "behind", "flag", "start": [2 cells]}] (ctf)}. A scenario's
 "cards" adds or replaces entries: each with "type": "character" | "action" | "bonus".
@@ -315,6 +317,10 @@ def check_card(card, where):
     stays = card.get("stays_face_up", False)
     if stays is not True and stays is not False:
         raise ScenarioError(where + ".stays_face_up", "must be true or false")
+    if stays and kind == "move":
+        raise ScenarioError(where + ".stays_face_up", "a movement card cannot stay face up: "
+                            "a defender may play it in every battle phase to step away "
+                            "unhurt, and a game could then never end")
     out["stays_face_up"] = stays
     named_attack = "attack" in out["name"].lower()
     if (kind == "attack") != named_attack:

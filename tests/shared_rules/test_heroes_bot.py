@@ -59,3 +59,16 @@ def test_the_same_seeds_give_the_same_moves_on_micropython():
         json.dumps(RUNS).replace("true", "True").replace("false", "False"),)
     theirs = run_micropython_code(code, heapsize="4m").splitlines()
     assert theirs == mine
+
+
+def test_four_greedy_bots_play_a_battle_royale_to_its_winner():
+    # Four players, no turn limit. When Quick Feet stayed face up, Hop-o'-My-Thumb stepped
+    # away from every attack with it and his last foe healed faster than he hurt: these
+    # seeds' games (1, 2 and 4 of the first ten) went on for ever. A movement card now never
+    # stays face up (the catalog's check).
+    four = dict((seat, "greedy") for seat in ("red", "blue", "green", "yellow"))
+    for seed in (1, 2, 4):
+        state, moves = bot_game({"players": 4}, seed, four)
+        assert state.status == "finished" and state.end_reason == "last_standing", (
+            seed, len(moves))
+        assert state.winner in four

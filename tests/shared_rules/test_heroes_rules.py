@@ -828,6 +828,8 @@ def test_a_bad_catalog_entry_gives_a_sentence_naming_the_field():
          "cards[0].name"),
         ({"type": "action", "id": "x", "name": "Dash", "text": "t", "kind": "move"},
          "cards[0].spaces"),
+        ({"type": "action", "id": "x", "name": "Dash", "text": "t", "kind": "move",
+          "spaces": 2, "stays_face_up": True}, "cards[0].stays_face_up"),
         ({"type": "action", "id": "x", "name": "Wave Attack", "text": "t", "kind": "attack",
           "area": "adjacent_all", "range": 2}, "cards[0].range"),
         ({"type": "character", "id": "y", "name": "Y", "tale": "T", "abilities": "a",
