@@ -9,9 +9,10 @@ strength: for each seed, two games with no table (the engine and the bots only, 
 `fairytable run --headless` plays them): the hard bot in the first seat and normal bots in
 the others, then the hard bot in the last seat. A game counts 1 for a win, 0 for a loss and,
 when nobody won it (a draw, a universal loss, a game cut at --max-actions), the seat's share:
-1/2 with two players, 1/4 with four; prints the score, a 95 % Wilson interval, the games'
-lengths, and the hard bot's think time (CPU time of the process, so a loaded machine does
-not inflate it; --jobs N plays N games at once on N processes). --level and --against
+1/2 with two players, 1/4 with four, one side's in a team game (Storybook's four seats play
+two sides: 1/2); prints the score, a 95 % Wilson interval, the games' lengths, and the hard
+bot's think time (CPU time of the process, so a loaded machine does not inflate it; --jobs N
+plays N games at once on N processes). --level and --against
 measure any bot against any other the same way (e.g. normal against easy: how much a game
 rewards a better move at all). --habits adds what each side did: its actions counted by type,
 and how often each type had each event (Battle Royale's "attack_card -> card_won" against
@@ -97,11 +98,15 @@ def play(game, players, seed, hard_seat_index, iterations, max_actions, level="h
         events = match.apply(action)
         _tally(habits[0 if mine else 1], action, events)
     winner = engine.winner(match.state) if engine.status(match.state) != "ongoing" else None
+    # A team game (Storybook's four seats play two sides) is won or lost by a side: the
+    # seat's share is one side's.
+    side_of = getattr(engine, "side_of", None)
+    sides = len(set(side_of(s) for s in seats)) if side_of is not None else len(seats)
     if winner is None:
-        score = 1 / len(seats)      # nobody won: each seat's share
+        score = 1 / sides           # nobody won: each side's share
     else:
         score = 1.0 if _is(winner, hard) else 0.0
-    return score, len(match.actions), think, len(seats), habits
+    return score, len(match.actions), think, len(seats), habits, sides
 
 
 def _tally(counts, action, events):
@@ -171,7 +176,7 @@ def strength(a):
            "games": n, "won": won, "drawn": drawn, "lost": n - won - drawn,
            "score_pct": round(100 * points / n, 1) if n else 0.0,
            "ci95": [round(lo, 1), round(hi, 1)],
-           "fair_share_pct": round(100 / results[0][3], 1) if results else None,
+           "fair_share_pct": round(100 / results[0][5], 1) if results else None,
            "actions_mean": round(sum(r[1] for r in results) / n, 1) if n else 0,
            "think_ms_p50": round(1000 * pct(think, 0.5), 1),
            "think_ms_p99": round(1000 * pct(think, 0.99), 1),

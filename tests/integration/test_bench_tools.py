@@ -156,3 +156,14 @@ def test_bench_search_habits_count_each_sides_actions_and_their_events():
     # attacks the card under it (seeds 101-102: 368 moves and 26 attacks against 161 and 159).
     assert habits["easy"]["move"] > habits["normal"]["move"]
     assert habits["easy"]["attack_card"] < habits["normal"]["attack_card"]
+
+
+def test_bench_search_gives_a_game_nobody_won_one_sides_share():
+    # Cut at 20 actions, nobody has won: Storybook's four seats play two sides (a half each),
+    # hero teams' four players are four sides (a quarter each).
+    from tools import bench_search
+    for game, share in (("storybook", 0.5), ("heroes", 0.25)):
+        score, actions, think, seats, habits, sides = bench_search.play(
+            game, 4, 1, 0, None, 20, level="normal")
+        assert (seats, actions) == (4, 20)
+        assert (sides, score) == (round(1 / share), share), game
