@@ -74,9 +74,10 @@ def play(game, players, seed, hard_seat_index, iterations, max_actions, level="h
          against="normal", explore=None, relative=None):
     """One game: the bot of `level` (the hard bot) in seat `hard_seat_index` (0 or -1), bots
     of level `against` (normal) elsewhere. Returns (its score: 1 for a win, 0 for a loss,
-    1/players for a game nobody won, actions, its think times, seats, habits: for the bot
+    1/sides for a game nobody won, actions, its think times, seats, habits: for the bot
     measured and for the others, how many actions of each type they took and which events
-    those actions had ("attack_card" 12, "attack_card>card_won" 5))."""
+    those actions had ("attack_card" 12, "attack_card>card_won" 5), sides: how many sides
+    play (the seats, or fewer in a team game))."""
     adapter = table_games.table_game(game)
     budget(game, iterations, explore, relative)
     match = Match(game, options_of(game, players), seed)
