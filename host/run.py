@@ -877,7 +877,17 @@ def watch_start(session, link, timer):
     session.light = first_light
 
     async def until_lit():
-        while not first or any(link.pending_commands(uid) for uid in session.uid_of.values()):
+        while not first:
+            await asyncio.sleep(0.005)
+        # The commands unacknowledged at the first light carry the first scenes; commands
+        # sent after them (bots playing on) must not hold the mark back: while a game plays
+        # fast a tile may never be without a command in flight, and a game that ends so
+        # would never be marked lit. (A first scene that a newer scene of the same place
+        # replaced before its acknowledgement counts as done: the link sends only the newer.)
+        first_sent = dict((uid, set(link.pending_commands(uid)))
+                          for uid in session.uid_of.values())
+        while any(first_sent[uid].intersection(link.pending_commands(uid))
+                  for uid in first_sent):
             await asyncio.sleep(0.005)
         timer.mark("lit", actions=first["actions"], scenes=scenes_digest(first["scenes"]))
 

@@ -152,6 +152,8 @@ def chain(game, seed, players, points, workdir, timeout, env=None, setup=None):
             if time.monotonic() > deadline:
                 break
             time.sleep(0.02)
+        if host.proc.poll() is not None:
+            host.reader.join(5)     # a host that ended: read the marks it wrote last
         record = {"game": game, "killed_at_action": at}
         record.update({m: host.timings.get(m) for m in MARKS})
         lit = host.more.get("lit") or {}

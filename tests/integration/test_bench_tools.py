@@ -125,14 +125,15 @@ def test_the_pace_loop_conserves_the_bodies_momentum():
 
 def test_a_game_nobody_won_counts_each_seat_its_share():
     """A game cut short (or a draw, or Fairytale Games' universal loss) is no win for anyone:
-    the bot measured gets its seat's share, 1/players, so a fair bot scores its fair share."""
+    the bot measured gets its seat's share, 1/players (one side's in a team game, below), so a
+    fair bot scores its fair share."""
     from tools import bench_search
-    score, actions, _, seats, _ = bench_search.play("royale", 3, 1, 0, None, 5, "normal",
-                                                    "normal")
-    assert (actions, seats) == (5, 3) and score == 1 / 3
-    score, _, _, seats, _ = bench_search.play("heroes", None, 1, -1, None, 5, "easy",
-                                              "normal")
-    assert seats == 2 and score == 0.5
+    score, actions, _, seats, _, sides = bench_search.play("royale", 3, 1, 0, None, 5,
+                                                           "normal", "normal")
+    assert (actions, seats, sides) == (5, 3, 3) and score == 1 / 3
+    score, _, _, seats, _, sides = bench_search.play("heroes", None, 1, -1, None, 5, "easy",
+                                                     "normal")
+    assert (seats, sides) == (2, 2) and score == 0.5
 
 
 def test_bench_search_habits_count_each_sides_actions_and_their_events():
