@@ -169,7 +169,7 @@ class BotsAtTable:
         """Ask a bot, give up on a move not seen in time, or let the hands tidy."""
         session = self.session
         now = self.clock()
-        if session.attract or session.paused:
+        if session.attract:
             return
         if session.paused:
             # Paused by staff: no bot asks, the hands neither move nor tidy, and a move
@@ -181,6 +181,8 @@ class BotsAtTable:
         if self._paused_since is not None:
             self.request_at += now - self._paused_since   # the pause does not count
             self._paused_since = None
+        if not session.table_lit():
+            return      # the table not yet lit as the game stands: no bot moves on it
         # A change the table moves along (a duel read round by round) keeps the bot waiting.
         last_seen = max(self.request_at, session.table.progress_at)
         # On a noisy line the tiles' events come late: wait for them as much longer.

@@ -827,7 +827,7 @@ async def run(args):
         from host.hall.table import start_for_run as join_hall
         hall = await join_hall(args, session, web)
         if timer.on:
-            watch_start(session, link, timer)
+            watch_start(session, timer)
         summary = await session.run(max_actions=args.max_actions)
         if web is not None:
             summary = await web.after_game(args, summary)
@@ -853,11 +853,11 @@ async def run(args):
     return 0
 
 
-def watch_start(session, link, timer):
+def watch_start(session, timer):
     """Mark "lit" once every tile has acknowledged the first scenes the session lit (after
-    its tiles' first reports), with the actions then and a digest of those scenes
-    (`scenes_digest`, for a test to compare with the game's), and "first_action" at the
-    first action applied."""
+    its tiles' first reports: `Session.table_lit`, before which no bot moves), with the
+    actions then and a digest of those scenes (`scenes_digest`, for a test to compare with
+    the game's), and "first_action" at the first action applied."""
     previous = session.on_applied
     light = session.light
     first = {}
@@ -876,20 +876,15 @@ def watch_start(session, link, timer):
     session.on_applied = applied
     session.light = first_light
 
-    async def until_lit():
-        while not first:
-            await asyncio.sleep(0.005)
-        # The commands unacknowledged at the first light carry the first scenes; commands
-        # sent after them (bots playing on) must not hold the mark back: while a game plays
-        # fast a tile may never be without a command in flight, and a game that ends so
-        # would never be marked lit. (A first scene that a newer scene of the same place
-        # replaced before its acknowledgement counts as done: the link sends only the newer.)
-        first_sent = dict((uid, set(link.pending_commands(uid)))
-                          for uid in session.uid_of.values())
-        while any(first_sent[uid].intersection(link.pending_commands(uid))
-                  for uid in first_sent):
-            await asyncio.sleep(0.005)
+    def lit():
         timer.mark("lit", actions=first["actions"], scenes=scenes_digest(first["scenes"]))
+
+    session.on_lit = lit
+
+    async def until_lit():
+        # The session sees the acknowledgements when a bot asks (before it moves) or here.
+        while session.first_light_at is None or not session.table_lit():
+            await asyncio.sleep(0.005)
 
     asyncio.ensure_future(until_lit())
 

@@ -78,6 +78,9 @@ class TableSession:
         self.mismatch_count = 0
         self.on_change = None     # called when the game or the mismatches change (a view)
         self.on_applied = None    # called with (action, events) once applied (a bench view)
+        self.first_light = None   # {uid: commands unacknowledged at a game's first light}
+        self.first_light_at = None
+        self.on_lit = None        # called once the tiles acknowledged the first light
         self.on_waiting = None    # called with {"tile", "cells", "message"} when a wait starts
         self.attract = False      # no game: the attract mode's demo plays (host/attract.py)
         self.demo = None          # the attract mode's Demo, while attract
@@ -474,6 +477,9 @@ class TableSession:
         await self.settle()
         self.table.reconcile(self.clock())
         self.light()
+        self.first_light = dict((uid, set(self.link.pending_commands(uid)))
+                                for uid in self.uid_of.values())
+        self.first_light_at = self.clock()
         self.max_actions = max_actions
         try:
             while self.attract or self.match.engine.status(self.match.state) == "ongoing":
@@ -533,6 +539,29 @@ class TableSession:
             self.log.say("no action for %d s: the tiles are asked what lies on them"
                          % (self.resync_after_ms // 1000), staff=True)
             self.link.resync()
+
+    lit_patience_ms = 3000  # a tile that has not acknowledged its first light by then
+
+    def table_lit(self):
+        """True once the tiles acknowledged the commands that carried the game's first
+        scenes (`run`: after a restart, the table as it stood), or after `lit_patience_ms`
+        without (a tile that does not answer must not stop the game; the link goes on
+        resending). Until then the bots do not move: nobody sees a bot's move on a table
+        not yet lit as the game stands. Commands sent after the first light do not count
+        (while a game plays on, a tile may never be without one in flight). `on_lit` is
+        called once, when the acknowledgements are in, before any bot moves."""
+        if self.first_light is None:
+            return True
+        if any(self.first_light[uid].intersection(self.link.pending_commands(uid))
+               for uid in self.first_light):
+            if self.clock() - self.first_light_at < self.lit_patience_ms:
+                return False
+            self.log.say("a tile did not acknowledge its lights within %d s; the game goes on"
+                         % (self.lit_patience_ms // 1000), staff=True)
+        elif self.on_lit is not None:
+            self.on_lit()
+        self.first_light = None
+        return True
 
     settle_quiet_ms = 600   # the tiles' first reports are in once none came for this long
     settle_max_ms = 5000

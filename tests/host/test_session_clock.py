@@ -27,6 +27,10 @@ class ScriptedLink:
         self.clock = clock
         self.script = sorted(script, key=lambda entry: entry[0])
         self.tiles = {}
+        self.pending = {}   # uid -> seqs of commands not yet acknowledged, as the test says
+
+    def pending_commands(self, uid):
+        return list(self.pending.get(uid, []))
 
     def set_field_neighbours(self, uid, masks):
         pass
@@ -122,6 +126,85 @@ def test_a_bots_move_not_seen_in_its_patience_is_asked_again(tmp_path):
             session.game.is_button_action(a) for a in session.match.actions)
         again = await bot_asks(session)           # and the bot is asked again
         assert again == asked and hands.performed == [asked, asked]
+
+    asyncio.run(scenario())
+
+
+def test_a_bots_move_asked_before_a_pause_keeps_its_patience_through_it(tmp_path):
+    # A table with no virtual hands: a person carries out the bot's move. Staff pause for
+    # longer than the bot's patience; after the resume the move is still asked, not given up.
+    async def scenario():
+        clock = ManualClock(1000)
+        session = session_on(tmp_path, clock, seats_bots={"hero": "greedy",
+                                                          "villain": "greedy"})
+        asked = await bot_asks(session)
+        patience = session.bots.patience_ms
+        clock.advance(patience // 2)
+        session.paused = True
+        await session.bots.drive()
+        clock.advance(3 * patience)
+        await session.bots.drive()
+        session.paused = False
+        await session.bots.drive()
+        assert session.bots.request == asked, session.log.lines[-3:]
+        clock.advance(patience // 2)             # the patience left before the pause
+        await session.bots.drive()
+        assert session.bots.request == asked
+        clock.advance(1)
+        await session.bots.drive()
+        assert session.bots.request is None
+        assert session.log.lines[-1] == "the table did not show the bot's move; asking again"
+
+    asyncio.run(scenario())
+
+
+def lit_marks(session):
+    marks = []
+    session.on_lit = lambda: marks.append(session.clock())
+    return marks
+
+
+def test_no_bot_moves_before_the_tiles_acknowledged_the_first_light(tmp_path):
+    # After a restart the table is first lit as the game stands; a bot's move shown on
+    # the table before that light is on it would be lost among the scenes still coming.
+    async def scenario():
+        clock = ManualClock(1000)
+        hands = FakeHands()
+        session = session_on(tmp_path, clock, seats_bots={"hero": "greedy",
+                                                          "villain": "greedy"}, hands=hands)
+        session.link.pending = {UIDS[0]: [5], UIDS[3]: [9]}   # the first light, in flight
+        marks = lit_marks(session)
+        await session.run(deadline_s=1)
+        assert session.bots.request is None and hands.performed == [] and marks == []
+        assert session.match.actions == []
+        session.link.pending = {UIDS[0]: [6], UIDS[3]: [9, 10]}   # 5 acknowledged, 9 not
+        await session.bots.drive()
+        assert session.bots.request is None and marks == []
+        # 9 acknowledged; 6 and 10 came after the first light and do not hold the bots back.
+        session.link.pending = {UIDS[0]: [6], UIDS[3]: [10]}
+        asked = await bot_asks(session)
+        assert marks == [clock()] and hands.performed == [asked]
+        await session.bots.drive()
+        assert len(marks) == 1                 # marked once
+
+    asyncio.run(scenario())
+
+
+def test_a_tile_that_never_acknowledges_the_first_light_does_not_stop_the_bots(tmp_path):
+    async def scenario():
+        clock = ManualClock(1000)
+        hands = FakeHands()
+        session = session_on(tmp_path, clock, seats_bots={"hero": "greedy",
+                                                          "villain": "greedy"}, hands=hands)
+        session.link.pending = {UIDS[2]: [3]}
+        marks = lit_marks(session)
+        await session.run(deadline_s=2)
+        assert session.bots.request is None and hands.performed == []
+        clock.advance(session.lit_patience_ms)
+        await bot_asks(session)                          # the bots went on; never lit
+        assert marks == []
+        said = "a tile did not acknowledge its lights within 3 s; the game goes on"
+        assert said in session.log.lines, session.log.lines[-5:]
 
     asyncio.run(scenario())
 
