@@ -4,6 +4,7 @@ import pytest
 
 from host import terminal
 from host.games.storybook.scenes import grid_scenes
+from host.games import table_game
 from host.games.storybook.terminal import render
 from shared_rules import storybook
 
@@ -13,10 +14,12 @@ def test_the_view_shows_cards_scores_and_hides_face_down_names():
         {"card": "the_cheshire_cat", "cell": [2, 3], "owner": "hero"},
         {"card": "the_crocodile", "cell": [3, 3], "owner": "villain", "face_up": False}],
         "turn": "hero", "scores": {"hero": 4, "villain": 2}})
-    text = render(s, grid_scenes(s), colour=False)
+    text = render(table_game("storybook").face, s, grid_scenes(s), colour=False)
     row3 = [line for line in text.splitlines() if line.startswith("3 ")][0]
     assert "HCh^" in row3 and "V##v" in row3 and "Cr" not in row3
-    assert "Hero 4  Villain 2" in text and "turn: hero" in text
+    # The score and whose turn in words, as the web table's header says them.
+    assert "Heroes 4 · Villains 2 plot points" in text and "Hero's turn" in text
+    assert "phase" not in text and "AP" not in text
 
 
 def test_typed_commands_are_parsed_or_refused_in_words():

@@ -69,7 +69,7 @@ class RoyaleGame(TableGame):
                                     [colour_of(s, pid) for pid in s.seats], falls)
 
     def render(self, state, scene_map, mismatches, colour=True, table=None):
-        return render(state, scene_map, mismatches, colour)
+        return render(self.face, state, scene_map, mismatches, colour, table)
 
     def acts_for(self, state, seat, action):
         """One roll for the turn order throws every roller's die: any of them may make it."""

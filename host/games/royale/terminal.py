@@ -4,9 +4,10 @@ from host import lights, terminal
 from shared_rules import royale
 
 
-def render(state, scenes, mismatches=(), colour=True):
+def render(face, state, scenes, mismatches=(), colour=True, table=None):
     """The Battle Royale diamond: ## a face-down card, .. a won cell, pawns by initial
-    (lower case while dead), then the players, whose turn, and the mismatches."""
+    (lower case while dead), then what the web table's header says (whose turn, in words;
+    each player's cards), the dice tray's pockets, and the mismatches."""
     pawns = {}
     for pid in state.seats:
         p = state.players[pid]
@@ -28,22 +29,7 @@ def render(state, scenes, mismatches=(), colour=True):
             cells.append(terminal.ansi(lit[0], text) if colour and lit else text)
         lines.append("%+d %s" % (y, "".join(cells)))
     lines.append("   " + "".join("%+d  " % x for x in range(-royale.RADIUS, royale.RADIUS + 1)))
-    parts = []
-    scores = royale.scores(state)
-    for pid in state.order or state.seats:
-        p = state.players[pid]
-        parts.append("%s%s %d cards %d pts" % (pid, "" if p.alive else " (dead)", p.held(),
-                                                scores[pid]))
-    lines.append("  ".join(parts))
-    turn = royale.current(state)
-    extra = ""
-    if state.phase == "play":
-        extra = "  actions %d  movement %d" % (state.actions_left, royale.movement_left(
-            state, state.players[turn]))
-    lines.append("phase: %s  turn: %s%s%s%s" % (state.phase, turn, extra,
-                                                "  VALUES REDUCED" if state.reduced else "",
-                                                "  winner: %s" % state.winner
-                                                if state.phase == "finished" else ""))
+    lines.extend(line for line in face.header_lines(state, table) if line)
     pockets = sorted(k[1] + 1 for k in scenes if isinstance(k[0], str) and k[0] == "pocket"
                      and scenes[k] != lights.DARK_CELL)
     if pockets:

@@ -54,7 +54,7 @@ class StorybookGame(TableGame):
         return scenes
 
     def render(self, state, scene_map, mismatches, colour=True, table=None):
-        return render(state, scene_map, mismatches, colour)
+        return render(self.face, state, scene_map, mismatches, colour, table)
 
     def status_strip(self, match):
         scores = super().status_strip(match)[0]

@@ -1,6 +1,6 @@
 """Storybook Battles in the terminal: each cell's card (owner, name, facing; a face-down card
-as ## for everyone) with the colour the LEDs show, then the score, whose turn, AP and the
-mismatches in words."""
+as ## for everyone) with the colour the LEDs show, then what the web table's header says
+(whose turn and what to do, the score, the action points left) and the mismatches, in words."""
 
 from host import lights, terminal
 from shared_rules import storybook
@@ -17,7 +17,7 @@ def _label(state, entry):
     return "%s%s%s" % (side, name[:2], FACING_MARK[facing])
 
 
-def render(state, scenes, mismatches=(), colour=True):
+def render(face, state, scenes, mismatches=(), colour=True, table=None):
     cols, rows = state.grid if state.grid else (7, 7)
     lines = []
     for r in range(rows - 1, -1, -1):
@@ -30,10 +30,7 @@ def render(state, scenes, mismatches=(), colour=True):
             cells.append(terminal.ansi(lit[0], text) if colour and lit else text)
         lines.append("%d %s" % (r, " ".join(cells)))
     lines.append("  " + " ".join("  %d " % c for c in range(cols)))
-    s = state
-    lines.append("Hero %d  Villain %d  (to %d)   turn: %s  AP %d  phase: %s%s" % (
-        s.scores["hero"], s.scores["villain"], s.target, s.turn, s.ap, s.phase,
-        "  OVERTIME" if s.overtime else ""))
+    lines.extend(line for line in face.header_lines(state, table) if line)
     for m in mismatches:
         lines.append("! " + m.message)
     return "\n".join(lines)
