@@ -79,6 +79,12 @@ def session_on(tmp_path, clock, script=(), **kw):
     return session
 
 
+def bots_on(tmp_path, clock, hands=None):
+    """A session whose two seats are greedy bots (their moves carried out by `hands`)."""
+    return session_on(tmp_path, clock, seats_bots={"hero": "greedy", "villain": "greedy"},
+                      hands=hands)
+
+
 def offline_for_a_while(tmp_path, uid, offline_at, online_at, grace_ms):
     """(session, waits): a session whose tile `uid` goes offline and comes back as scripted;
     `waits` collects what the session says when a wait for a tile starts."""
@@ -105,8 +111,7 @@ def test_a_bots_move_not_seen_in_its_patience_is_asked_again(tmp_path):
     async def scenario():
         clock = ManualClock(1000)
         hands = FakeHands()
-        session = session_on(tmp_path, clock, seats_bots={"hero": "greedy",
-                                                          "villain": "greedy"}, hands=hands)
+        session = bots_on(tmp_path, clock, hands)
         asked = await bot_asks(session)
         assert hands.performed == [asked] and session.table.bot_move == asked
         patience = session.bots.patience_ms
@@ -135,8 +140,7 @@ def test_a_bots_move_asked_before_a_pause_keeps_its_patience_through_it(tmp_path
     # longer than the bot's patience; after the resume the move is still asked, not given up.
     async def scenario():
         clock = ManualClock(1000)
-        session = session_on(tmp_path, clock, seats_bots={"hero": "greedy",
-                                                          "villain": "greedy"})
+        session = bots_on(tmp_path, clock)
         asked = await bot_asks(session)
         patience = session.bots.patience_ms
         clock.advance(patience // 2)
@@ -170,8 +174,7 @@ def test_no_bot_moves_before_the_tiles_acknowledged_the_first_light(tmp_path):
     async def scenario():
         clock = ManualClock(1000)
         hands = FakeHands()
-        session = session_on(tmp_path, clock, seats_bots={"hero": "greedy",
-                                                          "villain": "greedy"}, hands=hands)
+        session = bots_on(tmp_path, clock, hands)
         session.link.pending = {UIDS[0]: [5], UIDS[3]: [9]}   # the first light, in flight
         marks = lit_marks(session)
         await session.run(deadline_s=1)
@@ -194,8 +197,7 @@ def test_a_tile_that_never_acknowledges_the_first_light_does_not_stop_the_bots(t
     async def scenario():
         clock = ManualClock(1000)
         hands = FakeHands()
-        session = session_on(tmp_path, clock, seats_bots={"hero": "greedy",
-                                                          "villain": "greedy"}, hands=hands)
+        session = bots_on(tmp_path, clock, hands)
         session.link.pending = {UIDS[2]: [3]}
         marks = lit_marks(session)
         await session.run(deadline_s=2)
@@ -283,8 +285,7 @@ def test_after_the_game_the_table_is_still_read_and_tidied(tmp_path):
     async def scenario():
         clock = ManualClock(1000)
         hands = FakeHands()
-        session = session_on(tmp_path, clock, seats_bots={"hero": "greedy",
-                                                          "villain": "greedy"}, hands=hands)
+        session = bots_on(tmp_path, clock, hands)
         match = session.match
         while match.engine.status(match.state) == "ongoing":
             match.apply(bots.choose("greedy", storybook, match.state, match.state.turn, 1))
