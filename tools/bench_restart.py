@@ -132,9 +132,13 @@ def chain(game, seed, players, points, workdir, timeout, env=None, setup=None):
     records = []
     for point in points:
         if not wait_for(host, journal, point, timeout):
+            ended = host.proc.poll()
             host.kill()
-            raise SystemExit("bench_restart: the %s game ended (or stalled) before action %d"
-                             % (game, point))
+            raise SystemExit("bench_restart: the %s game %s before action %d (the journal "
+                             "holds %d); the host's last words:\n%s"
+                             % (game, "stalled" if ended is None else
+                                "ended (exit status %d)" % ended, point,
+                                journal_count(journal), "\n".join(host.stderr[-15:])))
         host.kill()
         at = journal_count(journal)
         host = Host(cmd + ["--timings"], env)
