@@ -847,9 +847,7 @@ async def run(args):
     if args.json:
         print(json.dumps(summary, sort_keys=True))
     else:
-        print("game %s: %s; scores %s after %d actions" % (
-            summary["status"], "winner " + str(summary["winner"]), summary["scores"],
-            summary["actions"]))
+        print(session.result_words(), flush=True)
     return 0
 
 

@@ -624,6 +624,16 @@ class TableSession:
                 self._logged_mismatches.add(m.message)
                 self.log.say("Mismatch: " + m.message)
 
+    def result_words(self):
+        """The game's end in words for the terminal's last line ("Game over: the Heroes win,
+        10 plot points to 9, after 75 actions."), or where a game not over stopped."""
+        s = self.match.state
+        n = len(self.match.actions)
+        if self.match.engine.status(s) == "ongoing":
+            return ("The game stopped after %d actions, before its end: the same command goes "
+                    "on with it." % n)
+        return "%s, after %d actions." % (self.game.face.ending(s).rstrip("."), n)
+
     def summary(self):
         s = self.match.state
         result = self.match.engine.result(s)

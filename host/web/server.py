@@ -405,9 +405,7 @@ class WebServer:
         if args.headless or args.json or args.max_actions is not None:
             return summary
         session = self.table.session
-        self.say("game %s: %s; scores %s after %d actions" % (
-            summary["status"], "winner " + str(summary["winner"]), summary["scores"],
-            summary["actions"]))
+        self.say(session.result_words())
         self.say("the web table stays open at %s: Ctrl-C stops it; staff can start a new "
                  "game from %s" % (self.url, self.staff_url()))
         while True:

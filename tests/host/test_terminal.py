@@ -40,3 +40,26 @@ def test_typed_commands_are_parsed_or_refused_in_words():
         with pytest.raises(ValueError) as err:
             terminal.parse_command(bad)
         assert words in str(err.value)
+
+
+def test_the_last_line_says_how_the_game_ended_in_words():
+    # What `fairytable run` prints last (and the web table's terminal when a game ends):
+    # the ending and its seats by name, never "winner p2; scores {'p1': ...}".
+    from types import SimpleNamespace
+    from host.session import TableSession
+    from shared_rules import bots
+    from shared_rules.engine import Match
+    match = Match("fightclub", None, 5)
+    game = table_game("fightclub")
+    said = TableSession.result_words(SimpleNamespace(match=match, game=game))
+    assert said == ("The game stopped after 0 actions, before its end: the same command "
+                    "goes on with it.")
+    while match.engine.status(match.state) == "ongoing":
+        seat = match.engine.actors(match.state)[0]
+        match.apply(bots.choose("greedy", match.engine, match.state, seat, 5))
+    said = TableSession.result_words(SimpleNamespace(match=match, game=game))
+    winner = match.engine.result(match.state)["winner"]
+    assert said.startswith("Game over") and said.endswith(", after %d actions." %
+                                                           len(match.actions))
+    assert game.face.seat_name(match.state, winner) in said
+    assert "p1" not in said and "p2" not in said and "{" not in said

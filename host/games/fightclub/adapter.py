@@ -10,7 +10,8 @@ from host import lights
 from host.games.fightclub import interpreter as ft
 from host.table.contract import TableGame
 from host.games.fightclub.hands import FightclubHands
-from host.games.fightclub.web import FightclubFace
+from host.games.fightclub.web import FightclubFace, nums
+from host.web.face import and_list
 from shared_rules import fightclub
 
 SEAT_COLOUR = {"p1": (255, 40, 30), "p2": (40, 110, 255), "p3": (0, 200, 30),
@@ -150,15 +151,22 @@ class FightclubGame(TableGame):
             wagons = []
             for w in fightclub.WAGONS:
                 if p.wagons[w] is not None:
-                    wagons.append("%s %s" % (ft.WAGON_WORDS[w],
-                                             ft.values(p.wagons[w]) or "[]"))
-            lines.append("%s: %d gold, %d cards in hand, %s; contracts %s" % (
-                self.face.seat_name(s, x), p.gold, len(p.hand), ", ".join(wagons),
-                ", ".join(s.cat.contracts[c]["name"] for c in p.contracts) or "none"))
-        lines.append("contracts: " + ", ".join("%s %s %dg" % (
-            s.cat.contracts[cid]["name"], s.cat.contracts[cid]["creatures"], s.area_gold[cid])
-            for cid in s.area))
-        lines.append("Market: %s" % ft.values(s.market))
+                    held = ft.values(p.wagons[w])
+                    wagons.append("the %s %s" % (ft.WAGON_WORDS[w], "holding " + nums(held)
+                                                 if held else "empty"))
+            done = [s.cat.contracts[c]["name"] for c in p.contracts]
+            lines.append("%s: %d gold, %d %s in hand, %s; %s" % (
+                self.face.seat_name(s, x), p.gold, len(p.hand),
+                "card" if len(p.hand) == 1 else "cards", and_list(wagons),
+                "delivered " + and_list(done) if done else "no contract delivered yet"))
+        offered = []
+        for cid in s.area:
+            c = s.cat.contracts[cid]
+            gold = s.area_gold[cid]
+            offered.append("%s wanting %s%s" % (c["name"], nums(c["creatures"]),
+                                                " (%d gold on it)" % gold if gold else ""))
+        lines.append("Contracts in play: %s." % ("; ".join(offered) or "none"))
+        lines.append("The Market: %s." % (nums(s.market) if s.market else "empty"))
         lines.extend("! " + m.message for m in mismatches)
         return "\n".join(lines)
 

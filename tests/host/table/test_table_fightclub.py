@@ -296,7 +296,9 @@ def test_the_lights_show_each_seats_gold_its_wagons_and_a_reservation():
     scenes = game.scenes(match.state, table, list(ft.ZONES))
     assert scenes[(0, 0)] == lights.all_edges(lights.blink(lights.MISMATCH, 500))
     text = game.render(match.state, scenes, table.mismatches, colour=False)
-    assert "Red: 2 gold" in text and "Market: [2, 3, 4, 6]" in text
+    assert "Red: 2 gold" in text and "The Market: 2, 3, 4 and 6." in text
+    # In words: no list brackets, no "0g" (the terminal reads as the web table does).
+    assert "[" not in text.replace("[0, 0]", "") and "0g" not in text
     assert "Nothing goes on [0, 0]" in text
 
 
