@@ -25,6 +25,14 @@ def free_port():
         return s.getsockname()[1]
 
 
+def seat_words(log):
+    """seat -> (what the host's seat link line says of it: "bot", "hard bot" or "" for a
+    person's seat, its URL), from the lines `fairytable run` prints ("  Villain (bot):
+    http://...#seat=villain&token=..."; the seat is the link's own)."""
+    return dict((seat, (said, url)) for said, url, seat in re.findall(
+        r"^  .+?(?: \((\w* ?bot)\))?: (http\S*#seat=(\w+)&\S*)$", log, re.M))
+
+
 class Host:
     """`fairytable run --web 127.0.0.1:PORT ...` in its own process group."""
 
@@ -55,10 +63,9 @@ class Host:
         else:
             raise AssertionError("no web table within %d s:\n%s" % (timeout, self.log()[-3000:]))
         self.url = "http://127.0.0.1:%d/" % self.port
-        # "seat hero (bot): URL", or "(hard bot)" when the bots' levels are said.
-        self.links = dict(re.findall(r"seat (\w+)(?: \((?:\w+ )?bot\))?: (http\S+)",
-                                     self.log()))
-        self.bots = set(re.findall(r"seat (\w+) \((?:\w+ )?bot\): http", self.log()))
+        words = seat_words(self.log())
+        self.links = dict((seat, url) for seat, (_, url) in words.items())
+        self.bots = set(seat for seat, (said, _) in words.items() if said)
         with open(self.pin_file) as f:
             self.pin = f.read().strip()
         return self

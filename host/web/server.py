@@ -460,13 +460,14 @@ class WebServer:
                  "level": bots.get(s), "url": self.seat_link(s)} for s in self.table.seats()]
 
     def seat_lines(self):
-        """The seat links as printed for the person who runs the table: "  seat hero (bot):
-        URL", the bots' levels said unless every bot is normal ("(hard bot)")."""
+        """The seat links as printed for the person who runs the table, by the seat's name
+        as the pages say it: "  Villain (bot): URL", the bots' levels said unless every bot
+        is normal ("(hard bot)"). The seat itself is in the link (`#seat=`)."""
         links = self.seat_links()
         said = bot_levels.said(link["level"] for link in links if link["bot"])
-        return ["  seat %s%s: %s" % (link["seat"], (" (%s bot)" % link["level"] if said else
-                                                    " (bot)") if link["bot"] else "",
-                                     link["url"]) for link in links]
+        return ["  %s%s: %s" % (link["name"], (" (%s bot)" % link["level"] if said else
+                                               " (bot)") if link["bot"] else "",
+                                link["url"]) for link in links]
 
     # ------------------------------------------------------------ publishing
 

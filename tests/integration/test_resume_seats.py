@@ -20,7 +20,7 @@ import pytest
 
 from mpy import REPO
 from test_table_play import engine_only_game
-from web_helpers import Host
+from web_helpers import Host, seat_words
 
 from host.journal import Journal
 from shared_rules.engine import Match
@@ -143,13 +143,7 @@ def test_options_the_resumed_game_already_has_are_not_refused(tmp_path):
 
 def seat_lines(host):
     """seat -> True for a bot, from the seat links the host prints."""
-    return {seat: bool(bot) for seat, bot in seat_words(host).items()}
-
-
-def seat_words(host):
-    """seat -> what the host's seat link line says of it: "bot", "hard bot" or "" (a
-    person's)."""
-    return dict(re.findall(r"^\s+seat (\w+)(?: \((\w* ?bot)\))?: http", host.log(), re.M))
+    return {seat: bool(said) for seat, (said, _) in seat_words(host.log()).items()}
 
 
 def test_a_person_takes_over_a_bots_seat_when_a_game_resumes(tmp_path):
@@ -221,7 +215,7 @@ def test_a_resumed_game_keeps_its_bots_levels_and_an_old_journals_kinds(tmp_path
             log = host.log()
             assert re.search(r"resuming game 1 of Storybook Battles from %s \(\d+ actions\): "
                              "%s\n" % (re.escape(str(journal)), said), log), (argv, log[-3000:])
-            assert seat_words(host) == words, argv
+            assert dict((q, w) for q, (w, _) in seat_words(host.log()).items()) == words, argv
             view = host.table()
             assert [q["level"] for q in view["seats"]] == levels, argv
         finally:

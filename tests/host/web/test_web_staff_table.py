@@ -14,7 +14,7 @@ import time
 import pytest
 
 from mpy import REPO
-from web_helpers import Host
+from web_helpers import Host, seat_words
 
 ARTIFACTS = os.path.join(REPO, "tests", "artifacts")
 
@@ -210,8 +210,8 @@ def test_a_finished_game_is_listed_as_finished_and_a_new_game_has_new_seat_links
                  what="the new game")
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        printed = dict(re.findall(r"seat (\w+)(?: \(bot\))?: (http\S+)",
-                                  host.log().split("game %d: new seat links" % v["game_id"])[-1]))
+        printed = dict((q, url) for q, (_, url) in seat_words(
+            host.log().split("game %d: new seat links" % v["game_id"])[-1]).items())
         if len(printed) == 2:
             break
         time.sleep(0.3)
