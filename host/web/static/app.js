@@ -172,20 +172,47 @@
             maxR: Math.max(...rs)};
   }
 
+  function boardRoom() {
+    // The width the board may take: a narrow screen's whole width (the board above the side
+    // panel); beside the panel, what the panel's least width leaves. Not the board's own
+    // section beside it, which is as wide as the board drawn last: after a phone turned
+    // sideways or a window widened, a small board would stay small.
+    const main = $("main"), css = getComputedStyle(main);
+    if (css.flexDirection !== "row") return $("#boardwrap").clientWidth || window.innerWidth;
+    const side = getComputedStyle($("#side"));
+    return main.clientWidth - parseFloat(css.paddingLeft) - parseFloat(css.paddingRight) -
+      (parseFloat(css.columnGap) || 0) - (parseFloat(side.minWidth) || 0);
+  }
+
   function fitCell(v, x) {
     // As big as the screen allows: every column visible on a phone, big on a TV.
     const cols = x.maxC - x.minC + 1, rows = x.maxR - x.minR + 1, G = 4;
     const most = tv ? 130 : mode === "kiosk" ? 66 : 76;
-    let S = Math.floor(($("#boardwrap").clientWidth || window.innerWidth) / cols) - G;
+    let S = Math.floor((boardRoom() - AXIS) / cols) - G;
     if (mode === "kiosk" || tv) {
       // The kiosk: the board, and below it the dice tray and the card readers, on the screen
       // under the top bar (one line or two, as its words need). A TV, which nobody scrolls:
       // the whole board under the top bar.
       headPx = $("header").offsetHeight;
       const below = tv ? 0 : (v.tray ? 70 : 0) + ((v.readers || []).length ? 90 : 0);
-      S = Math.min(S, Math.floor((window.innerHeight - headPx - 20 - below - G * rows) / rows));
+      S = Math.min(S, Math.floor((window.innerHeight - headPx - 20 - AXIS - below - G * rows) /
+                                 rows));
     }
     return Math.max(40, Math.min(most, S));
+  }
+
+  // The cells' numbers along two edges of the board (the columns below it, the rows on its
+  // left), as the sentences name a cell: "Put it back on [2, 3]" is column 2, row 3. Not on
+  // the kiosk (the table's own screen: its cells keep a finger's size) nor on a TV.
+  const AXIS = mode === "kiosk" || tv ? 0 : 14;
+
+  function axis(cls, text, left, top, w, h) {
+    const a = make("div", "axis " + cls);
+    a.textContent = text;
+    a.setAttribute("aria-hidden", "true");
+    Object.assign(a.style, {left: left + "px", top: top + "px", width: w + "px",
+                            height: h + "px"});
+    return a;
   }
 
   function buildBoard(v) {
@@ -194,7 +221,13 @@
     const x = extent(v), S = cellPx = fitCell(v, x), G = 4;
     document.body.style.setProperty("--cell", S + "px");
     board.style.width = ((x.maxC - x.minC + 1) * (S + G)) + "px";
-    board.style.height = ((x.maxR - x.minR + 1) * (S + G)) + "px";
+    board.style.height = ((x.maxR - x.minR + 1) * (S + G) + AXIS) + "px";
+    board.style.marginLeft = AXIS + "px";
+    for (let c = x.minC; AXIS && c <= x.maxC; c++)
+      board.append(axis("col", c, (c - x.minC) * (S + G), (x.maxR - x.minR + 1) * (S + G),
+                        S, AXIS));
+    for (let r = x.minR; AXIS && r <= x.maxR; r++)
+      board.append(axis("row", r, -AXIS, (x.maxR - r) * (S + G), AXIS - 2, S));
     for (const c of v.cells) {
       const canvas = make("canvas", "leds", S, S), items = make("div", "items");
       const el = make("div", "cell", 0, 0, items, canvas);

@@ -39,8 +39,29 @@ def test_storybook_page_draws_49_cells_and_the_kiosk_fits(tmp_path, browser):
         assert page.locator("[data-cell]").count() == 49
         assert page.locator("[data-cell='0,0']").count() == 1
         assert page.locator("[data-cell='6,6']").count() == 1
+        # The cells' numbers along the board, as the sentences name cells ("on [2, 3]"):
+        # column 2 below cell [2, 0], row 3 left of cell [0, 3].
+        assert page.locator("#board .axis.col").all_inner_texts() == [str(i) for i in range(7)]
+        assert page.locator("#board .axis.row").all_inner_texts() == [str(i) for i in range(7)]
+        col = page.locator("#board .axis.col").nth(2).bounding_box()
+        row = page.locator("#board .axis.row").nth(3).bounding_box()
+        below = page.locator("[data-cell='2,0']").bounding_box()
+        beside = page.locator("[data-cell='0,3']").bounding_box()
+        assert col["y"] >= below["y"] + below["height"] and \
+            abs(col["x"] + col["width"] / 2 - (below["x"] + below["width"] / 2)) < 2
+        assert row["x"] + row["width"] <= beside["x"] and \
+            abs(row["y"] + row["height"] / 2 - (beside["y"] + beside["height"] / 2)) < 2
         wait_view(page, "v.actions >= 1", 90000)
         shot(page, "storybook-spectator")
+        # A phone's width, then the desktop's again (a window resized, a phone turned): the
+        # board grows back to the size a fresh page has.
+        wide = page.locator("[data-cell='0,0']").bounding_box()["width"]
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.wait_for_function("() => document.querySelector(\"[data-cell='0,0']\")"
+                               ".getBoundingClientRect().width < %d" % wide)
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.wait_for_function("() => document.querySelector(\"[data-cell='0,0']\")"
+                               ".getBoundingClientRect().width === %d" % wide, timeout=10000)
         # The villain's link: the seat's controls, in the kiosk layout of the Pi's screen.
         kiosk = browser.new_page(viewport={"width": 1024, "height": 600})
         kiosk.goto(host.links["villain"].replace("/#", "/kiosk#"))
@@ -56,6 +77,7 @@ def test_storybook_page_draws_49_cells_and_the_kiosk_fits(tmp_path, browser):
             assert box["width"] >= 44 and box["height"] >= 44
         board = kiosk.locator("#board").bounding_box()
         assert board["y"] + board["height"] <= 600 and board["x"] + board["width"] <= 1024
+        assert kiosk.locator("#board .axis").count() == 0    # the cells keep a finger's size
         shot(kiosk, "storybook-kiosk-seat")
         tv = browser.new_page(viewport={"width": 1920, "height": 1080})
         tv.goto(host.url + "tv")
