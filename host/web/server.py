@@ -33,6 +33,7 @@ for what aiohttp cannot parse).
 import asyncio
 import hashlib
 import hmac
+import html
 import json
 import math
 import os
@@ -183,10 +184,28 @@ REFUSALS = {
 }
 
 
-def refusal(status):
-    """The JSON answer for a refusal `status` (a sentence, nothing of the request in it)."""
+def refusal(status, page=False):
+    """The JSON answer for a refusal `status` (a sentence, nothing of the request in it);
+    `page`: a small page in words instead, for a browser that opened an address (a link
+    typed wrong), with the way to the table."""
     text = REFUSALS.get(status) or "the table refused this request (HTTP %d)." % status
+    if page:
+        return web.Response(status=status, content_type="text/html", text=REFUSAL_PAGE % (
+            html.escape(text[0].upper() + text[1:])))
     return web.json_response({"error": text}, status=status)
+
+
+REFUSAL_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Fairytable</title>
+<style>body{font-family:system-ui,sans-serif;background:#15151a;color:#eee;margin:0;
+padding:24px;font-size:18px}a{color:#9cf}</style></head><body><p>%s</p>
+<p><a href="/">Open the table</a></p></body></html>
+"""
+
+
+def opens_a_page(request):
+    """A browser opening an address (a GET asking for HTML), not the page's own requests."""
+    return request.method == "GET" and "text/html" in request.headers.get("Accept", "")
 
 
 class TableRequestHandler(web.RequestHandler):
@@ -313,7 +332,7 @@ class WebServer:
         except web.HTTPException as e:
             if e.status < 400:
                 raise
-            return refusal(e.status)
+            return refusal(e.status, page=e.status == 404 and opens_a_page(request))
 
     @web.middleware
     async def _host_check(self, request, handler):

@@ -98,6 +98,14 @@ def test_too_long_addresses_huge_bodies_and_non_http_are_refused_in_json_without
                                       b".css HTTP/1.1\r\n" + host + b"\r\n"), 404)
             refused_in_json(await raw(port, b"DELETE /api/table HTTP/1.1\r\n" + host +
                                       b"\r\n"), 405)
+            # A browser opening a wrong address reads a page in words with the way to the
+            # table, not JSON (still nothing of the request in it).
+            status, ctype, page = await raw(port, b"GET /" + MARK.encode() + b" HTTP/1.1\r\n"
+                                            + host + b"Accept: text/html,*/*;q=0.8\r\n"
+                                            b"Connection: close\r\n\r\n", read=None)
+            assert status == 404 and ctype.startswith("text/html"), (status, ctype)
+            assert "There is no such page or file at this table." in page and \
+                'href="/"' in page and MARK not in page and "{" not in page.split("</style>")[1]
             # The pages themselves are still served.
             status, ctype, page = await raw(port, b"GET / HTTP/1.1\r\n" + host +
                                             b"Connection: close\r\n\r\n", read=None)
