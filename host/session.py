@@ -260,7 +260,9 @@ class TableSession:
             for cell in cells:
                 self.flash[tuple(cell)] = self.clock() + self.flash_ms
 
-    def staff(self, name):
+    def staff(self, name, said=False):
+        """A staff control (undo, pause, resume, reset, start); `said`: the caller has
+        already said who started the game (a player's "Play a game"), not staff."""
         if name == "undo":
             try:
                 action = self.match.undo()
@@ -292,7 +294,8 @@ class TableSession:
             self.recent_events = []
             self.last_words = None
             self.last_refusal = None
-            self.log.say("Staff started a new game of %s." % self.game.title)
+            if not said:
+                self.log.say("Staff started a new game of %s." % self.game.title)
         else:
             self.log.say("unknown staff control %r (undo, pause, resume, reset, start)" % name)
         return None
@@ -318,7 +321,7 @@ class TableSession:
         if self.new_game is None:
             return "This table cannot start a game by itself: ask the staff."
         self.log.say("%s: a new game of %s starts." % (who, self.game.title))
-        self.staff("start")
+        self.staff("start", said=True)
         return "A new game of %s has started." % self.game.title
 
     def _attract_tick(self):

@@ -48,5 +48,6 @@ def test_the_demo_on_a_phone_and_play_a_game_keeps_the_seat(tmp_path, browser):
         assert "earlier game" not in page.inner_text("body")
         assert "Villain pressed Play a game: a new game of Storybook Battles starts." in \
             host.log()
+        assert "Staff started" not in host.log()     # a player did, and it was said once
     finally:
         host.stop()
