@@ -260,9 +260,7 @@ class TableSession:
             for cell in cells:
                 self.flash[tuple(cell)] = self.clock() + self.flash_ms
 
-    def staff(self, name, said=False):
-        """A staff control (undo, pause, resume, reset, start); `said`: the caller has
-        already said who started the game (a player's "Play a game"), not staff."""
+    def staff(self, name):
         if name == "undo":
             try:
                 action = self.match.undo()
@@ -283,19 +281,8 @@ class TableSession:
             if self.new_game is None:
                 self.log.say("this table cannot start a new game by itself")
                 return None
-            old = self.table
-            self.match, self.game_id = self.new_game()
-            self.table = self.game.new_interpreter(self.match, self.hide_window_ms)
-            self.table.take_over(old)
-            self.table.reconcile(self.clock())
-            self.attract = False
-            self.demo = None
-            self.last_activity = self.clock()
-            self.recent_events = []
-            self.last_words = None
-            self.last_refusal = None
-            if not said:
-                self.log.say("Staff started a new game of %s." % self.game.title)
+            self._start_game()
+            self.log.say("Staff started a new game of %s." % self.game.title)
         else:
             self.log.say("unknown staff control %r (undo, pause, resume, reset, start)" % name)
         return None
@@ -321,8 +308,23 @@ class TableSession:
         if self.new_game is None:
             return "This table cannot start a game by itself: ask the staff."
         self.log.say("%s: a new game of %s starts." % (who, self.game.title))
-        self.staff("start", said=True)
+        self._start_game()
         return "A new game of %s has started." % self.game.title
+
+    def _start_game(self):
+        """From the attract mode to the next game (`new_game`), the table's interpreter
+        taking over what lies on it; whoever started it says so."""
+        old = self.table
+        self.match, self.game_id = self.new_game()
+        self.table = self.game.new_interpreter(self.match, self.hide_window_ms)
+        self.table.take_over(old)
+        self.table.reconcile(self.clock())
+        self.attract = False
+        self.demo = None
+        self.last_activity = self.clock()
+        self.recent_events = []
+        self.last_words = None
+        self.last_refusal = None
 
     def _attract_tick(self):
         """The demo's next move; or, with `attract_after_ms`, the attract mode once nobody

@@ -195,8 +195,7 @@
       // the whole board under the top bar.
       headPx = $("header").offsetHeight;
       const below = tv ? 0 : (v.tray ? 70 : 0) + ((v.readers || []).length ? 90 : 0);
-      S = Math.min(S, Math.floor((window.innerHeight - headPx - 20 - AXIS - below - G * rows) /
-                                 rows));
+      S = Math.min(S, Math.floor((window.innerHeight - headPx - 20 - below - G * rows) / rows));
     }
     return Math.max(40, Math.min(most, S));
   }
