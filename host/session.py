@@ -22,6 +22,7 @@ from host import lights
 from host.attract import Demo
 from host.bots_at_table import BotsAtTable
 from host.clock import monotonic_ms
+from host.secrets import redact, secret_words
 from host.session_log import SessionLog
 from host.games import table_game
 from host.table.mismatch import Mismatch
@@ -88,7 +89,7 @@ class TableSession:
         self.last_activity = clock()   # an action applied, a piece touched, a tap
         self.new_game = None      # () -> (match, game_id), for staff "start"
         self._last_mark = None
-        self._resync_mark = None       # (actions, ms when that count was first seen)
+        self._resync_mark = None   # (actions, ms that count was first seen, snapshots since)
         self.paused = False
         self.rejected = []        # (action, reason) shown on the host
         self.flash = {}           # cell -> until ms: an illegal action's cells
@@ -149,9 +150,12 @@ class TableSession:
             if index is None:
                 self.log.say("tile %s is online but not in the layout: ignored" % ev.tile,
                              staff=True)
-            elif self.offline_since.pop(ev.tile, None) is not None and ev.tile in \
-                    self.waiting_for():
-                self.log.say("The tile of %s is back: the game goes on." % self._where(index))
+            elif self.offline_since.pop(ev.tile, None) is not None:
+                # Its going offline was said: its coming back is said too (the game waited
+                # for it only when it stayed away past the grace).
+                self.log.say("The tile of %s is back%s." % (
+                    self._where(index), ": the game goes on" if ev.tile in self.waiting_for()
+                    else ""))
             if index is not None:
                 self.forget_scenes(index)
             return None
@@ -269,8 +273,10 @@ class TableSession:
                 return None
             if self.journal is not None:
                 self.journal.remove_last(self.game_id, len(self.match.actions))
-            self.log.say("Staff took the last move back (%s)." % self.game.face.request_words(
-                self.match.state, action))
+            # What the page shows as the last move is now this, not the move taken back.
+            self.last_words = "Staff took the last move back (%s)." % \
+                self.game.face.request_words(self.match.state, action)
+            self.log.say(self.last_words)
             self.table.reconcile(self.clock())
         elif name in ("pause", "resume"):
             self.paused = name == "pause"
@@ -294,6 +300,7 @@ class TableSession:
         plays on the table's lights until someone starts the next (host/attract.py)."""
         if self.journal is not None:
             self.journal.finish(self.game_id)
+        self._seal_log()
         self.attract = True
         self.bots.ask(None)
         self.demo = Demo(self.game, self.match.game, self.match.options, self.bots.seed,
@@ -311,10 +318,17 @@ class TableSession:
         self._start_game()
         return "A new game of %s has started." % self.game.title
 
+    def _seal_log(self):
+        """The game on the table is over for the log: its lines keep its own secrets hidden
+        and no later game's (host/session_log.py)."""
+        words = secret_words(self.match.state, self.match.engine, self.game.face)
+        self.log.seal(lambda line: redact(line, words))
+
     def _start_game(self):
         """From the attract mode to the next game (`new_game`), the table's interpreter
         taking over what lies on it; whoever started it says so."""
         old = self.table
+        self._seal_log()
         self.match, self.game_id = self.new_game()
         self.table = self.game.new_interpreter(self.match, self.hide_window_ms)
         self.table.take_over(old)
@@ -538,11 +552,14 @@ class TableSession:
         now = self.clock()
         moved = len(self.match.actions)
         if self._resync_mark is None or moved != self._resync_mark[0]:
-            self._resync_mark = (moved, now)
+            self._resync_mark = (moved, now, 0)     # (actions, since, snapshots asked)
         elif now - self._resync_mark[1] >= self.resync_after_ms:
-            self._resync_mark = (moved, now)
-            self.log.say("no action for %d s: the tiles are asked what lies on them"
-                         % (self.resync_after_ms // 1000), staff=True)
+            # Said once a quiet spell (a demo or a pause may last hours), not each minute.
+            if self._resync_mark[2] == 0:
+                self.log.say("no action for %d s: the tiles are asked what lies on them, "
+                             "and again each minute until the game moves"
+                             % (self.resync_after_ms // 1000), staff=True)
+            self._resync_mark = (moved, now, self._resync_mark[2] + 1)
             self.link.resync()
 
     lit_patience_ms = 3000  # a tile that has not acknowledged its first light by then

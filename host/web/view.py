@@ -21,17 +21,15 @@ the person acted) that changes nothing.
 import asyncio
 import json
 import random
-import re
-import string
 
 from host import bot_levels, lights
+from host.secrets import HIDDEN, redact, secret_words
 from host.virtual.hands import HandsSlipped
 from host.web.errors import Refused
 from host.web.face import and_list
 
 __all__ = ["HIDDEN", "Refused", "WebTable", "redact"]
 
-HIDDEN = "a hidden card"
 LOG_LINES = 40
 GESTURES = ("tap", "double", "hold")
 CONTROL_OPS = ("place", "lift", "move", "tap", "double", "hold", "button", "throw", "action")
@@ -44,79 +42,6 @@ def scene_json(scene):
 
 def cell_key(cell):
     return "%d,%d" % (cell[0], cell[1])
-
-
-WORD = re.compile(r"[A-Za-z0-9_]+")
-WORD_CHARS = frozenset(string.ascii_letters + string.digits + "_")
-
-
-def redact(obj, words):
-    """Replace every secret word in the strings of obj (a JSON-like value), where it stands
-    as a word of its own (team_the_dodo_fans is not the_dodo), the longest first."""
-    if not words:
-        return obj
-    return _redact(obj, Secrets(words))
-
-
-class Secrets:
-    """The secret words indexed by their first word, so a string is read once, word by word
-    (a game with hundreds of hidden cards would otherwise compile a pattern of hundreds of
-    alternatives for every viewer at every change)."""
-
-    def __init__(self, words):
-        self.by_first = {}
-        odd = []
-        for w in sorted(set(words), key=lambda w: (-len(w), w)):
-            first = WORD.match(w)
-            if first is None:
-                odd.append(w)       # not starting with a letter or digit: a pattern of its own
-            else:
-                self.by_first.setdefault(first.group(), []).append(w)
-        self.firsts = frozenset(self.by_first)
-        self.odd = re.compile(r"(?<![A-Za-z0-9_])(?:%s)(?![A-Za-z0-9_])" % "|".join(
-            re.escape(w) for w in odd)) if odd else None
-
-    def sub(self, text):
-        if self.odd is None and self.firsts.isdisjoint(WORD.findall(text)):
-            return text         # most strings: no secret's first word in them
-        out, at = [], 0
-        for m in WORD.finditer(text):
-            if m.start() < at or m.group() not in self.by_first:
-                continue
-            for w in self.by_first[m.group()]:
-                end = m.start() + len(w)
-                if text.startswith(w, m.start()) and (end == len(text) or
-                                                      text[end] not in WORD_CHARS):
-                    out.append(text[at:m.start()])
-                    out.append(HIDDEN)
-                    at = end
-                    break
-        if at:
-            out.append(text[at:])
-            text = "".join(out)
-        if self.odd is not None:
-            text = self.odd.sub(HIDDEN, text)
-        return text
-
-
-def _redact(obj, secrets):
-    if isinstance(obj, str):
-        return secrets.sub(obj)
-    if isinstance(obj, list):
-        return [_redact(x, secrets) for x in obj]
-    if isinstance(obj, dict):
-        # LED scenes are effect names and numbers: nothing there can name a card.
-        return {k: (v if k == "leds" else _redact(v, secrets)) for k, v in obj.items()}
-    return obj
-
-
-def secret_words(state, engine, face, seat=None):
-    """The ids and names the viewer may not see (every form a hidden card takes in text),
-    less what the seat itself holds."""
-    words = set(engine.secrets(state, seat)) | set(face.secret_names(state, seat))
-    if seat is not None:
-        words -= set(face.own_words(state, seat))
-    return sorted(words, key=lambda w: (-len(w), w))
 
 
 class WebTable:
@@ -232,7 +157,9 @@ class WebTable:
         out["refusal"] = s.last_refusal if s.last_refusal and (
             s.last_refusal["seat"] in (None, seat)) else None
         out["bot_request"] = None if s.attract else self._bot_request(match)
-        out["log"] = s.log.public_lines(LOG_LINES)
+        # The games before this one were sealed with their own secrets: this game's hidden
+        # cards (or the demo's) may be their open ones (host/session_log.py).
+        sealed, out["log"] = s.log.public_parts(LOG_LINES)
         out["last"] = demo.words if demo is not None else s.last_words
         tiles = sorted(s.link.tiles.items())
         out["tiles"] = {"online": sum(1 for _, t in tiles if t.online), "total": len(tiles),
@@ -244,7 +171,9 @@ class WebTable:
         if demo is not None:
             # The demo's hidden cards are as secret as a game's (every viewer a spectator).
             out = redact(out, secret_words(demo.match.state, engine, face, None))
-        return redact(out, secret_words(state, engine, face, seat))
+        out = redact(out, secret_words(state, engine, face, seat))
+        out["log"] = sealed + out["log"]
+        return out
 
     PLAY = "Play a game"
 
@@ -357,6 +286,10 @@ class WebTable:
             part["note"] = ("A real table: the cards in your hand are yours to play; choices "
                             "no card shows are made here.")
         you.update(part)
+        if controls and self.face.gestures:
+            # What the page's gestures do in this game, said beside them.
+            you["gestures"] = [{"tool": t, "words": w} for t, w in self.face.gestures]
+            you["gestures_for"] = self.face.gestures_for
         return you
 
     def _legal_actions(self, match):
@@ -878,8 +811,19 @@ class WebTable:
             "SELECT g.id, g.game, g.finished, g.created, COUNT(a.seq) FROM games g LEFT JOIN "
             "actions a ON a.game_id = g.id GROUP BY g.id ORDER BY g.id DESC LIMIT ?",
             (limit,)).fetchall()
-        return [{"id": r[0], "game": r[1], "finished": bool(r[2]), "created": r[3],
-                 "actions": r[4], "current": r[0] == self.session.game_id} for r in rows]
+        return [{"id": r[0], "game": r[1], "title": self._title(r[1]), "finished": bool(r[2]),
+                 "created": r[3], "actions": r[4], "current": r[0] == self.session.game_id}
+                for r in rows]
+
+    @staticmethod
+    def _title(name):
+        """A journalled game's kind by its title; a kind this table no longer plays by its
+        name in the journal."""
+        from host import games
+        try:
+            return games.table_game(name).title
+        except ValueError:
+            return name
 
     def replay(self, game_id, step):
         """The table of a journalled game after `step` actions (staff: everything shown),

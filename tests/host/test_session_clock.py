@@ -251,6 +251,10 @@ def test_a_tile_back_within_the_grace_is_no_mismatch(tmp_path):
         session, waits = offline_for_a_while(tmp_path, UIDS[0], 500, 2500, 2500)
         summary = await session.run(deadline_s=10)
         assert summary["waiting_for"] == [] and waits == [] and session.mismatch_count == 0
+        # Its going offline was said, so is its coming back (no wait: nothing to go on from).
+        gone = [line for line in session.log.lines if "went offline" in line]
+        back = [line for line in session.log.lines if " is back" in line]
+        assert len(gone) == 1 and back == [gone[0].split(" went offline")[0] + " is back."]
 
     asyncio.run(scenario())
 
@@ -266,14 +270,18 @@ def test_a_game_that_has_not_moved_for_a_minute_asks_the_tiles_what_lies_on_them
         assert getattr(session.link, "resyncs", 0) == 0
         await session.run(deadline_s=2)
         assert session.link.resyncs == 1
-        assert "no action for 60 s: the tiles are asked what lies on them" in session.log.lines
+        said = "no action for 60 s: the tiles are asked what lies on them, and again each " \
+               "minute until the game moves"
+        assert session.log.lines.count(said) == 1
         await session.run(deadline_s=50)
         assert session.link.resyncs == 1
+        await session.run(deadline_s=100)               # asked each minute, said once
+        assert session.link.resyncs == 3 and session.log.lines.count(said) == 1
         session.apply_from_table({"type": "draw"})      # the game moves: the minute restarts
         await session.run(deadline_s=30)
-        assert session.link.resyncs == 1
+        assert session.link.resyncs == 3
         await session.run(deadline_s=40)
-        assert session.link.resyncs == 2
+        assert session.link.resyncs == 4 and session.log.lines.count(said) == 2
 
     asyncio.run(scenario())
 

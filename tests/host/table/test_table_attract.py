@@ -7,6 +7,7 @@ import asyncio
 
 from host.clock import ManualClock
 from host.journal import Journal
+from host.secrets import secret_words
 from host.web.view import Refused, WebTable
 from shared_rules.engine import Match
 from table_helpers import storybook_table, until
@@ -94,4 +95,50 @@ def test_without_attract_after_a_table_never_goes_to_the_demo_by_itself(tmp_path
             clock.advance(24 * 3600 * 1000)
             await session.tend()
             assert not session.attract and session.demo is None
+    asyncio.run(scenario())
+
+
+def test_the_last_games_lines_keep_its_open_cards_named_through_the_demo_and_the_next_game(
+        tmp_path):
+    """A card open in the last game (the Cheshire Cat on the board) is hidden in the next
+    one, still in its deck: the last game's lines keep its name, through the demo and the
+    next game, and keep the last game's own hidden cards hidden."""
+    journal = Journal(str(tmp_path / "journal.db"))
+    clock = ManualClock(1000)
+
+    async def scenario():
+        async with storybook_table(tmp_path, SETUP, journal, clock) as (session, hands, vt):
+            def new_game():
+                match = Match("storybook", {"mode": "physical"}, 77)
+                return match, journal.start_game(match, {})
+            session.new_game = new_game
+            web = WebTable(session, hands, journal)
+            held = [w for w in secret_words(session.match.state, session.match.engine,
+                                            session.game.face) if w[0].isupper()][0]
+            open_line = "The Cheshire Cat on [2, 3] bests the Crocodile."
+            hidden_line = "The Hero holds %s." % held
+            session.log.say(open_line)
+            session.log.say(hidden_line)
+            hidden_read = "The Hero holds a hidden card."
+            assert web.view()["log"][-2:] == [open_line, hidden_read]
+
+            session.button("staff", "reset")             # the demo: its own hidden cards
+            assert session.attract
+            assert [open_line, hidden_read] == [
+                line for line in web.view()["log"] if line in (open_line, hidden_read)]
+
+            said = await web.control("hero", {"op": "button", "name": "play"})
+            assert said == "A new game of Storybook Battles has started."
+            assert "The Cheshire Cat" in secret_words(session.match.state, session.match.engine,
+                                                      session.game.face)
+            session.log.say("The Hero plays The Cheshire Cat.")   # the new game's line
+            for seat in (None, "hero", "villain"):
+                log = web.view(seat)["log"]
+                assert open_line in log and hidden_read in log, (seat, log)
+            # Hidden from all but the Hero, whose deck it is.
+            assert web.view("hero")["log"][-1] == "The Hero plays The Cheshire Cat."
+            for seat in (None, "villain"):
+                assert web.view(seat)["log"][-1] == "The Hero plays a hidden card."
+            assert hidden_line in session.log.lines      # the terminal's and staff's, whole
+
     asyncio.run(scenario())

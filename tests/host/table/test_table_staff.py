@@ -34,8 +34,12 @@ def test_staff_pause_undo_reset_and_start(tmp_path):
             await hands.gesture((2, 3), "hold")
             await until(lambda: len(match.actions) == 1, session)
             assert match.state.board[(2, 3)][2] == 1       # facing E now
+            spun = session.last_words
             session.staff("undo")                          # a spin can be taken back
             assert match.actions == [] and match.state.board[(2, 3)][2] == 0
+            # The last move shown is the taking back, no longer the spin.
+            assert session.last_words == session.log.lines[-1] != spun
+            assert session.last_words.startswith("Staff took the last move back (")
             assert journal.load(session.game_id)[0].actions == []
             await hands.gesture((3, 3), "tap")             # not a face-down card: nothing
             session.staff("reset")
