@@ -73,6 +73,12 @@ class WebFace:
                 (86, 180, 233), (213, 94, 0), (240, 228, 66), (120, 120, 120),
                 (255, 255, 255), (60, 60, 60))
 
+    # What each of the page's gestures ("Hands on the table": tap, double, hold, lift, move)
+    # does in this game, in words: ((tool, words), ...), and the summary that names what
+    # they are for. A game whose every move has its own button leaves them empty.
+    gestures = ()
+    gestures_for = ""
+
     def __init__(self, game):
         self.game = game
         self.palette = "book"

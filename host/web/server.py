@@ -478,6 +478,14 @@ class WebServer:
         return [{"seat": s, "name": self.table.seat_name(s), "bot": s in bots,
                  "level": bots.get(s), "url": self.seat_link(s)} for s in self.table.seats()]
 
+    def reach_words(self):
+        """Why a phone cannot open the seat links, when it cannot (None when it can)."""
+        if not is_loopback(self.host):
+            return None
+        return ("This table answers only on this computer (%s): a phone cannot open these "
+                "links. To play from phones on this network, start it with --web "
+                "0.0.0.0:%d --web-token-file FILE." % (self.public_host, self.port))
+
     def seat_lines(self):
         """The seat links as printed for the person who runs the table, by the seat's name
         as the pages say it: "  Villain (bot): URL", the bots' levels said unless every bot
@@ -827,7 +835,8 @@ class WebServer:
             session_key = self._check_pin(request)
             table = self.table
             state = {
-                "game": table.game_name(), "game_id": table.session.game_id,
+                "game": table.game_name(), "title": table.session.game.title,
+                "game_id": table.session.game_id, "reach": self.reach_words(),
                 "attract": table.session.attract, "paused": table.session.paused,
                 "tiles": table.tiles(), "seats": self.seat_links(), "page": self.page_url(),
                 "games": table.journal_games(), "form": table.new_game_form(),

@@ -20,6 +20,15 @@ class RoyaleFace(WebFace):
     """Battle Royale: players are named by their pawn's colour; a face-down card of the map
     shows its value where the book lets everyone see it."""
 
+    # The interpreter's gestures (host/games/royale/interpreter.py), as the page's tools.
+    gestures_for = "move, attack, or come back to life"
+    gestures = (
+        ("move", "your pawn to a neighbouring cell: moves it."),
+        ("tap", "your pawn's cell: attacks the card lying there (then throw the dice)."),
+        ("hold", "your pawn's cell: attacks another player there (hold again for the next "
+                 "one, or to call it off)."),
+        ("double", "your pawn's cell, once you have died: brings you back to life."))
+
     def seat_name(self, state, seat):
         return colour_of(state, seat).capitalize()
 

@@ -32,6 +32,15 @@ class StorybookFace(WebFace):
     side; a seat's hand is the cards it holds; play face up or hide face down by a choice."""
 
     strip_prefix = "storybook:"
+    # The interpreter's gestures (host/games/storybook/interpreter.py), as the page's tools.
+    gestures_for = "spin, slide or reveal a card"
+    gestures = (
+        ("hold", "a card of yours lying face up: spins it a quarter turn clockwise."),
+        ("double", "a card of yours lying face up: spins it a quarter turn the other way; "
+                   "a card just put down: hides it face down."),
+        ("tap", "a face-down card: reveals it."),
+        ("move", "a card of yours to a lit cell: slides it (lift it, then put it there)."),
+        ("lift", "a card of yours: picks it up (put it back, or on a lit cell to slide it)."))
 
     def seat_name(self, state, seat):
         side, _, part = seat.partition("_")

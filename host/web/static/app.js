@@ -151,6 +151,11 @@
     }, 6000);
   }
 
+  // A press sends once: the second click of a double click (a visitor's habit on a button,
+  // a cell) is not a second press, which would draw a second card or tap the card just
+  // laid. Keyboard presses (detail 0) and clicks apart are each a press.
+  const single = fn => ev => { if (!ev || ev.detail < 2) fn(ev); };
+
   function send(control) {
     if (!ws || ws.readyState !== 1) { toast("not connected to the table", true); return; }
     control.type = "control";
@@ -187,14 +192,21 @@
   function fitCell(v, x) {
     // As big as the screen allows: every column visible on a phone, big on a TV.
     const cols = x.maxC - x.minC + 1, rows = x.maxR - x.minR + 1, G = 4;
-    const most = tv ? 130 : mode === "kiosk" ? 66 : 76;
+    const most = tv ? 130 : mode === "kiosk" ? 66 : 110;
     let S = Math.floor((boardRoom() - AXIS) / cols) - G;
+    if (!tv && mode !== "kiosk" && getComputedStyle($("main")).flexDirection === "row") {
+      // A wide window (the side beside the board): the board as tall as the window under
+      // the top bar, no taller (a big monitor's board grows to it; a phone's keeps its width).
+      const head = $("header").offsetHeight;
+      S = Math.min(S, Math.floor((window.innerHeight - head - 20 - AXIS - G * rows) / rows));
+    }
     if (mode === "kiosk" || tv) {
-      // The kiosk: the board, and below it the dice tray and the card readers, on the screen
-      // under the top bar (one line or two, as its words need). A TV, which nobody scrolls:
-      // the whole board under the top bar.
+      // The kiosk, and a TV which nobody scrolls: the board, and below it the dice tray and
+      // the card readers, on the screen under the top bar (one line or two, as its words
+      // need); a TV's tray and readers are larger, as its type is.
       headPx = $("header").offsetHeight;
-      const below = tv ? 0 : (v.tray ? 70 : 0) + ((v.readers || []).length ? 90 : 0);
+      const below = (v.tray ? (tv ? 84 : 70) : 0) +
+        ((v.readers || []).length ? (tv ? 100 : 90) : 0);
       S = Math.min(S, Math.floor((window.innerHeight - headPx - 20 - below - G * rows) / rows));
     }
     return Math.max(40, Math.min(most, S));
@@ -235,7 +247,7 @@
       el.style.top = ((x.maxR - c.cell[1]) * (S + G)) + "px";
       el.setAttribute("role", "button");
       el.setAttribute("aria-label", "cell " + key(c.cell));
-      el.addEventListener("click", () => clickCell(c.cell));
+      el.addEventListener("click", single(() => clickCell(c.cell)));
       board.append(el);
       cellEls[key(c.cell)] = {el: el, canvas: canvas, items: items, scene: null, drawn: ""};
     }
@@ -259,7 +271,7 @@
       who.textContent = r.name + "'s cards";
       const el = make("div", "reader", 0, 0, canvas, who, cards);
       el.dataset.reader = r.reader;
-      el.addEventListener("click", () => clickReader(r.reader));
+      el.addEventListener("click", single(() => clickReader(r.reader)));
       readersBox.append(el);
       readerEls[r.reader] = {el: el, canvas: canvas, cards: cards, scene: null, drawn: ""};
     }
@@ -525,40 +537,48 @@
     if ((you.board || []).length) h += '<div class="board">' + panelsHtml(you.board) + "</div>";
     const tools = [["tap", "Tap"], ["double", "Double tap"], ["hold", "Hold"], ["lift", "Lift"],
                    ["move", "Move"]];
+    // What each gesture does in this game, in words beside the buttons (the banner's "spin a
+    // card" is a hold here).
+    const said = you.gestures || [], toolName = Object.fromEntries(tools);
     h += '<details class="gestures"' + (gesturesOpen ? " open" : "") +
-      '><summary>Hands on the table</summary><div class="row tools">' + tools.map(t =>
-      '<button data-tool="' + t[0] + '"' + (tool === t[0] ? ' class="on"' : "") + ">" + t[1] +
-      "</button>").join("") + "</div></details>";
+      "><summary>Hands on the table" + (you.gestures_for ? ": " + esc(you.gestures_for) : "") +
+      '</summary><div class="row tools">' + tools.map(t => {
+        const g = said.find(x => x.tool === t[0]);
+        return '<button data-tool="' + t[0] + '"' + (tool === t[0] ? ' class="on"' : "") +
+          (g ? ' title="' + esc(t[1] + " " + g.words) + '"' : "") + ">" + t[1] + "</button>";
+      }).join("") + "</div>" + (said.length ? '<ul class="gwords">' + said.map(g =>
+        "<li><b>" + esc(toolName[g.tool] || g.tool) + "</b> " + esc(g.words) + "</li>")
+        .join("") + "</ul>" : "") + "</details>";
     h += '<div id="hint">' + esc(hint()) + "</div>";
     if (h === youHtml) return;     // nothing new: the buttons under the pointer stay
     youHtml = h;
     box.innerHTML = h;
     box.querySelector("details.gestures").ontoggle = ev => {
       gesturesOpen = ev.target.open; };
-    for (const b of box.querySelectorAll("button[data-card]")) b.onclick = () => {
+    for (const b of box.querySelectorAll("button[data-card]")) b.onclick = single(() => {
       picked = picked === b.dataset.card ? null : b.dataset.card;
       tool = picked ? "place" : "tap"; faceDown = false; moveFrom = null;
-      drawYou(view); lightTargets(); };
+      drawYou(view); lightTargets(); });
     for (const b of box.querySelectorAll("button[data-face]")) b.onclick = () => {
       faceDown = b.dataset.face === "down"; drawYou(view); };
     for (const b of box.querySelectorAll("button[data-tool]")) b.onclick = () => {
       tool = b.dataset.tool; picked = null; moveFrom = null; drawYou(view); lightTargets(); };
     bindChoices(box, choices);
-    for (const b of box.querySelectorAll("button[data-op]")) b.onclick = () =>
-      send({op: b.dataset.op});
+    for (const b of box.querySelectorAll("button[data-op]")) b.onclick = single(() =>
+      send({op: b.dataset.op}));
   }
 
   function bindChoices(box, choices) {
-    for (const b of box.querySelectorAll("button[data-choice]")) b.onclick = () => {
+    for (const b of box.querySelectorAll("button[data-choice]")) b.onclick = single(() => {
       const i = parseInt(b.dataset.choice, 10), c = choices[i];
       if (c.then) { openChoice = openChoice === i ? null : i; drawYou(view); return; }
       openChoice = null;
-      send(Object.assign({}, c.control)); };
-    for (const b of box.querySelectorAll("button[data-then]")) b.onclick = () => {
+      send(Object.assign({}, c.control)); });
+    for (const b of box.querySelectorAll("button[data-then]")) b.onclick = single(() => {
       const [i, j] = b.dataset.then.split(".").map(x => parseInt(x, 10));
       const c = (choices[i].then || [])[j];
       openChoice = null;
-      if (c && c.control) send(Object.assign({}, c.control)); };
+      if (c && c.control) send(Object.assign({}, c.control)); });
   }
 
   function hint() {

@@ -82,7 +82,7 @@
     : g.current ? "playing" : "unfinished";
 
   async function show(st) {
-    $("#game").textContent = st.game + " · game " + st.game_id + (st.attract ? " · attract mode" : "") +
+    $("#game").textContent = st.title + " · game " + st.game_id + (st.attract ? " · attract mode" : "") +
       (st.paused ? " · PAUSED" : "") + " · " + st.clients + " page(s) watching";
     newGameForm(st.form);
     $("#palette").value = st.palette;
@@ -117,7 +117,7 @@
     if (gshape !== gamesShape) {
       gamesShape = gshape;
       $("#games").innerHTML = "<tr><th>game</th><th>kind</th><th>actions</th><th></th><th></th></tr>" +
-        st.games.map(g => '<tr data-game="' + g.id + '"><td>' + g.id + "</td><td>" + esc(g.game) +
+        st.games.map(g => '<tr data-game="' + g.id + '"><td>' + g.id + "</td><td>" + esc(g.title) +
           '</td><td class="actions"></td><td class="state"></td><td><button data-replay="' + g.id +
           '">step through</button></td></tr>').join("");
       for (const b of document.querySelectorAll("[data-replay]")) b.onclick = () =>
@@ -144,9 +144,11 @@
   async function seats(st) {
     // The bots' levels are said unless every bot is normal ("hard bot"; else "bot").
     const levels = st.seats.some(s => s.bot && s.level !== "normal");
-    let h = "";
+    // On loopback a phone cannot open the links: no QR code to scan, and a sentence why.
+    let h = st.reach ? '<p class="note" id="reach">' + esc(st.reach) + "</p>" : "";
     for (const s of st.seats) {
-      const svg = await api("GET", "/api/staff/qr?seat=" + encodeURIComponent(s.seat));
+      const svg = st.reach ? "" :
+        await api("GET", "/api/staff/qr?seat=" + encodeURIComponent(s.seat));
       const bot = s.bot ? " (" + (levels ? esc(s.level) + " bot" : "bot") + ")" : "";
       h += '<div class="seat" data-seat="' + esc(s.seat) + '"><b>' + esc(s.name || s.seat) +
         bot + "</b><br>" + svg + '<a href="' + esc(s.url) + '">' + esc(s.url) + "</a></div>";
@@ -179,7 +181,6 @@
       ' <select data-option="' + esc(o.name) + '">' + o.values.map(v => '<option value="' +
       esc(v) + '"' + (v === o.value ? " selected" : "") + ">" + esc(v) + "</option>").join("") +
       "</select></label>").join("");
-    $("#ng-bots").max = Math.max(...form.players);
     $("#ng-bots").value = form.bots;
     levelSelects();
   }
@@ -189,7 +190,11 @@
   // chose stays with its seat as the counts change.
   function levelSelects() {
     const players = parseInt($("#ng-players").value) || 0;
-    const bots = Math.max(0, Math.min(players, parseInt($("#ng-bots").value) || 0));
+    // No more bots than players: the field's top follows the players chosen.
+    const field = $("#ng-bots");
+    field.max = players;
+    const bots = Math.max(0, Math.min(players, parseInt(field.value) || 0));
+    if (field.value !== "" && String(bots) !== field.value) field.value = bots;
     const names = (form.seat_names || {})[String(players)];
     const offered = form.level_choices.map(c => c.level);
     let h = "";

@@ -56,6 +56,10 @@ def test_storybook_page_draws_49_cells_and_the_kiosk_fits(tmp_path, browser):
         # A phone's width, then the desktop's again (a window resized, a phone turned): the
         # board grows back to the size a fresh page has.
         wide = page.locator("[data-cell='0,0']").bounding_box()["width"]
+        # A wide window: the board as tall as the window lets it be (no longer 76 px cells
+        # whatever the screen), its last row on the screen.
+        board = page.locator("#board").bounding_box()
+        assert wide > 76 and board["y"] + board["height"] <= 800, (wide, board)
         page.set_viewport_size({"width": 390, "height": 844})
         page.wait_for_function("() => document.querySelector(\"[data-cell='0,0']\")"
                                ".getBoundingClientRect().width < %d" % wide)
@@ -184,6 +188,7 @@ def test_a_refused_move_is_said_beside_its_cell_and_the_card_stays_in_hand(tmp_p
         assert v["actions"] == before and not [c for c in v["cells"] if c["cell"] == [0, 0]
                                               and c["items"]]
         assert cid in [c["id"] for c in v["you"]["hand"]]
+
     finally:
         host.stop()
 
@@ -268,8 +273,20 @@ def test_the_staff_page_asks_for_the_pin(tmp_path, browser):
         page.click("#login button")
         page.wait_for_selector("#tiles tr[data-tile]")
         assert page.locator("#tiles tr[data-tile]").count() == 7
-        page.wait_for_selector("#seats .seat svg")
+        # On loopback a phone cannot open the seat links: a sentence says so, no QR codes.
+        page.wait_for_selector("#seats .seat a")
         assert page.locator("#seats .seat").count() == 2
+        assert page.locator("#seats .seat svg").count() == 0
+        reach = page.inner_text("#reach")
+        assert "a phone cannot open these links" in reach and "--web 0.0.0.0:" in reach, reach
+        # The game by its title, here and in the journal; never its id.
+        assert page.inner_text("#game").startswith("Storybook Battles · game ")
+        kinds = page.locator("#games td:nth-child(2)").all_inner_texts()
+        assert kinds and set(kinds) == {"Storybook Battles"}, kinds
+        # No more bots than players.
+        players = page.eval_on_selector("#ng-players", "s => s.value")
+        page.fill("#ng-bots", "4")
+        assert page.eval_on_selector("#ng-bots", "b => [b.max, b.value]") == [players, players]
         page.click("button[data-op=pause]")
         host.wait_for(lambda v: v["paused"])
         page.click("button[data-op=resume]")

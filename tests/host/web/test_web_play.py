@@ -73,7 +73,15 @@ def play_storybook_move(page, v):
         click_cell(page, card["targets"][0])
         return
     if "draw" in legal and known["deck_sizes"][you["seat"]] > 0 and known["ap"] >= 1:
-        page.locator("#you button[data-button=draw]").click()
+        # A double click, as a visitor makes on a button: one card is drawn, not two.
+        deck = known["deck_sizes"][you["seat"]]
+        page.locator("#you button[data-button=draw]").dblclick()
+        page.wait_for_function("([seat, deck]) => window.fairytable.view.knowledge"
+                               ".deck_sizes[seat] < deck", arg=[you["seat"], deck],
+                               timeout=15000)
+        page.wait_for_timeout(1000)
+        now = view(page)["knowledge"]["deck_sizes"][you["seat"]]
+        assert now == deck - 1, "a double click drew %d cards" % (deck - now)
         return
     page.locator("#you button[data-button=end_turn]").click()
 
