@@ -22,10 +22,10 @@
   let helloId = null, awaitingSeat = false, passedOver = null;
   const cellEls = {}, pocketEls = {}, readerEls = {};
   // For tools and tests: the last view, whether the first one drawn was a seat's or a
-  // spectator's, and when each new action count was drawn (wall ms).
+  // spectator's, and when each new action count was drawn (wall ms); where a name breaks.
   window.fairytable = {get view() { return view; }, get connected() {
     return ws !== null && ws.readyState === 1; }, get packed() { return PACKED; },
-    messages: 0, shown: [], first: null};
+    messages: 0, shown: [], first: null, shy: text => shy(text)};
 
   // ------------------------------------------------------------ connection
 
@@ -286,6 +286,27 @@
     return e;
   }
 
+  // Where a long word of a piece's name may break when its cell is too small for it whole
+  // (soft hyphens: the break shows a hyphen, "Cro-codile", never "Croco dile"): before a
+  // consonant that a vowel follows, after a vowel or a vowel and a consonant ("Star-key"),
+  // not inside "sh", "ch", "th", ... and never leaving fewer than three letters on a line.
+  // The browser's own hyphenation is not there on every system.
+  const VOWEL = /[aeiouy]/i, PAIRS = ["ch", "sh", "th", "ph", "ck", "gh", "wh", "qu"];
+  function shy(text) {
+    return String(text).replace(/[A-Za-z]{7,}/g, w => {
+      let out = w.slice(0, 3);
+      for (let i = 3; i < w.length; i++) {
+        const pair = w.slice(i, i + 2).toLowerCase(), before = w.slice(i - 1, i + 1).toLowerCase();
+        const cons = !VOWEL.test(w[i]);
+        const breaks = i <= w.length - 3 && cons && !PAIRS.includes(before) && (
+          (VOWEL.test(w[i + 1] || "") && (VOWEL.test(w[i - 1]) || VOWEL.test(w[i - 2]))) ||
+          (PAIRS.includes(pair) && VOWEL.test(w[i - 1]) && VOWEL.test(w[i + 2] || "")));
+        out += (breaks ? "\u00ad" : "") + w[i];
+      }
+      return out;
+    });
+  }
+
   function itemHtml(it) {
     const colour = it.colour ? ' style="--own:' + it.colour + '"' : "";
     const title = ' title="' + esc(it.title) + '"';
@@ -298,7 +319,8 @@
       ' data-face-up="' + (it.kind === "card_back" ? 0 : 1) + '"' +
       (it.owner ? ' data-owner="' + esc(it.owner) + '"' : "");
     const facing = it.facing ? '<span class="facing">' + esc(it.facing) + "</span>" : "";
-    const label = it.kind === "wall" ? "" : '<span class="label">' + esc(it.label) + "</span>";
+    const label = it.kind === "wall" ? "" : '<span class="label">' + esc(shy(it.label)) +
+      "</span>";
     return '<div class="' + cls + '"' + data + colour + title + ">" + shape + label + facing +
       badge + "</div>";
   }

@@ -53,6 +53,18 @@ def test_storybook_page_draws_49_cells_and_the_kiosk_fits(tmp_path, browser):
             abs(row["y"] + row["height"] / 2 - (beside["y"] + beside["height"] / 2)) < 2
         wait_view(page, "v.actions >= 1", 90000)
         shot(page, "storybook-spectator")
+        # A name too long for its cell breaks where a hyphen shows (soft hyphens), not
+        # anywhere: "Cro-co-dile", never "Croco dile"; short words and pairs stay whole.
+        shy = page.evaluate("['The Crocodile', 'Cheshire Cat', 'Gentleman Starkey', "
+                            "'Mr. Smee', 'Hatter'].map(window.fairytable.shy)")
+        assert [w.replace("\u00ad", "-") for w in shy] == [
+            "The Cro-co-dile", "Che-shire Cat", "Gentle-man Star-key", "Mr. Smee", "Hatter"]
+        # (Read at once: the view and the board it drew, between two of its messages.)
+        labels, named = page.evaluate(
+            "[[...document.querySelectorAll('#board .piece .label')].map(e => "
+            "e.textContent.replaceAll('\u00ad', '')), window.fairytable.view.cells.flatMap("
+            "c => c.items.filter(it => it.kind !== 'wall').map(it => it.label))]")
+        assert sorted(labels) == sorted(named), (labels, named)
         # A phone's width, then the desktop's again (a window resized, a phone turned): the
         # board grows back to the size a fresh page has.
         wide = page.locator("[data-cell='0,0']").bounding_box()["width"]
