@@ -46,6 +46,11 @@ folder's permissions did. Elsewhere it is a file in a private folder of its own 
     reported() -> per slot the uids the tile has reported
     crash()  kill()   restart()   unplug()   replug() -> new port path   wait_ready()
 
+Each table works in a temporary folder of its own (the tiles' logs, the image's link),
+removed when it stops; the folder names its host's pid, so a folder left by a host killed
+with it is removed by a later table once that host is gone and an hour has passed
+(``sweep_stale_workdirs``).
+
 The one way the host opens a table (the ports given, or this one) is
 ``host.virtual.open_table``. ``python -m tools.virtual_table --tiles 7``
 starts a table for a developer and prints its ports.
@@ -579,6 +584,54 @@ def _cpu_ticks(pid):
         return None
 
 
+
+WORKDIR_PREFIX = "fairytable-vtable-"
+OWNER_FILE = "owner.pid"
+STALE_S = 3600
+
+
+def sweep_stale_workdirs(folder=None, now=None):
+    """Remove the working folders of tables whose host died without stopping them (a kill -9,
+    a crash): each holds its host's pid (`owner.pid`). A folder is removed when that process
+    is gone and nothing in it changed for an hour (its tiles' logs stay that long for whoever
+    looks into the crash). Returns the folders removed. A table restarted again and again
+    leaves no trail in /tmp."""
+    folder = folder or tempfile.gettempdir()
+    now = time.time() if now is None else now
+    removed = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        path = os.path.join(folder, name)
+        if not name.startswith(WORKDIR_PREFIX):
+            continue
+        try:
+            st = os.stat(path)
+            if st.st_uid != os.getuid() or now - st.st_mtime < STALE_S:
+                continue
+            with open(os.path.join(path, OWNER_FILE)) as f:
+                pid = int(f.read().strip())
+        except (OSError, ValueError):
+            continue        # not ours, not a table's (no owner file), or being made
+        if pid_alive(pid):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True         # someone else's process by that number
+    return True
+
+
 class VirtualTable:
     """N virtual tiles; use as a context manager or call start()/stop().
 
@@ -607,7 +660,10 @@ class VirtualTable:
         self.auto_restart = auto_restart
         self.restart_delay_s = restart_delay_s
         self.hang_s = hang_s
-        self.workdir = tempfile.mkdtemp(prefix="fairytable-vtable-")
+        sweep_stale_workdirs()
+        self.workdir = tempfile.mkdtemp(prefix=WORKDIR_PREFIX)
+        with open(os.path.join(self.workdir, OWNER_FILE), "w") as f:
+            f.write("%d\n" % os.getpid())
         # The control socket's address as the tiles are given it (firmware/boards/sim.py,
         # ``sock_connect``): "@NAME" is NAME in Linux's abstract namespace.
         self.socket_dir = None
