@@ -87,6 +87,16 @@ class FightclubFace(WebFace):
     """Fairy Tale Fight Club: seats by colour and edge, wagons and their creatures, contracts
     with what they want, the Market; a seat's hand is the creatures it holds."""
 
+    # The interpreter's gestures (host/games/fightclub/interpreter.py), as the page's tools.
+    gestures_for = "move, reserve or tap a wagon"
+    gestures = (
+        ("move", "a creature card from one of your wagons to another: moves it."),
+        ("lift", "cards off one of your wagons: discards them; with a contract, completes "
+                 "it."),
+        ("hold", "a contract's cell: reserves it for 1 gold."),
+        ("tap", "a wagon's (or the Market's) cell after cards went onto it: reads them at "
+                "once."))
+
     # ------------------------------------------------------------ seats and words
 
     def seat_name(self, state, seat):

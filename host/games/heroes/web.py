@@ -55,6 +55,15 @@ class HeroesFace(WebFace):
     health, flags, walls and bases on the grid; a seat's hand is its characters' face-up
     cards and its Bonus Cards (laid on its card reader), or the characters left to pick."""
 
+    # The interpreter's gestures (host/games/heroes/interpreter.py), as the page's tools.
+    gestures_for = "move, attack or pick a target"
+    gestures = (
+        ("move", "your character's figure to another cell: moves it (the game finds the "
+                 "way; a flag it carries goes beside it)."),
+        ("tap", "your character's cell, then the target's: an attack (then throw the "
+                "dice); the attacker's cell again calls it off. After a card laid on your "
+                "reader that asks for a target: the target's cell."),)
+
     # ------------------------------------------------------------ seats and words
 
     def seat_name(self, state, seat):

@@ -168,3 +168,17 @@ def test_every_viewer_gets_words_and_generic_pieces_and_the_terminal_draws(tmp_p
             assert view["you"]["seat"] == viewer
     text = game.render(match.state, session.scenes(), session.mismatches, False, session.table)
     assert isinstance(text, str) and text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_gestures_a_game_explains_are_the_pages_and_said_in_sentences(name):
+    """The page's "Hands on the table" (tap, double tap, hold, lift, move) say what each does
+    in the game: a face names only those tools, once each, in sentences, and says what they
+    are for."""
+    face = games.table_game(name).face
+    tools = [t for t, _ in face.gestures]
+    assert set(tools) <= {"tap", "double", "hold", "lift", "move"}, tools
+    assert len(tools) == len(set(tools)), tools
+    for tool, words in face.gestures:
+        assert words[0].islower() and words.endswith(".") and "_" not in words, (tool, words)
+    assert bool(face.gestures_for) == bool(face.gestures), face.gestures_for
