@@ -24,6 +24,8 @@ class RoyaleFace(WebFace):
     gestures_for = "move, attack, or come back to life"
     gestures = (
         ("move", "your pawn to a neighbouring cell: moves it."),
+        ("lift", "your pawn: picks it up (put it back, or on a neighbouring cell to move "
+                 "it)."),
         ("tap", "your pawn's cell: attacks the card lying there (then throw the dice)."),
         ("hold", "your pawn's cell: attacks another player there (hold again for the next "
                  "one, or to call it off)."),
@@ -187,6 +189,13 @@ class RoyaleFace(WebFace):
             hand.append({"id": "pawn", "label": "Your pawn (%s)" % self.seat_name(s, seat),
                          "kind": "pawn", "targets": place})
         here = s.players[seat].cell
+        pawn = "pawn:" + colour_of(s, seat)
+        if here >= 0 and not any(pawn in items for items in table.observed.values()):
+            # Lifted (the person's hand holds it): put it back, or on a cell it may move to.
+            back = list(cell_of(here))
+            hand.append({"id": "pawn", "label": "Your pawn (%s), lifted from %s" % (
+                             self.seat_name(s, seat), cell_words(back)),
+                         "kind": "pawn", "targets": [back] + [m for m in moves if m != back]})
         choices = []
         kinds = set(a["type"] for a in legal)
         for name, label in self.game.buttons:
@@ -231,6 +240,11 @@ class RoyaleFace(WebFace):
         cards = [i for i in seen if i.startswith("royale:")]
         if cards and place not in on_map:
             return cards[0]
+        here = s.players[seat].cell
+        if here >= 0 and not any(pawn in items for items in table.observed.values()):
+            raise Refused(409, "Your pawn is in your hand already: pick it from your hand, "
+                          "then click %s to put it back or a lit cell to move it." %
+                          cell_words(list(cell_of(here))), [place])
         raise Refused(403, "You may lift only your own pawn (%s) or a card already won." %
                       colour_of(s, seat), [place])
 

@@ -189,22 +189,24 @@
       (parseFloat(css.columnGap) || 0) - (parseFloat(side.minWidth) || 0);
   }
 
+  // The side beside the board (a wide window), not under it (a phone).
+  const wide = () => getComputedStyle($("main")).flexDirection === "row";
+
   function fitCell(v, x) {
     // As big as the screen allows: every column visible on a phone, big on a TV.
     const cols = x.maxC - x.minC + 1, rows = x.maxR - x.minR + 1, G = 4;
     const most = tv ? 130 : mode === "kiosk" ? 66 : 110;
     let S = Math.floor((boardRoom() - AXIS) / cols) - G;
-    if (!tv && mode !== "kiosk" && getComputedStyle($("main")).flexDirection === "row") {
+    headPx = $("header").offsetHeight;
+    if (!tv && mode !== "kiosk" && wide()) {
       // A wide window (the side beside the board): the board as tall as the window under
       // the top bar, no taller (a big monitor's board grows to it; a phone's keeps its width).
-      const head = $("header").offsetHeight;
-      S = Math.min(S, Math.floor((window.innerHeight - head - 20 - AXIS - G * rows) / rows));
+      S = Math.min(S, Math.floor((window.innerHeight - headPx - 20 - AXIS - G * rows) / rows));
     }
     if (mode === "kiosk" || tv) {
       // The kiosk, and a TV which nobody scrolls: the board, and below it the dice tray and
       // the card readers, on the screen under the top bar (one line or two, as its words
       // need); a TV's tray and readers are larger, as its type is.
-      headPx = $("header").offsetHeight;
       const below = (v.tray ? (tv ? 84 : 70) : 0) +
         ((v.readers || []).length ? (tv ? 100 : 90) : 0);
       S = Math.min(S, Math.floor((window.innerHeight - headPx - 20 - below - G * rows) / rows));
@@ -407,7 +409,7 @@
       if (shown.length > 5000) shown.shift();
     }
     // The top bar's words took another line (or one less): fit the board again.
-    if ((mode === "kiosk" || tv) && $("header").offsetHeight !== headPx) {
+    if ((mode === "kiosk" || tv || wide()) && $("header").offsetHeight !== headPx) {
       shapeKey = ""; render(v); }
   }
 
@@ -609,7 +611,9 @@
     if (tool === "place" && pc) {
       if (pc.reader) return "Click your card reader (below the board) to lay " + pc.label +
         " on it.";
-      return "Click a lit cell to put " + pc.label + (faceDown ? " face down" : "") + " there.";
+      // (mid-sentence: "put your pawn (Red) there", not "put Your pawn")
+      const what = pc.label.replace(/^Your /, "your ");
+      return "Click a lit cell to put " + what + (faceDown ? " face down" : "") + " there.";
     }
     if (tool === "move") return moveFrom ? "Click where it goes." : "Click the piece to move.";
     return "Click a cell to " + ({tap: "tap", double: "double tap", hold: "hold",
