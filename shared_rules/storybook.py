@@ -730,8 +730,8 @@ def _own(s, seat, cell, entry):
 
 def _need_ap(s, kind):
     if s.phase == "play" and s.ap < COST[kind]:
-        _fail("not_enough_ap", "%s costs %d AP and you have %d left." % (
-            ACTION_NAMES[kind], COST[kind], s.ap))
+        _fail("not_enough_ap", "%s costs %d action point%s and you have %d left." % (
+            ACTION_NAMES[kind], COST[kind], "" if COST[kind] == 1 else "s", s.ap))
 
 
 def _hand_card(s, seat, cid):

@@ -242,13 +242,19 @@ class StorybookFace(WebFace):
         targets = self._targets(s, seat, hand)
         out = []
         for cid in hand:
-            out.append({"id": cid, "label": card_name(s, cid), "kind": "card",
-                        "targets": targets.get(cid, []),
-                        "face_down": s.phase in ("play", "setup_hide") and s.turn == seat})
+            entry = {"id": cid, "label": card_name(s, cid), "kind": "card",
+                     "targets": targets.get(cid, []),
+                     "face_down": s.phase in ("play", "setup_hide") and s.turn == seat}
+            if not entry["targets"]:
+                entry["why"] = self._why_not(s, seat)
+            out.append(entry)
+        # A slide costs action points: without them a lifted card only goes back.
+        can_slide = not (s.phase == "play" and s.ap < storybook.COST["slide"])
         for cell, cid in lifted:
             out.append({"id": cid, "label": "%s (lifted from %s)" % (
                 card_name(s, cid), cell_words(cell)), "kind": "card",
-                "targets": [list(cell)] + [list(x) for x in slide_targets(s, cell)],
+                "targets": [list(cell)] + ([list(x) for x in slide_targets(s, cell)]
+                                           if can_slide else []),
                 "face_down": False})
         unknown = sum(1 for c in s.hands[seat] if c is None) - len(held or [])
         note = None
@@ -283,9 +289,21 @@ class StorybookFace(WebFace):
                 choices.append(choice)
         slides = {}
         for cell, entry in sorted(s.board.items()):
-            if entry[1] == seat and entry[3]:
+            if entry[1] == seat and entry[3] and can_slide:
                 slides["%d,%d" % cell] = [list(c) for c in slide_targets(s, cell)]
         return {"hand": out, "choices": choices, "note": note, "slides": slides}
+
+    def _why_not(self, state, seat):
+        """Why no cell is lit for a card of the hand, in words (the page says it when the
+        card is picked)."""
+        if state.turn != seat:
+            return "it is not your turn"
+        if state.phase not in ("play", "setup_hide", "setup_play"):
+            return "the game is not at playing cards now"
+        if state.phase == "play" and state.ap < storybook.COST["play"]:
+            return "a card costs %d action points to play and you have %d left" % (
+                storybook.COST["play"], state.ap)
+        return "no free cell next to the cards on the board takes it now"
 
     def _targets(self, state, seat, cards):
         """card id -> cells where it may go now (lit in the seat's view while picked)."""

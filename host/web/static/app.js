@@ -613,6 +613,8 @@
         " on it.";
       // (mid-sentence: "put your pawn (Red) there", not "put Your pawn")
       const what = pc.label.replace(/^Your /, "your ");
+      if (!(pc.targets || []).length && pc.why) return "No cell is lit for " + what + ": " +
+        pc.why + ".";
       return "Click a lit cell to put " + what + (faceDown ? " face down" : "") + " there.";
     }
     if (tool === "move") return moveFrom ? "Click where it goes." : "Click the piece to move.";

@@ -3,7 +3,11 @@ every ending (it once said "the Heros win"); a face-down card slid is told witho
 (its event names none: the words once failed on it)."""
 
 from host import games
+from host.games.storybook.interpreter import StorybookTable
+from host.games.storybook.scenes import slide_targets
+from shared_rules.engine import Match
 from shared_rules.playout import random_game
+from storybook_helpers import position
 
 
 def test_captures_and_endings_name_the_heroes_and_the_villains():
@@ -22,3 +26,28 @@ def test_captures_and_endings_name_the_heroes_and_the_villains():
     assert any(e.startswith(("Game over: the Heroes win, ", "Game over: the Villains win, "))
                for e in endings), endings
     assert not [e for e in endings if "Heros" in e or "Villainss" in e], endings
+
+
+def test_a_card_picked_without_the_action_points_says_why_and_lights_no_slide():
+    """With 2 action points a card of the hand goes nowhere (a play costs 3): the page says
+    so instead of "click a lit cell"; with 1 a lifted card only goes back (a slide costs 2)."""
+    face = games.table_game("storybook").face
+    s = position([("the_cheshire_cat", (2, 3), "hero", "N", True)],
+                 hands={"hero": ["the_white_rabbit"]}, ap=2)
+    match = Match("storybook", {}, 1)
+    match.state = s
+    table = StorybookTable(match)
+    for cell, ids in table.expected().items():     # the board laid out as the game has it
+        table.observe(cell, ids)
+    assert [c["id"] for c in face.you(match, table, "hero")["hand"]] == ["the_white_rabbit"]
+    card = face.you(match, table, "hero")["hand"][0]
+    assert card["targets"] == [] and card["why"] == (
+        "a card costs 3 action points to play and you have 2 left")
+    assert face.you(match, table, "hero")["slides"] == {"2,3": [
+        list(c) for c in slide_targets(s, (2, 3))]}
+    s.ap = 1
+    assert face.you(match, table, "hero")["slides"] == {}
+    table.observed.pop((2, 3), None)        # the Cheshire Cat lifted off the board
+    lifted = [c for c in face.you(match, table, "hero")["hand"] if c["id"] ==
+              "the_cheshire_cat"]
+    assert lifted and lifted[0]["targets"] == [[2, 3]]
