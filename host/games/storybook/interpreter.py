@@ -264,7 +264,7 @@ class StorybookTable(TableInterpreter):
             if storybook.validate(s, action) is None:
                 return action
             self.mismatches.append(Mismatch("not_enough_ap", [cell], "Playing %s face up costs "
-                                            "3 AP. Lift it." % _name(s, cid)))
+                                            "3 action points. Lift it." % _name(s, cid)))
         return None
 
     def gesture(self, cell, kind, now):
