@@ -9,6 +9,7 @@ conformance kit call nothing else):
        "player_counts": the counts allowed when not every count in the range is (optional),
        "modes": {option name: [allowed values, the default first]} (player-facing options),
        "mode_titles": {mode value: the book's name for it} (optional),
+       "value_titles": {option name: {value: its words}} (optional: the staff page's),
        "chance": True if dice or shuffles decide, "hidden": True if a seat knows what
        another does not}
     A player count out of range is refused by new_game itself, in the game's words.

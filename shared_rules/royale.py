@@ -181,6 +181,8 @@ SEARCH = {"iterations": 1000}
 
 INFO = {"title": "Battle Royale", "min_players": 2, "max_players": 8,
         "default_players": 3, "modes": {"resurrection": ["action_only", "sips"]},
+        "value_titles": {"resurrection": {"action_only": "an action only",
+                                          "sips": "the book's sips"}},
         "chance": True, "hidden": True}
 
 RADIUS = 3

@@ -600,8 +600,11 @@ class WebTable:
         counts = self._player_counts()
         modes = info.get("modes", {})
         titles = info.get("option_titles", {})
+        words = info.get("value_titles", {})
         switches = [{"name": k, "title": titles.get(k, k.replace("_", " ").capitalize()),
                      "values": [_value_text(v) for v in modes[k]],
+                     "value_titles": {_value_text(v): words.get(k, {}).get(
+                         v, _value_text(v).replace("_", " ")) for v in modes[k]},
                      "value": _value_text(s.match.options.get(k, modes[k][0]))}
                     for k in sorted(modes) if k != "mode"]
         return {"game": s.match.game, "title": s.game.title, "players": counts,

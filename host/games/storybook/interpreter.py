@@ -293,6 +293,11 @@ class StorybookTable(TableInterpreter):
             return {"type": "reveal", "cell": list(cell)} if kind == "tap" else None
         if entry[1] == s.turn and kind in ("hold", "double"):
             return {"type": "spin", "cell": list(cell), "dir": "cw" if kind == "hold" else "ccw"}
+        if kind in ("hold", "double") and s.phase == "play":
+            # Someone spins a card that is not theirs to spin: said, not passed over.
+            return self.refuse([cell], "%s on [%d, %d] is not yours to spin: a hold or a "
+                               "double tap spins a card of the player whose turn it is." % (
+                                   _name(s, entry[0]), cell[0], cell[1]))
         return None
 
     def button(self, seat, name):

@@ -14,6 +14,7 @@
 
   const $ = sel => document.querySelector(sel);
   const board = $("#board"), tray = $("#tray"), readersBox = $("#readers");
+  let acted = {cells: [], at: 0};    // the cells this page's last control acted on, and when
   let view = null, ws = null, backoff = 500, nextId = 1, shapeKey = "", cellPx = 0, headPx = 0;
   let tool = "tap", picked = null, faceDown = false, moveFrom = null, refusalKey = "";
   let gesturesOpen = false, youHtml = "", openChoice = null, panelsKey = "";
@@ -131,7 +132,7 @@
   let refusalTimer = null;
   function refuse(text, cells) {
     const r = $("#refusal");
-    r.textContent = text;
+    r.textContent = text.charAt(0).toUpperCase() + text.slice(1);   // a sentence on its own
     r.hidden = false;
     const e = !cells.length ? null : cells[0][0] === "seat" ? readerEls[cells[0][1]] :
       cellEls[key(cells[0])];
@@ -160,6 +161,7 @@
     if (!ws || ws.readyState !== 1) { toast("not connected to the table", true); return; }
     control.type = "control";
     control.id = nextId++;
+    acted = {cells: [control.cell, control.to].filter(c => c).map(key), at: Date.now()};
     control.seat = me.seat;
     ws.send(JSON.stringify(control));
   }
@@ -399,7 +401,12 @@
     drawSide(v);
     drawYou(v);
     lightTargets();
-    if (v.refusal && v.refusal.seat === me.seat && me.seat) {
+    // A refusal for this seat; or the table's own (no seat: the rules refused what a gesture
+    // made) on a cell this page acted on a moment ago: it was this person's gesture.
+    const ours = v.refusal && me.seat && (v.refusal.seat === me.seat || (v.refusal.seat === null &&
+      Date.now() - acted.at < 5000 && (v.refusal.cells || []).some(c => acted.cells.includes(
+        key(c)))));
+    if (ours) {
       const k = v.refusal.text + "|" + v.refusal.at;
       if (k !== refusalKey) { refusalKey = k; refuse(v.refusal.text, v.refusal.cells); }
     }

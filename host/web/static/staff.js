@@ -83,7 +83,7 @@
 
   async function show(st) {
     $("#game").textContent = st.title + " · game " + st.game_id + (st.attract ? " · attract mode" : "") +
-      (st.paused ? " · PAUSED" : "") + " · " + st.clients + " page(s) watching";
+      (st.paused ? " · PAUSED" : "") + " · " + st.clients + (st.clients === 1 ? " page" : " pages") + " watching";
     newGameForm(st.form);
     $("#palette").value = st.palette;
     // Rebuilt only when the tiles change; the numbers are updated in place (a button being
@@ -179,7 +179,8 @@
       (m === form.mode ? " selected" : "") + ">" + (form.mode_titles[m] || m) + "</option>").join("");
     $("#ng-switches").innerHTML = (form.switches || []).map(o => '<label>' + esc(o.title) +
       ' <select data-option="' + esc(o.name) + '">' + o.values.map(v => '<option value="' +
-      esc(v) + '"' + (v === o.value ? " selected" : "") + ">" + esc(v) + "</option>").join("") +
+      esc(v) + '"' + (v === o.value ? " selected" : "") + ">" +
+      esc((o.value_titles || {})[v] || v) + "</option>").join("") +
       "</select></label>").join("");
     $("#ng-bots").value = form.bots;
     levelSelects();

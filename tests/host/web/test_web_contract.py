@@ -131,6 +131,9 @@ def test_staff_start_a_new_game_at_the_fewest_and_the_most_players(tmp_path, nam
     assert [o["name"] for o in form["switches"]] == sorted(k for k in modes if k != "mode")
     for o in form["switches"]:
         assert o["title"] and o["value"] == o["values"][0]
+        # Each value in words on the page (the staff read "an action only", not action_only).
+        assert sorted(o["value_titles"]) == sorted(o["values"]), o
+        assert not [w for w in o["value_titles"].values() if "_" in w], o
         table.staff("start", {"players": fewest, "bots": fewest, "options": {
             o["name"]: o["values"][-1]}})
         chosen = modes[o["name"]][-1]

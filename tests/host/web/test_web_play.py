@@ -59,12 +59,33 @@ def tool(page, name):
     page.locator("#you button[data-tool=%s]" % name).click()
 
 
+HELD = set()     # the pages that held a card of the other side once (play_storybook_move)
+
+
 def play_storybook_move(page, v):
     you = v["you"]
     legal = you["legal"]
     known = v["knowledge"]
     if known["phase"] == "choose_plot_twist":
         page.locator("#you .choices button[data-choice]").first.click()
+        return
+    theirs = [c["cell"] for c in v["cells"] if any(
+        it.get("shape") == "★" and it["kind"] == "card" for it in c["items"])]
+    # (the Hero's cards lying face up)
+    if known["phase"] == "play" and theirs and id(page) not in HELD:
+        # Once a game: a hold on the Hero's card, which the table takes and the rules
+        # refuse (not the Villain's to spin): the rule's words beside that cell, as for a
+        # refusal of the page's own, not only in the log. Nothing changes.
+        HELD.add(id(page))
+        where = "[data-cell='%d,%d']" % tuple(theirs[0])
+        tool(page, "hold")
+        page.locator(where).click()
+        page.wait_for_selector("#refusal:not([hidden])", timeout=15000)
+        said = page.inner_text("#refusal")
+        assert "refused" in page.get_attribute(where, "class"), said
+        assert said.endswith(".") and said in " ".join(view(page)["log"]), said
+        assert view(page)["actions"] == v["actions"], said
+        tool(page, "tap")
         return
     placeable = [c for c in you["hand"] if c["targets"]]
     if placeable and ("play" in legal or "hide" in legal):
