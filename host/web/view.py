@@ -142,13 +142,15 @@ class WebTable:
         out["tray"] = self._tray()
         out["readers"] = self._readers(match)
         shown = s.shown_mismatches()
-        if finished:
-            # After the game, tidying is a quiet prompt, not a list of red lines.
+        if finished or s.attract:
+            # After the game (or with none: the demo), tidying is a quiet prompt, not a list
+            # of red lines asking to put back a piece of a game nobody plays.
             out["mismatches"] = []
             out["tidy"] = ("Clear the table for the next game (%d place%s still hold%s "
                            "pieces)." % (len(self._untidy(shown)), "" if len(
                                self._untidy(shown)) == 1 else "s", "s" if len(
-                               self._untidy(shown)) == 1 else "")) if shown else None
+                               self._untidy(shown)) == 1 else "")) if shown and \
+                not s.attract else None     # (the next game says what it needs laid out)
         else:
             out["mismatches"] = [{"code": m.code, "cells": [list(c) for c in m.cells],
                                   "message": m.message} for m in shown]

@@ -122,8 +122,14 @@ def test_the_last_games_lines_keep_its_open_cards_named_through_the_demo_and_the
             hidden_read = "The Hero holds a hidden card."
             assert web.view()["log"][-2:] == [open_line, hidden_read]
 
+            # A card lifted in the game (a mismatch: put it back), then staff end the game:
+            # the demo asks nobody to put back a piece of a game nobody plays.
+            await hands.lift((2, 3))
+            await until(lambda: web.view()["mismatches"], session)
             session.button("staff", "reset")             # the demo: its own hidden cards
             assert session.attract
+            assert web.view("hero")["mismatches"] == [] and web.view()["mismatches"] == []
+            assert web.view()["tidy"] is None
             assert [open_line, hidden_read] == [
                 line for line in web.view()["log"] if line in (open_line, hidden_read)]
 
