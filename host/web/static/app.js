@@ -262,6 +262,13 @@
       const el = make("div", "pocket", 0, 0, canvas, face);
       el.dataset.pocket = p.pocket;
       el.title = "dice pocket " + (p.pocket + 1);
+      // A lit pocket waits for a die: a click throws the dice, as the button does.
+      el.addEventListener("click", single(() => {
+        const you = view && view.you;
+        if (!you || !you.controls) return;
+        if ((view.tray || []).some(q => q.wanted)) send({op: "throw"});
+        else refuse("No die is wanted now: a lit pocket waits for one.", []);
+      }));
       tray.append(el);
       pocketEls[p.pocket] = {el: el, canvas: canvas, face: face, scene: null, drawn: ""};
     }

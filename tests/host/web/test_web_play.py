@@ -125,7 +125,10 @@ def play_royale_move(page, v):
         click_cell(page, here)
         page.wait_for_function("() => { const v = window.fairytable.view; return v.progress"
                                " && v.tray.some(p => p.wanted); }", timeout=10000)
-        page.locator("#you button[data-op=throw]").click()
+        # A lit pocket clicked throws the dice, as the button does (the legend says a lit
+        # pocket waits for a die).
+        page.wait_for_selector("#tray .pocket.wanted", timeout=10000)
+        page.locator("#tray .pocket.wanted").first.click()
         return
     if "attack_player" in legal and "end_turn" not in legal:
         # Other living players stand with red on the last card: the turn cannot end before
