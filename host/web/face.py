@@ -48,12 +48,17 @@ def cell_words(cell):
     return "[%d, %d]" % (cell[0], cell[1])
 
 
-def and_list(words):
+def and_list(words, last=" and "):
     """"a", "a and b", "a, b and c"."""
     words = list(words)
     if len(words) <= 1:
         return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
+    return ", ".join(words[:-1]) + last + words[-1]
+
+
+def or_list(words):
+    """"a", "a or b", "a, b or c"."""
+    return and_list(words, " or ")
 
 
 class _Position:
@@ -143,7 +148,8 @@ class WebFace:
         mine = seat is not None and seat in who
         head = ("Your turn" if mine else "%s's turn" % names) if len(who) == 1 else \
             "%s act now" % names
-        return head + (": %s" % and_list(kinds[:4]) if kinds else "")
+        # What they may do is a choice: "draw a card, spin a card or end the turn".
+        return head + (": %s" % or_list(kinds[:4]) if kinds else "")
 
     def ending(self, state):
         """The game over, in words: who won and, where a player may not expect it, why."""

@@ -102,7 +102,10 @@ class StorybookFace(WebFace):
         if kind == "revealed":
             return ["%s reveals %s on %s." % (seat, name(ev["card"]), cell_words(ev["cell"]))]
         if kind == "spun":
-            return ["%s spins the card on %s." % (seat, cell_words(ev.get("cell", [0, 0])))]
+            cell = tuple(ev.get("cell", [0, 0]))
+            entry = state.board.get(cell)
+            what = name(entry[0]) if entry is not None and entry[3] else "the card"
+            return ["%s spins %s on %s." % (seat, what, cell_words(cell))]
         if kind == "slid":
             # A face-down card slides unseen: its event names no card.
             return ["%s slides %s from %s to %s." % (seat, name(ev["card"]) if "card" in ev

@@ -51,3 +51,19 @@ def test_a_card_picked_without_the_action_points_says_why_and_lights_no_slide():
     lifted = [c for c in face.you(match, table, "hero")["hand"] if c["id"] ==
               "the_cheshire_cat"]
     assert lifted and lifted[0]["targets"] == [[2, 3]]
+
+
+def test_the_banner_offers_a_choice_and_a_spin_names_its_card():
+    """The turn's banner says what the seat may do as a choice ("... or end the turn"), not
+    as a list of chores; a spin names the card spun (it lies face up)."""
+    face = games.table_game("storybook").face
+    s = position([("the_cheshire_cat", (2, 3), "hero", "N", True)],
+                 hands={"hero": ["the_white_rabbit"]}, ap=5)
+    match = Match("storybook", {}, 1)
+    match.state = s
+    banner = face.banner(match, StorybookTable(match), "hero")
+    assert banner.startswith("Your turn: ") and " or " in banner and " and " not in banner, \
+        banner
+    events = match.apply({"type": "spin", "cell": [2, 3], "dir": "cw"})
+    assert "Hero spins The Cheshire Cat on [2, 3]." in face.describe(
+        match.state, match.actions[-1], events), face.describe(match.state, None, events)
