@@ -106,9 +106,11 @@ class RoyaleFace(WebFace):
                 name(ev["player"]), card(ev["card"]), cell_words(ev["cell"]),
                 " + ".join(str(d) for d in ev["dice"]), ev["total"])]
         if kind == "attack_failed":
-            return ["%s attacks the card on %s and fails (%s: %d)." % (
-                name(ev["player"]), cell_words(ev["cell"]),
-                " + ".join(str(d) for d in ev["dice"]), ev["total"])]
+            # (the card's value stays hidden: the dice were not enough, that is all)
+            rolled = [str(d) for d in ev["dice"]] + (
+                ["%d bonus" % ev["bonus"]] if ev.get("bonus") else [])
+            return ["%s attacks the card on %s and fails: %s makes %d, not enough." % (
+                name(ev["player"]), cell_words(ev["cell"]), " + ".join(rolled), ev["total"])]
         if kind == "player_died":
             return ["%s dies and falls to %s." % (name(ev["player"]),
                                                  cell_words(ev["fell_to"]))]

@@ -78,7 +78,7 @@
 
   function drawn(v) {
     if (window.fairytable.first === null) window.fairytable.first = v.you ? "seat" : "watching";
-    setConn(true, "live");
+    setConn(true, v.paused ? "paused" : "live");     // connected; the game may be held
     render(v);
   }
 

@@ -85,6 +85,9 @@
     $("#game").textContent = st.title + " · game " + st.game_id + (st.attract ? " · attract mode" : "") +
       (st.paused ? " · PAUSED" : "") + " · " + st.clients + (st.clients === 1 ? " page" : " pages") + " watching";
     newGameForm(st.form);
+    // Pause or resume, whichever the game is not (neither while no game is played).
+    $("button[data-op=pause]").disabled = st.paused || st.attract;
+    $("button[data-op=resume]").disabled = !st.paused || st.attract;
     $("#palette").value = st.palette;
     // Rebuilt only when the tiles change; the numbers are updated in place (a button being
     // pressed is never swapped out under the finger).

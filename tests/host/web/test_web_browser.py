@@ -299,6 +299,7 @@ def test_the_staff_page_asks_for_the_pin(tmp_path, browser):
         players = page.eval_on_selector("#ng-players", "s => s.value")
         page.fill("#ng-bots", "4")
         assert page.eval_on_selector("#ng-bots", "b => [b.max, b.value]") == [players, players]
+        assert page.locator("button[data-op=resume]").is_disabled()   # it runs already
         page.click("button[data-op=pause]")
         host.wait_for(lambda v: v["paused"])
         page.click("button[data-op=resume]")
