@@ -619,20 +619,25 @@
       if (c && c.control) send(Object.assign({}, c.control)); });
   }
 
+  // A finger taps, a mouse clicks: the hints say the word of the screen they are on.
+  const press = window.matchMedia && window.matchMedia("(pointer: coarse)").matches ? "Tap" :
+    "Click";
+
   function hint() {
     const you = view && view.you;
     const pc = ((you && you.hand) || []).find(c => c.id === picked);
     if (tool === "place" && pc) {
-      if (pc.reader) return "Click your card reader (below the board) to lay " + pc.label +
+      if (pc.reader) return press + " your card reader (below the board) to lay " + pc.label +
         " on it.";
       // (mid-sentence: "put your pawn (Red) there", not "put Your pawn")
       const what = pc.label.replace(/^Your /, "your ");
       if (!(pc.targets || []).length && pc.why) return "No cell is lit for " + what + ": " +
         pc.why + ".";
-      return "Click a lit cell to put " + what + (faceDown ? " face down" : "") + " there.";
+      return press + " a lit cell to put " + what + (faceDown ? " face down" : "") + " there.";
     }
-    if (tool === "move") return moveFrom ? "Click where it goes." : "Click the piece to move.";
-    return "Click a cell to " + ({tap: "tap", double: "double tap", hold: "hold",
+    if (tool === "move") return moveFrom ? press + " where it goes." :
+      press + " the piece to move.";
+    return press + " a cell to " + ({tap: "tap", double: "double tap", hold: "hold",
                                   lift: "lift what lies on", place: "tap"})[tool] + " it.";
   }
 
