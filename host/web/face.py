@@ -198,7 +198,8 @@ class WebFace:
         return []
 
     def legend(self, match, layout):
-        """What the board's colours, zones and pieces mean: [{"colour", "shape", "words"}]."""
+        """What the board's colours, zones and pieces mean: [{"colour", "shape", "words"}],
+        with "seat": True on what only a seat's page shows (a spectator's legend leaves it)."""
         state = match.state
         return [{"colour": css(self.seat_colour(state, q)), "shape": self.seat_shape(state, q),
                  "words": self.seat_name(state, q)} for q in state.seats]

@@ -137,7 +137,9 @@ class WebTable:
             out["actors"] = []
             for entry in out["seats"]:
                 entry["acting"] = False
-        out["legend"] = face.legend(match, s.layout)
+        # What only a seat's page shows (where a picked card may go) is not a spectator's.
+        out["legend"] = [e for e in face.legend(match, s.layout)
+                         if seat is not None or not e.get("seat")]
         out["panels"] = [] if s.attract else face.panels(match, s.table, seat)
         out["tray"] = self._tray()
         out["readers"] = self._readers(match)

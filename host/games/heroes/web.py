@@ -356,7 +356,7 @@ class HeroesFace(WebFace):
                             and_list("%s's" % self.seat_name(s, s.seats[n - 1])
                                      for n in readers), "" if len(readers) == 1 else "s")})
         out.append({"colour": css(lights.HINT_SLIDE), "shape": "◎",
-                    "words": "green cells: where the picked character may go"})
+                    "words": "green cells: where the picked character may go", "seat": True})
         return out
 
     # ------------------------------------------------------------ the board

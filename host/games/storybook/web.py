@@ -150,7 +150,7 @@ class StorybookFace(WebFace):
         out.append({"colour": css((255, 150, 0)), "shape": "⚔",
                     "words": "amber edge lights: the swords a card turns on an enemy"})
         out.append({"colour": css((0, 160, 40)), "shape": "◎",
-                    "words": "green cells: where the picked card may go"})
+                    "words": "green cells: where the picked card may go", "seat": True})
         return out
 
     # ------------------------------------------------------------ the board

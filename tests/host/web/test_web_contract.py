@@ -185,3 +185,17 @@ def test_the_gestures_a_game_explains_are_the_pages_and_said_in_sentences(name):
     for tool, words in face.gestures:
         assert words[0].islower() and words.endswith(".") and "_" not in words, (tool, words)
     assert bool(face.gestures_for) == bool(face.gestures), face.gestures_for
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_spectators_legend_leaves_out_what_only_a_seat_sees(tmp_path, name):
+    """"Green cells: where the picked card may go" means nothing to a spectator, who picks
+    nothing: the legend a seat reads has it, a spectator's does not."""
+    _game, session = session_of(tmp_path, name)
+    table = WebTable(session)
+    seat = table.seats()[0]
+    watching = [e["words"] for e in table.view(None)["legend"]]
+    playing = [e["words"] for e in table.view(seat)["legend"]]
+    only = [w for w in playing if w not in watching]
+    assert not [w for w in watching if "picked" in w], watching
+    assert [w for w in playing if "picked" in w] == only, (playing, watching)
