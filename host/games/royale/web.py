@@ -64,10 +64,11 @@ class RoyaleFace(WebFace):
                                           "" if p.alive else " (dead)"))
         who = royale.current(s)
         if s.phase == "play" and who is not None:
-            out.append("%d action%s and %d step%s left" % (
+            # A move spends a free move (a card's movement) while one is left, else an action.
+            free = royale.movement_left(s, s.players[who])
+            out.append("%d action%s%s left" % (
                 s.actions_left, "" if s.actions_left == 1 else "s",
-                royale.movement_left(s, s.players[who]),
-                "" if royale.movement_left(s, s.players[who]) == 1 else "s"))
+                " and %d free move%s" % (free, "" if free == 1 else "s") if free else ""))
         if s.reduced:
             out.append("the 13s and 14s count 12 now")
         return out

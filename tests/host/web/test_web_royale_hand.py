@@ -45,3 +45,19 @@ def test_a_lifted_pawn_is_in_the_hand_with_its_cell_and_moves_lit():
     table.observe_items((0, 0), sorted(table.observed[(0, 0)] + ["pawn:red"]))
     table.reconcile(0)
     assert face.you(match, table, "red")["hand"] == [] and table.mismatches == []
+
+
+def test_the_facts_count_actions_and_free_moves_not_steps():
+    """"2 actions and 0 steps left" read as if no move were left: a move spends an action
+    when no free move (a card's movement) is left, so the facts say only what there is."""
+    match = Match("royale", {}, 1, SETUP)
+    face = table_game("royale").face
+    facts = face.facts(match)
+    left = [f for f in facts if f.endswith(" left")]
+    assert left and "step" not in left[0], facts
+    free = royale.movement_left(match.state, match.state.players["red"])
+    want = "%d action%s" % (match.state.actions_left, "" if match.state.actions_left == 1
+                            else "s")
+    if free:
+        want += " and %d free move%s" % (free, "" if free == 1 else "s")
+    assert left == [want + " left"], facts
