@@ -286,6 +286,10 @@ class StorybookFace(WebFace):
                         choice["enabled"] = any(
                             a["type"] == "plot_twist" and storybook.actor(s, a) == seat
                             for a in storybook.legal_actions(s))
+                        problem = None if choice["enabled"] else storybook.validate(
+                            s, {"type": "plot_twist", "card": twist})
+                        if problem is not None and problem.code != "bad_action":
+                            choice["why"] = problem.message   # (its card's condition, say)
                 elif choice["control"]["name"] == "draw":
                     choice["enabled"] = choice["enabled"] and any(
                         a["type"] == "draw" for a in storybook.legal_actions(s))

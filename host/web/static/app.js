@@ -499,7 +499,10 @@
       (c.title ? ' title="' + esc(c.title) + '"' : "") +
       (c.chosen ? ' class="on" aria-pressed="true"' : "") + ">" + esc(c.label) +
       (c.chosen ? " ✓" : "") + (c.then ? (openChoice !== null && choices[openChoice] === c ?
-        " ▴" : " ▾") : "") + "</button>";
+        " ▴" : " ▾") : "") + "</button>" +
+      // A button greyed for a reason the face gives: the reason beside it (a phone has no
+      // tooltips).
+      (!c.enabled && c.why ? '<span class="why">' + esc(c.why) + "</span>" : "");
     let h = "", group = undefined, members = [];
     const close = () => {
       if (group === undefined) return;

@@ -67,3 +67,20 @@ def test_the_banner_offers_a_choice_and_a_spin_names_its_card():
     events = match.apply({"type": "spin", "cell": [2, 3], "dir": "cw"})
     assert "Hero spins The Cheshire Cat on [2, 3]." in face.describe(
         match.state, match.actions[-1], events), face.describe(match.state, None, events)
+
+
+def test_a_plot_twist_greyed_out_says_why_beside_it():
+    """The Pinnacle of Good Form is played only when the opponent has more cards in play:
+    greyed out until then, with the card's condition said (a phone shows no tooltips)."""
+    opts = {"teams": {"hero": "team_peter_pan"}, "allies": {"hero": "ally_tinker_bell",
+                                                            "villain": "ally_mad_hatter"}}
+    s = position([("peter_pan", (3, 3), "hero", "N", True),
+                  ("the_crocodile", (3, 4), "villain", "S", True)], options=opts,
+                 twists={"hero": "pinnacle_of_good_form"})
+    match = Match("storybook", opts, 1)
+    match.state = s
+    face = games.table_game("storybook").face
+    twist = [c for c in face.you(match, StorybookTable(match), "hero")["choices"]
+             if c["control"].get("name") == "twist"][0]
+    assert not twist["enabled"] and twist["why"].startswith(
+        "You cannot play Pinnacle of Good Form now: "), twist
