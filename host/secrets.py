@@ -8,7 +8,7 @@ hidden cards do not blank the names of the last game's open ones."""
 import re
 import string
 
-__all__ = ["HIDDEN", "redact", "secret_words"]
+__all__ = ["HIDDEN", "redact", "redactor", "secret_words"]
 
 HIDDEN = "a hidden card"
 WORD = re.compile(r"[A-Za-z0-9_]+")
@@ -21,6 +21,14 @@ def redact(obj, words):
     if not words:
         return obj
     return _redact(obj, Secrets(words))
+
+
+def redactor(words):
+    """A line -> the line with `words` hidden: the secrets indexed once for many lines (a
+    finished game's whole log, sealed)."""
+    if not words:
+        return lambda text: text
+    return Secrets(words).sub
 
 
 class Secrets:

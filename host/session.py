@@ -22,7 +22,7 @@ from host import lights
 from host.attract import Demo
 from host.bots_at_table import BotsAtTable
 from host.clock import monotonic_ms
-from host.secrets import redact, secret_words
+from host.secrets import redactor, secret_words
 from host.session_log import SessionLog
 from host.games import table_game
 from host.table.mismatch import Mismatch
@@ -321,8 +321,8 @@ class TableSession:
     def _seal_log(self):
         """The game on the table is over for the log: its lines keep its own secrets hidden
         and no later game's (host/session_log.py)."""
-        words = secret_words(self.match.state, self.match.engine, self.game.face)
-        self.log.seal(lambda line: redact(line, words))
+        self.log.seal(redactor(secret_words(self.match.state, self.match.engine,
+                                            self.game.face)))
 
     def _start_game(self):
         """From the attract mode to the next game (`new_game`), the table's interpreter
