@@ -26,7 +26,7 @@
   // spectator's, and when each new action count was drawn (wall ms); where a name breaks.
   window.fairytable = {get view() { return view; }, get connected() {
     return ws !== null && ws.readyState === 1; }, get packed() { return PACKED; },
-    messages: 0, shown: [], first: null, shy: text => shy(text)};
+    messages: 0, shown: [], first: null, shy: shy};
 
   // ------------------------------------------------------------ connection
 
