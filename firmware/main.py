@@ -178,9 +178,10 @@ class Tile(ReaderSchedule, SlotTags):
         while self.running:
             now = self.ticks_ms()
             if self.pads is not None:
+                at = self.board.pad_ms(now)
                 pressed = self.board.pads()
                 for cell in range(len(pressed)):
-                    g = self.pads.feed(cell, now, pressed[cell])
+                    g = self.pads.feed(cell, at, pressed[cell])
                     if g:
                         self.link.send(wire.GESTURE, wire.gesture(cell, g))
             self.beat("pads", now)

@@ -171,6 +171,9 @@ class Board:
     def heap_free(self):
         return 50000
 
+    def pad_ms(self, now):
+        return now
+
     def pads(self):
         return self.pressed
 

@@ -177,7 +177,7 @@ class ControlChannel:
     def _pad_script(self, board, slot, presses):
         self._pad(board, slot)
         script = board.script
-        at = ticks_ms()
+        at = board.pad_now      # the pads' clock (SimBoard.pad_ms), not the wall's
         if script:
             # Asked while a gesture is still under way: the finger comes off the pad first,
             # for longer than the double-tap window, so a hold after a hold is a second hold

@@ -6,6 +6,8 @@ opens /dev/ttyACM0 on a Pi.
 """
 
 import asyncio
+import os
+import signal
 
 import pytest
 from mpy import requires_micropython
@@ -282,3 +284,22 @@ def test_discovery_opens_pico_ports_and_ignores_others(table, monkeypatch):
         finally:
             await link.stop()
     asyncio.run(main())
+
+
+@pytest.mark.parametrize("gesture", ["double", "hold"])
+def test_a_gesture_is_felt_whole_by_a_tile_starved_in_the_middle(table, gesture):
+    """A busy machine can stop a tile's process for longer than the double-tap window
+    (CI once read a double tap as a tap). The tile is frozen just after it is asked for
+    the gesture, and must still report it, as a real tile, never starved, would."""
+    tile = table.tiles[0]
+
+    async def scenario(link):
+        await asyncio.to_thread(getattr(tile, gesture), 3)
+        os.kill(tile.proc.pid, signal.SIGSTOP)
+        try:
+            await asyncio.sleep(0.6)
+        finally:
+            os.kill(tile.proc.pid, signal.SIGCONT)
+        ev = await wait_event(link, lambda e: e.kind == "gesture")
+        assert (ev.tile, ev.slot, ev.gesture) == (tile.uid, 3, gesture)
+    run(table, scenario)
