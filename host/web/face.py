@@ -199,7 +199,9 @@ class WebFace:
 
     def legend(self, match, layout):
         """What the board's colours, zones and pieces mean: [{"colour", "shape", "words"}],
-        with "seat": True on what only a seat's page shows (a spectator's legend leaves it)."""
+        with "seat": True on what only a seat's page shows (a spectator's legend leaves it),
+        and "look": "card_back" where the swatch is drawn as the board draws a card's back
+        (its stripes, not a colour)."""
         state = match.state
         return [{"colour": css(self.seat_colour(state, q)), "shape": self.seat_shape(state, q),
                  "words": self.seat_name(state, q)} for q in state.seats]

@@ -438,7 +438,7 @@ class FairytaleFace(WebFace):
         out.append({"colour": css((238, 238, 238)), "shape": "▭",
                     "words": "a location card laid on the map (its name); in italics: "
                              "searched out (exhausted) or destroyed"})
-        out.append({"colour": css((91, 59, 140)), "shape": "?",
+        out.append({"colour": css((255, 255, 255)), "shape": "?", "look": "card_back",
                     "words": "a cell not yet discovered: its location card is drawn when "
                              "someone steps there"})
         out.append({"colour": css((120, 120, 120)), "shape": "◇",

@@ -144,7 +144,7 @@ class RoyaleFace(WebFace):
 
     def legend(self, match, layout):
         out = WebFace.legend(self, match, layout)
-        out.append({"colour": css((24, 16, 6)), "shape": "▦",
+        out.append({"colour": css((255, 255, 255)), "shape": "?", "look": "card_back",
                     "words": "a face-down card of the map (its value where known)"})
         out.append({"colour": css(lights.TRAY), "shape": "⚅",
                     "words": "a lit dice pocket: throw a die into it"})
@@ -202,17 +202,37 @@ class RoyaleFace(WebFace):
         choices = []
         kinds = set(a["type"] for a in legal)
         for name, label in self.game.buttons:
+            if name == "roll" and s.phase != "order":
+                continue    # the turn order is rolled once, at the start
             enabled = {"roll": "roll_order" in kinds, "swap": "swap" in kinds,
                        "end_turn": "end_turn" in kinds}.get(name, False)
-            choices.append({"label": label, "control": {"op": "button", "name": name},
-                            "enabled": enabled})
+            choice = {"label": label, "control": {"op": "button", "name": name},
+                      "enabled": enabled}
+            if name == "roll":
+                # The engine rolls for the players: the page that can throw the table's
+                # dice offers that instead (one button, not two doing one thing).
+                choice["dice"] = True
+            choices.append(choice)
         note = None
         if "attack_card" in kinds or "attack_player" in kinds:
             note = ("Tap your pawn's cell to attack the card under it; hold it to duel a "
                     "player on the same card; then throw the dice.")
         out = {"hand": hand, "choices": choices, "note": note,
-               "moves": {"%d,%d" % cell_of(here): moves} if here >= 0 else {}}
+               "moves": {"%d,%d" % cell_of(here): moves} if here >= 0 else {},
+               "board": self._cards_panel(s, seat)}
         return out
+
+    def _cards_panel(self, s, seat):
+        """The cards the seat holds, in its hand off the table: those in play (at most 3,
+        they count) and those set aside (kept for a swap), each with what it does."""
+        p = s.players[seat]
+        rows = []
+        for where, cards in (("in play", p.active), ("set aside", p.reserve)):
+            for cid in cards:
+                card = s.cards[cid]
+                rows.append({"label": "%s (%d)" % (card["name"], card["value"]),
+                             "value": where, "note": card.get("text")})
+        return [{"title": "Your cards", "rows": rows}] if rows else []
 
     # ------------------------------------------------------------ a seat's controls
 

@@ -464,7 +464,8 @@
       esc(s.shape) + "</span> " + esc(s.name) + (s.bot ? ' <span class="bot-tag">' +
       (levels ? esc(s.level) + " " : "") + "bot</span>" : "") +
       (me.seat === s.seat ? ' <span class="bot-tag">you</span>' : "") + "</span>").join("");
-    $("#legend").innerHTML = v.legend.map(l => '<div class="lg"><span class="sw" style="--own:' +
+    $("#legend").innerHTML = v.legend.map(l => '<div class="lg"><span class="sw' +
+      (l.look === "card_back" ? " card_back" : "") + '" style="--own:' +
       l.colour + '">' + esc(l.shape) + "</span> " + esc(l.words) + "</div>").join("");
     const t = v.tiles;
     $("#tiles").innerHTML = '<span class="tiles ' + (t.online === t.total ? "on" : "off") +
@@ -571,9 +572,12 @@
         (!faceDown ? ' class="on"' : "") + '>Face up</button><button data-face="down"' +
         (faceDown ? ' class="on"' : "") + ">Face down (hidden)</button></div>";
     }
-    const choices = you.choices || [];
+    // A choice marked "dice" is the engine rolling in the dice's stead: a page that throws
+    // the table's dice itself offers only that.
+    const throwing = (v.tray || []).some(p => p.wanted);
+    const choices = (you.choices || []).filter(c => !(throwing && c.dice));
     h += '<div class="choices">' + choicesHtml(choices) +
-      ((v.tray || []).some(p => p.wanted) ? '<div class="row"><button data-op="throw">' +
+      (throwing ? '<div class="row"><button data-op="throw">' +
         "Throw the dice</button></div>" : "") + "</div>";
     if ((you.board || []).length) h += '<div class="board">' + panelsHtml(you.board) + "</div>";
     const tools = [["tap", "Tap"], ["double", "Double tap"], ["hold", "Hold"], ["lift", "Lift"],

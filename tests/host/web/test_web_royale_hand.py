@@ -61,3 +61,50 @@ def test_the_facts_count_actions_and_free_moves_not_steps():
     if free:
         want += " and %d free move%s" % (free, "" if free == 1 else "s")
     assert left == [want + " left"], facts
+
+
+def test_the_turn_order_roll_is_offered_once_and_marked_as_the_dice_stand_in():
+    """At the start the page showed "Roll for the turn order" and "Throw the dice", two
+    buttons doing one thing. The roll is marked "dice" (the page that throws the table's
+    dice leaves it out), and once the order is settled it is gone, not greyed for ever."""
+    match = Match("royale", {"players": 2}, 7)
+    table = RoyaleTable(match)
+    face = table_game("royale").face
+    assert match.state.phase == "order"
+    rolls = [c for c in face.you(match, table, "red")["choices"]
+             if c["control"] == {"op": "button", "name": "roll"}]
+    assert rolls == [{"label": "Roll for the turn order", "enabled": True, "dice": True,
+                      "control": {"op": "button", "name": "roll"}}]
+    match.apply({"type": "roll_order"})
+    assert match.state.phase != "order"
+    names = [c["control"].get("name") for c in face.you(match, table, "red")["choices"]]
+    assert "roll" not in names and "end_turn" in names
+
+
+def test_the_legend_draws_a_face_down_card_as_the_board_does():
+    """The legend's face-down card was a near-black "▦" (the LED's dim amber) on the dark
+    page: it is the board's striped card back now, with its "?"."""
+    match = Match("royale", {"players": 2}, 7)
+    face = table_game("royale").face
+    backs = [g for g in face.legend(match, None) if g.get("look") == "card_back"]
+    assert [(g["shape"], g["words"]) for g in backs] == [
+        ("?", "a face-down card of the map (its value where known)")]
+
+
+def test_the_seat_page_shows_the_cards_the_seat_holds():
+    """A card won went into the player's hand off the table, and the page showed nothing
+    of it: "Your cards" lists those in play and those set aside, with what they do."""
+    setup = {"players": [{"id": "red", "cell": [0, 0], "active": ["S9", "S2", "H3"],
+                          "reserve": ["H7"]},
+                         {"id": "blue", "cell": [2, 0]}],
+             "map": [{"cell": [0, 0], "card": "S5"}, {"cell": [2, 0], "card": "H5"}]}
+    match = Match("royale", {}, 1, setup)
+    table = RoyaleTable(match)
+    face = table_game("royale").face
+    board = face.you(match, table, "red")["board"]
+    assert [p["title"] for p in board] == ["Your cards"]
+    rows = [(r["label"], r["value"]) for r in board[0]["rows"]]
+    assert rows == [("Nine of Spades (9)", "in play"), ("Two of Spades (2)", "in play"),
+                    ("Three of Hearts (3)", "in play"), ("Seven of Hearts (7)", "set aside")]
+    assert board[0]["rows"][1]["note"].startswith("Curse:")
+    assert face.you(match, table, "blue")["board"] == []
