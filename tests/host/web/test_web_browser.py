@@ -127,8 +127,11 @@ def test_royale_page_draws_the_diamond_and_the_tray(tmp_path, browser):
         assert cells == set("%d,%d" % (x, y) for x in range(-3, 4) for y in range(-3, 4)
                             if abs(x) + abs(y) <= 3)
         assert page.locator("#tray .pocket").count() == 3
-        page.locator("#you button[data-button=roll]").click()
-        wait_view(page, "v.knowledge.phase !== 'order'")
+        assert page.locator("#you button[data-button=roll]").count() == 0
+        # The table's dice, thrown into the pockets, one for each player (tied rollers throw
+        # again: the whole game by clicks plays that on).
+        page.locator("#you button[data-op=throw]").click()
+        wait_view(page, "v.log.some(l => l.startsWith('Rolls for the turn order: '))")
         shot(page, "royale-seat")
     finally:
         host.stop()

@@ -112,7 +112,10 @@ def play_royale_move(page, v):
     legal = you["legal"]
     me = [p for p in v["knowledge"]["players"] if p["id"] == you["seat"]][0]
     if v["knowledge"]["phase"] == "order":
-        page.locator("#you button[data-button=roll]").click()
+        # One button rolls for the turn order: the table's dice, thrown into the pockets
+        # (the engine's roll, its stand-in, is not offered beside it).
+        assert page.locator("#you button[data-button=roll]").count() == 0
+        page.locator("#you button[data-op=throw]").click()
         return
     pawn = [c for c in you["hand"] if c["id"] == "pawn"]
     if "place" in legal and pawn and pawn[0]["targets"]:
