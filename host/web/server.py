@@ -537,8 +537,14 @@ class WebServer:
         return message
 
     def _old_link_sentence(self, seat, game):
-        return ("this link was for seat %s in an earlier game (game %d); the table now plays "
-                "game %d: ask staff for this game's link." % (seat, game, self.game_number()))
+        # Each game's seats get new links (the next visitors' seats are not the last
+        # ones'), so a page left open from the last game watches: say why, and where the
+        # new link is, at a convention (staff) and at home (the terminal).
+        return ("this link was %s's seat in an earlier game (game %d). The table now plays "
+                "game %d, and every new game gives its seats new links, so this page only "
+                "watches. To play, open this game's link for your seat: ask staff for it, "
+                "or read it where the table was started (it prints every seat's link)."
+                % (self.table.seat_name(seat), game, self.game_number()))
 
     def view_data(self, seat):
         """The viewer's view (a `View`: its UTF-8 JSON), built once

@@ -303,7 +303,14 @@ def test_a_new_game_has_new_seat_links_and_an_old_link_is_told_so(tmp_path):
             assert new != old and srv.game_number() == 1
             # The page that held the old link is told, and watches as a spectator.
             told = await receive_until(ws, lambda m: m.get("status") == 410)
-            assert "earlier game" in told[-1]["message"] and "staff" in told[-1]["message"]
+            # In words: the seat by its name, why the page only watches, where the new
+            # link is (staff at a convention, the terminal at home).
+            said = told[-1]["message"]
+            assert said.startswith("this link was Villain's seat in an earlier game "
+                                   "(game 0). The table now plays game 1, and every new "
+                                   "game gives its seats new links"), said
+            assert "ask staff" in said and "where the table was started" in said
+            assert "villain" not in said, said
             await ws.send_json({"type": "control", "op": "button", "name": "draw", "id": 2})
             refused = await receive_until(ws, lambda m: m.get("id") == 2)
             assert refused[-1]["status"] == 403      # a spectator now: it controls nothing
@@ -312,7 +319,8 @@ def test_a_new_game_has_new_seat_links_and_an_old_link_is_told_so(tmp_path):
             async with http.get("http://127.0.0.1:%d/api/table?seat=villain" % port,
                                 headers={"X-Seat-Token": old}) as r:
                 assert r.status == 410
-                assert "ask staff for this game's link" in (await r.json())["error"]
+                error = (await r.json())["error"]
+                assert "open this game's link for your seat: ask staff for it" in error
             async with http.post("http://127.0.0.1:%d/api/control" % port,
                                  json={"seat": "villain", "op": "button", "name": "draw"},
                                  headers={"X-Seat-Token": old}) as r:
