@@ -74,8 +74,27 @@ def _long(item):
     return any(path.startswith(p) for p in LONG_FIRST)
 
 
+# The tests that drive a browser run one after another, on one worker (`--dist loadgroup`
+# in the README's command), while the other workers take the rest. Each starts a host on a
+# virtual table of up to nine tiles, and a tile process polls its readers as a Pico does,
+# 8-15 % of a core whether or not anything happens. Three of them at once on two cores
+# starve every tile: test_web_browser.py took 172 s on three workers and 62 s on one
+# (2026-11-29), and its refusal test failed at random.
+BROWSER_GROUP = "browser"
+
+
+def _browser(item):
+    return "browser" in getattr(item, "fixturenames", ())
+
+
 def pytest_collection_modifyitems(config, items):
-    items[:] = [i for i in items if _long(i)] + [i for i in items if not _long(i)]
+    for item in items:
+        if _browser(item):
+            item.add_marker(pytest.mark.xdist_group(BROWSER_GROUP))
+    # The browser tests first (the longest chain starts at once), then the other long ones.
+    items[:] = [i for i in items if _browser(i)] + \
+        [i for i in items if not _browser(i) and _long(i)] + \
+        [i for i in items if not _browser(i) and not _long(i)]
     if config.getoption("--hil"):
         return
     skip = pytest.mark.skip(reason="needs real tiles: run with --hil --port /dev/ttyACM0")
