@@ -87,6 +87,7 @@ def _browser(item):
     return "browser" in getattr(item, "fixturenames", ())
 
 
+@pytest.hookimpl(tryfirst=True)     # before xdist's worker reads the groups off the marks
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if _browser(item):

@@ -188,12 +188,18 @@ def test_a_refused_move_is_said_beside_its_cell_and_the_card_stays_in_hand(tmp_p
         before = page.evaluate("window.fairytable.view.actions")
         card.click()
         page.locator("[data-cell='0,0']").click()
-        page.wait_for_selector("#refusal:not([hidden])", timeout=15000)
-        # (the bubble and the cell's mark last 6 s: read them at once)
-        marked = page.get_attribute("[data-cell='0,0']", "class")
-        bubble = page.locator("#refusal").bounding_box()
-        cell = page.locator("[data-cell='0,0']").bounding_box()
-        words = page.inner_text("#refusal")
+        # The bubble and the cell's mark last 6 s: read them in the page the moment the
+        # bubble shows, in one go (a loaded machine's round trips could outlast them).
+        seen = page.wait_for_function("""() => {
+            const r = document.querySelector('#refusal');
+            if (!r || r.hidden) return null;
+            const c = document.querySelector("[data-cell='0,0']");
+            const box = e => { const b = e.getBoundingClientRect();
+                               return {x: b.x, y: b.y, width: b.width, height: b.height}; };
+            return {marked: c.className, bubble: box(r), cell: box(c), words: r.innerText};
+        }""", polling=50, timeout=15000).json_value()
+        marked, bubble, cell, words = (seen["marked"], seen["bubble"], seen["cell"],
+                                       seen["words"])
         assert words.endswith(".") and "_" not in words, words
         assert "refused" in marked, (marked, words)
         assert abs(bubble["y"] - (cell["y"] + cell["height"])) < 40, (bubble, cell)
