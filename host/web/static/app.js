@@ -644,6 +644,10 @@
     }
     if (tool === "move") return moveFrom ? press + " where it goes." :
       press + " the piece to move.";
+    // The table waits for dice (a turn order, an attack): no cell is to be tapped yet.
+    if (tool === "tap" && ((view && view.tray) || []).some(p => p.wanted))
+      return "The table waits for the dice: press Throw the dice, or " + press.toLowerCase() +
+        " a lit pocket.";
     return press + " a cell to " + ({tap: "tap", double: "double tap", hold: "hold",
                                   lift: "lift what lies on", place: "tap"})[tool] + " it.";
   }

@@ -128,6 +128,9 @@ def test_royale_page_draws_the_diamond_and_the_tray(tmp_path, browser):
                             if abs(x) + abs(y) <= 3)
         assert page.locator("#tray .pocket").count() == 3
         assert page.locator("#you button[data-button=roll]").count() == 0
+        # The hint says what the table waits for, not "Click a cell to tap it".
+        assert page.locator("#hint").inner_text() == \
+            "The table waits for the dice: press Throw the dice, or click a lit pocket."
         # The table's dice, thrown into the pockets, one for each player (tied rollers throw
         # again: the whole game by clicks plays that on).
         page.locator("#you button[data-op=throw]").click()
