@@ -170,10 +170,11 @@ from shared_rules.errors import IllegalAction, ScenarioError, shown
 from shared_rules.games import copy, seats, status, winner  # noqa: F401 (the contract)
 
 NAME = "fightclub"
-# The hard bot's search (shared_rules/search.py): the greedy move starts with 10 visits, and
+# The hard bot's search (shared_rules/search.py): the greedy move starts with 10 visits;
 # with two players a move is judged by what it gains less what it gains the other player
-# (`evaluate` counts the seat's own holdings only) (BENCHMARKS.md "The hard bot").
-SEARCH = {"prior": 10, "relative": True}
+# (`evaluate` counts the seat's own holdings only); the tree plans the seat's own turn (its
+# actions, judged where the turn ends) (BENCHMARKS.md "The hard bot").
+SEARCH = {"prior": 10, "relative": True, "turn": True}
 
 INFO = {"title": "Fairy Tale Fight Club", "min_players": 1, "max_players": 4,
         "default_players": 2, "modes": {}, "chance": True, "hidden": True}

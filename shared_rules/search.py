@@ -42,6 +42,10 @@ An engine tunes the search with an optional `SEARCH` dict:
   prior: n > 0 makes the greedy bot's move (worked out on one deal) start with n visits of
     a full reward: a nudge for games where the search alone is short of iterations
   relative: True judges a two-seat game by the seat's change less the other seat's (step 3)
+  turn: True keeps the tree to the seat's own actions: a path ends where the seat's turn
+    does, and is judged there (step 3), so every leaf is judged at the same point of the
+    game, before the other seats' replies (a game whose turn is several actions of one
+    seat: the search plans the turn, where the greedy bot looks one action ahead)
 Pure rules code: runs on CPython and MicroPython.
 """
 
@@ -137,7 +141,7 @@ def settings(engine):
     got = getattr(engine, "SEARCH", None) or {}
     return (got.get("iterations", ITERATIONS), got.get("scale", SCALE),
             got.get("rollout", 0), got.get("prior", 0), got.get("explore", EXPLORE),
-            got.get("relative", False))
+            got.get("relative", False), got.get("turn", False))
 
 
 def view_rng(engine, state, seat, seed):
@@ -161,7 +165,7 @@ def choose(engine, state, seat, seed, iterations=None):
         return None
     if len(actions) == 1:
         return actions[0]
-    budget, scale, rollout, prior, explore, relative = settings(engine)
+    budget, scale, rollout, prior, explore, relative, turn = settings(engine)
     if iterations is not None:
         budget = iterations
     rng = view_rng(engine, state, seat, seed)
@@ -193,7 +197,7 @@ def choose(engine, state, seat, seed, iterations=None):
         rng, r = prng.next32(rng)
         deal = engine.determinize(engine.copy(state), seat, prng.seed_state(r))
         before = _standings(engine, deal, judged)
-        rng, path = _descend(engine, root, deal, moves, rng, explore)
+        rng, path = _descend(engine, root, deal, moves, rng, explore, turn)
         rng = _play_on(engine, deal, rollout, rng)
         after = _standings(engine, deal, judged)
         if relative:
@@ -209,16 +213,17 @@ def choose(engine, state, seat, seed, iterations=None):
     return _most_visited(root, actions)
 
 
-def _descend(engine, root, deal, moves, rng, explore):
+def _descend(engine, root, deal, moves, rng, explore, turn=False):
     """Walk the tree in this deal and add one node: (rng, the path of nodes); the deal is
-    played along the path."""
+    played along the path (`turn`: only the root seat's actions, to the end of its turn)."""
     node = root
     path = []
     while engine.status(deal) == "ongoing":
         if node is root:
             legal = moves
         else:
-            actions = engine.legal_actions(deal)
+            actions = bots.my_actions(engine, deal, root.mover) if turn else \
+                engine.legal_actions(deal)
             if not actions:
                 break
             if len(node.children) < len(actions):

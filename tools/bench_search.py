@@ -1,8 +1,8 @@
 """The search bot ("hard") against the greedy bot ("normal"): how often it wins, how long it thinks.
 
     python -m tools.bench_search strength --game storybook --games 100 [--first-seed 1]
-        [--players N] [--iterations N] [--explore N] [--relative on|off] [--jobs 2] [--level hard]
-        [--against normal] [--habits] [--json]
+        [--players N] [--iterations N] [--explore N] [--relative on|off] [--turn on|off]
+        [--jobs 2] [--level hard] [--against normal] [--habits] [--json]
     python -m tools.bench_search think --game heroes [--positions 12] [--iterations N] [--json]
 
 strength: for each seed, two games with no table (the engine and the bots only, as
@@ -55,9 +55,10 @@ def _ask(adapter, kind, match, seat, seed, think):
     return action
 
 
-def budget(game, iterations, explore=None, relative=None):
-    """Set the search's budget, UCB constant and judging (`relative`, "on" or "off") for
-    this process (None: the game's own)."""
+def budget(game, iterations, explore=None, relative=None, turn=None):
+    """Set the search's budget, UCB constant, judging (`relative`, "on" or "off") and
+    horizon (`turn`, "on": the tree ends with the seat's turn) for this process (None: the
+    game's own)."""
     engine = games.get(game)
     tune = dict(getattr(engine, "SEARCH", None) or {})
     if iterations is not None:
@@ -66,12 +67,14 @@ def budget(game, iterations, explore=None, relative=None):
         tune["explore"] = explore
     if relative is not None:
         tune["relative"] = relative == "on"
+    if turn is not None:
+        tune["turn"] = turn == "on"
     engine.SEARCH = tune
     return search.settings(engine)[0]
 
 
 def play(game, players, seed, hard_seat_index, iterations, max_actions, level="hard",
-         against="normal", explore=None, relative=None):
+         against="normal", explore=None, relative=None, turn=None):
     """One game: the bot of `level` (the hard bot) in seat `hard_seat_index` (0 or -1), bots
     of level `against` (normal) elsewhere. Returns (its score: 1 for a win, 0 for a loss,
     1/sides for a game nobody won, actions, its think times, seats, habits: for the bot
@@ -79,7 +82,7 @@ def play(game, players, seed, hard_seat_index, iterations, max_actions, level="h
     those actions had ("attack_card" 12, "attack_card>card_won" 5), sides: how many sides
     play (the seats, or fewer in a team game))."""
     adapter = table_games.table_game(game)
-    budget(game, iterations, explore, relative)
+    budget(game, iterations, explore, relative, turn)
     match = Match(game, options_of(game, players), seed)
     engine = match.engine
     seats = engine.seats(match.state)
@@ -154,7 +157,7 @@ def strength(a):
     for seed in range(a.first_seed, a.first_seed + a.games):
         for where in (0, -1):
             jobs.append((a.game, a.players, seed, where, a.iterations, a.max_actions,
-                         a.level, a.against, a.explore, a.relative))
+                         a.level, a.against, a.explore, a.relative, a.turn))
     t0 = time.time()
     if a.jobs > 1:
         import multiprocessing
@@ -169,11 +172,11 @@ def strength(a):
     n = len(scores)
     points = sum(scores)
     lo, hi = wilson(points, n)
-    iterations = budget(a.game, a.iterations, a.explore, a.relative)
+    iterations = budget(a.game, a.iterations, a.explore, a.relative, a.turn)
     tuned = search.settings(games.get(a.game))
     out = {"game": a.game, "players": results[0][3] if results else None,
            "iterations": iterations, "explore": tuned[4], "prior": tuned[3],
-           "relative": tuned[5],
+           "relative": tuned[5], "turn": tuned[6],
            "games": n, "won": won, "drawn": drawn, "lost": n - won - drawn,
            "score_pct": round(100 * points / n, 1) if n else 0.0,
            "ci95": [round(lo, 1), round(hi, 1)],
@@ -218,7 +221,7 @@ def _sum_habits(tallies):
 
 def think(a):
     adapter = table_games.table_game(a.game)
-    iterations = budget(a.game, a.iterations, a.explore, a.relative)
+    iterations = budget(a.game, a.iterations, a.explore, a.relative, a.turn)
     match = Match(a.game, options_of(a.game, a.players), a.first_seed)
     engine = match.engine
     positions = []
@@ -325,6 +328,9 @@ def main(argv=None):
         q.add_argument("--relative", choices=("on", "off"), default=None,
                        help="judge a two-player move by its gain less the other player's "
                             "(default: the game's)")
+        q.add_argument("--turn", choices=("on", "off"), default=None,
+                       help="end the search's tree with the seat's own turn (default: the "
+                            "game's)")
         q.add_argument("--first-seed", type=int, default=1)
         q.add_argument("--max-actions", type=int, default=3000)
         q.add_argument("--json", action="store_true")

@@ -177,3 +177,78 @@ def test_a_relative_search_counts_what_a_move_gives_the_other_seat():
     start = {"a": 0, "b": 0, "turn": "a"}
     assert search.choose(_Race(True), dict(start), "a", 1) == {"type": "safe"}
     assert search.choose(_Race(False), dict(start), "a", 1) == {"type": "greedy"}
+
+
+class _Turn:
+    """Seat "a" takes two actions a turn, then "b" one. "a"'s first action: "grab" (+6 now;
+    its second action can add only +1) or "set_up" (nothing now; its second action can add
+    +20). The greedy bot, one action ahead, grabs; a search that plans the turn sets up. "b"
+    then passes or "spoils" (-1 to "a")."""
+
+    def __init__(self, turn):
+        self.SEARCH = {"iterations": 80, "turn": turn}
+        self.applied = []
+
+    def seats(self, state):
+        return ["a", "b"]
+
+    def copy(self, state):
+        return dict(state)
+
+    def determinize(self, state, seat, rng):
+        return state
+
+    def view(self, state, seat):
+        return state
+
+    def to_dict(self, state):
+        return state
+
+    def status(self, state):
+        return "ongoing" if state["step"] < 3 else "finished"
+
+    def legal_actions(self, state):
+        step = state["step"]
+        if step == 0:
+            return [{"type": "grab"}, {"type": "set_up"}]
+        if step == 1:
+            return [{"type": "combo"}, {"type": "small"}]
+        return [{"type": "pass"}, {"type": "spoil"}]
+
+    def actor(self, state, action):
+        return "a" if state["step"] < 2 else "b"
+
+    def apply(self, state, action):
+        self.applied.append(self.actor(state, action))
+        kind = action["type"]
+        if kind == "grab":
+            state["a"] += 6
+            state["ready"] = False
+        elif kind == "set_up":
+            state["ready"] = True
+        elif kind == "combo":
+            state["a"] += 20 if state["ready"] else 0
+        elif kind == "small":
+            state["a"] += 1
+        elif kind == "spoil":
+            state["a"] -= 1
+        state["step"] += 1
+        return []
+
+    def evaluate(self, state, seat):
+        return state[seat]
+
+
+def test_a_turn_search_plans_the_seats_own_turn_and_stops_where_it_ends():
+    """With `turn` the tree holds the seat's own actions only, each path judged where the
+    seat's turn ends: the other seat's reply is never played, and the turn is planned as a
+    whole (set up, then the combo), where one action ahead grabs."""
+    start = {"a": 0, "b": 0, "step": 0, "ready": False}
+    engine = _Turn(True)
+    assert search.choose(engine, dict(start), "a", 1) == {"type": "set_up"}
+    assert engine.applied and set(engine.applied) == {"a"}
+    assert bots.choose("greedy", engine, dict(start), "a", 1) == {"type": "grab"}
+    # Without it, the tree goes on into the other seat's reply.
+    engine = _Turn(False)
+    search.choose(engine, dict(start), "a", 1)
+    assert "b" in engine.applied
