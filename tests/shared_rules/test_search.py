@@ -126,13 +126,9 @@ def test_the_hard_move_is_the_same_on_micropython():
     assert run_micropython_code(code, timeout=300).splitlines() == mine
 
 
-class _Race:
-    """A two-seat game of one move each, to see how the search judges a move: "a" takes
-    "safe" (it gains 10, "b" nothing) or "greedy" (it gains 12, "b" gains 20). Each seat's
-    yardstick is its own points only, as Fight Club's is."""
-
-    def __init__(self, relative):
-        self.SEARCH = {"iterations": 60, "relative": relative}
+class _Toy:
+    """A toy engine of two seats, "a" and "b", with nothing hidden; each seat's yardstick is
+    its own points only, as Fight Club's is."""
 
     def seats(self, state):
         return ["a", "b"]
@@ -145,6 +141,20 @@ class _Race:
 
     def view(self, state, seat):
         return state
+
+    def to_dict(self, state):
+        return state
+
+    def evaluate(self, state, seat):
+        return state[seat]
+
+
+class _Race(_Toy):
+    """A two-seat game of one move each, to see how the search judges a move: "a" takes
+    "safe" (it gains 10, "b" nothing) or "greedy" (it gains 12, "b" gains 20)."""
+
+    def __init__(self, relative):
+        self.SEARCH = {"iterations": 60, "relative": relative}
 
     def status(self, state):
         return "ongoing" if state["turn"] is not None else "finished"
@@ -166,9 +176,6 @@ class _Race:
         state["turn"] = "b" if state["turn"] == "a" else None
         return []
 
-    def evaluate(self, state, seat):
-        return state[seat]
-
 
 def test_a_relative_search_counts_what_a_move_gives_the_other_seat():
     """With `relative` the change judged is the seat's own less the other seat's: the move
@@ -179,7 +186,7 @@ def test_a_relative_search_counts_what_a_move_gives_the_other_seat():
     assert search.choose(_Race(False), dict(start), "a", 1) == {"type": "greedy"}
 
 
-class _Turn:
+class _Turn(_Toy):
     """Seat "a" takes two actions a turn, then "b" one. "a"'s first action: "grab" (+6 now;
     its second action can add only +1) or "set_up" (nothing now; its second action can add
     +20). The greedy bot, one action ahead, grabs; a search that plans the turn sets up. "b"
@@ -188,21 +195,6 @@ class _Turn:
     def __init__(self, turn):
         self.SEARCH = {"iterations": 80, "turn": turn}
         self.applied = []
-
-    def seats(self, state):
-        return ["a", "b"]
-
-    def copy(self, state):
-        return dict(state)
-
-    def determinize(self, state, seat, rng):
-        return state
-
-    def view(self, state, seat):
-        return state
-
-    def to_dict(self, state):
-        return state
 
     def status(self, state):
         return "ongoing" if state["step"] < 3 else "finished"
@@ -234,9 +226,6 @@ class _Turn:
             state["a"] -= 1
         state["step"] += 1
         return []
-
-    def evaluate(self, state, seat):
-        return state[seat]
 
 
 def test_a_turn_search_plans_the_seats_own_turn_and_stops_where_it_ends():
