@@ -177,11 +177,9 @@ class SimBoard:
         self.frame = b""
         self.frame_crc = None
         self.frame_no = 0
-        self.watching = False
         self.wdt_ms = 0
         self.wdt_fed = 0
         self.control = None
-        self.tag_pool = []              # spare tags for the control channel (see _main)
         if control_path:
             from firmware.sim.control import ControlChannel
             self.control = ControlChannel(control_path)
@@ -269,7 +267,7 @@ class SimBoard:
         if crc != self.frame_crc:
             self.frame_crc = crc
             self.frame_no += 1
-            if self.watching:
+            if self.control is not None and self.control.watching:
                 self.control.push_frame(self)
 
     def report(self, task, e):
@@ -364,9 +362,9 @@ def _main(argv):
     from firmware.main import Tile
 
     board = SimBoard(_unhex(uid), control, spec["buttons"])
-    board.tag_pool = pool
     tile = Tile(board, spec)
     if board.control is not None:
+        board.control.tag_pool = pool
         board.control.send({"ev": "ready", "index": int(index),
                             "interpreter": sys.implementation.name, "boot_id": tile.boot_id,
                             "leds_per_cell": spec["segments"] * spec["leds_per_segment"]})

@@ -49,6 +49,8 @@ class ControlChannel:
         self.poll.register(self.sock, select.POLLIN)
         self.buf = b""
         self.chunk = bytearray(256)   # preallocated: the heap is small and fragments
+        self.tag_pool = []            # the board's spare tags (firmware/boards/sim.py _main)
+        self.watching = False         # "watch": each new LED frame pushed as it is shown
 
     # -- the channel --------------------------------------------------------------------
 
@@ -161,7 +163,7 @@ class ControlChannel:
             pages = identity_record(identity.encode())
         uid = _unhex(req["uid"])
         read_only = bool(req.get("read_only"))
-        card = free_card(board.tag_pool, board.emulators)
+        card = free_card(self.tag_pool, board.emulators)
         if card is None:
             return NtagCard(uid, pages, read_only=read_only)
         card.load(uid, pages, read_only)
@@ -254,8 +256,8 @@ class ControlChannel:
             self.push_frame(board)   # arrives before the reply, on the same stream
             return {"ok": True, "frame": board.frame_no}
         elif op == "watch":
-            board.watching = bool(req.get("on", True))
-            if board.watching:
+            self.watching = bool(req.get("on", True))
+            if self.watching:
                 self.push_frame(board)
             return {"ok": True, "frame": board.frame_no}
         elif op == "fault":
