@@ -101,6 +101,7 @@ class TableSession:
         self.mismatch_since = {}  # message -> ms it was first seen (a mismatch is news
         self.last_words = None    # once it lasts: shown_mismatches); the last action in words
         self.last_refusal = None  # {"seat", "text", "cells", "at"}: shown where it was made
+        self.touched_by = {}      # place -> (seat, ms): a web seat's hand acted there last
 
     @property
     def mismatches(self):
@@ -131,11 +132,26 @@ class TableSession:
         current = set(m.message for m in ([] if self.settling else self.table.mismatches))
         self.mismatch_since = {msg: self.mismatch_since.get(msg, now) for msg in current}
 
+    touch_owner_ms = 5000   # the table refused a move on a place a web seat acted on this
+                            # recently: that seat's move (its page says why)
+
     def refused_at(self, seat, sentence, cells=()):
         """A refusal made where a person acted (a web control, an illegal gesture): the
-        page shows it beside the cells for a while; nothing was applied."""
+        page shows it beside the cells for a while; nothing was applied. `seat` None: the
+        table refused what it read (a card, a gesture); the seat whose web hand acted on
+        one of those places in the last `touch_owner_ms` made it, else nobody on the web
+        did (a hand at the table itself: every page may say why)."""
+        now = self.clock()
+        if seat is None:
+            last = None
+            for c in cells:
+                got = self.touched_by.get(tuple(c))
+                if got is not None and now - got[1] <= self.touch_owner_ms and (
+                        last is None or got[1] > last[1]):
+                    last = got
+            seat = last[0] if last is not None else None
         self.last_refusal = {"seat": seat, "text": sentence,
-                             "cells": [list(c) for c in cells], "at": self.clock()}
+                             "cells": [list(c) for c in cells], "at": now}
 
     def waiting_for(self):
         """The tiles the game waits for (offline past the grace), by unique id."""
@@ -339,6 +355,7 @@ class TableSession:
         self.recent_events = []
         self.last_words = None
         self.last_refusal = None
+        self.touched_by = {}
 
     def _attract_tick(self):
         """The demo's next move; or, with `attract_after_ms`, the attract mode once nobody
@@ -395,12 +412,15 @@ class TableSession:
         self.table.reconcile(self.clock())
         return events
 
-    def hand_touched(self, place=None):
+    def hand_touched(self, place=None, seat=None):
         """A person's hand (the web table's or the terminal's virtual hands) moved a piece at
         `place` (None: unknown): the virtual players leave it to them there until an action
-        is applied."""
-        self.bots.touched(self.clock(), place)
-        self.last_activity = self.clock()
+        is applied. `seat`: the web seat whose hand it was (a refusal there is theirs)."""
+        now = self.clock()
+        self.bots.touched(now, place)
+        self.last_activity = now
+        if seat is not None and place is not None:
+            self.touched_by[tuple(place)] = (seat, now)
 
     def apply_from_table(self, action):
         """An action the table showed (tiles, a seat button): applied unless it is not the

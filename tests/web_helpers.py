@@ -36,7 +36,8 @@ def seat_words(log):
 class Host:
     """`fairytable run --web 127.0.0.1:PORT ...` in its own process group."""
 
-    def __init__(self, tmp_path, *args, port=None, journal=None):
+    def __init__(self, tmp_path, *args, port=None, journal=None, stdin=None):
+        self.stdin = stdin      # a terminal (a pty's end) the host reads typed hands from
         self.port = port or free_port()
         self.tmp = tmp_path
         self.journal = journal or str(tmp_path / "journal.db")
@@ -49,8 +50,9 @@ class Host:
         cmd = [FAIRYTABLE, "run", "--web", "127.0.0.1:%d" % self.port, "--journal", self.journal,
                "--staff-pin-file", self.pin_file] + self.args
         self.out = open(str(self.tmp / ("host-%d.log" % time.monotonic_ns())), "w+")
+        stdin = self.stdin if self.stdin is not None else subprocess.DEVNULL
         self.proc = subprocess.Popen(cmd, stdout=self.out, stderr=subprocess.STDOUT, cwd=REPO,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
+                                     stdin=stdin, start_new_session=True)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             text = self.log()

@@ -396,7 +396,7 @@ class WebTable:
         async with self.control_lock:
             try:
                 said = await self._hands_control(op, seat, place, msg)
-                s.hand_touched(place)   # and still, once the pieces moved
+                s.hand_touched(place, seat)   # and still, once the pieces moved
                 return said
             except HandsSlipped as e:
                 raise Refused(503, "the tile did not take it (%s): try again." % e,
@@ -437,7 +437,7 @@ class WebTable:
         if op in GESTURES:
             if place[0] == "seat":
                 raise Refused(400, "a card reader takes a card, not a %s." % op)
-            s.hand_touched(place)
+            s.hand_touched(place, seat)
             await self.hands.gesture(place, op)
             return "%s on [%d, %d]." % ({"tap": "Tapped", "double": "Double-tapped",
                                          "hold": "Held"}[op], place[0], place[1])
@@ -445,7 +445,7 @@ class WebTable:
             steps = self.face.place_steps(match, s.table, seat, msg.get("card"), place,
                                           bool(msg.get("face_down")),
                                           whole=msg.get("whole") is True)
-            s.hand_touched(place)
+            s.hand_touched(place, seat)
             await self._steps(steps)
             return "Put down on %s." % self._place_words(place)
         if op == "lift":
@@ -457,7 +457,7 @@ class WebTable:
             for _kind, where, _what in steps:
                 if where not in places:
                     places.append(where)
-                    s.hand_touched(where)
+                    s.hand_touched(where, seat)
             if len(steps) == 1:
                 await self.hands.lift(place, item)
             else:
@@ -467,7 +467,7 @@ class WebTable:
         to = self._cell(msg.get("to"))
         item = self.face.liftable(match, s.table, seat, place, msg.get("card"))
         self.face.check_move(match, s.table, seat, place, to, item)
-        s.hand_touched(place)
+        s.hand_touched(place, seat)
         await self.hands.lift(place, item)
         # As a hand does: the piece is up (the tile saw it go) before it goes down, so
         # the table never reads one piece on two cells.

@@ -417,3 +417,28 @@ def test_a_card_a_person_lifts_on_the_web_table_is_not_put_back_while_the_tile_a
 
     clock = ManualClock(1000)
     asyncio.run(scenario())
+
+
+def test_a_refusal_the_table_makes_is_the_web_seat_s_that_just_acted_there(tmp_path):
+    # The table refuses what it read (no seat); a web seat's hand acted on one of its places
+    # within touch_owner_ms: its refusal (its page says why, the others' do not). Later, or
+    # on another place, or a hand that is nobody's on the web: nobody's.
+    clock = ManualClock(1000)
+    session = session_on(tmp_path, clock)
+    session.hand_touched((3, 2), "villain")
+    session.hand_touched(None)                       # the terminal's hands: nobody's seat
+    clock.advance(session.touch_owner_ms)
+    session.refused_at(None, "Not yet.", [(3, 2)])
+    assert session.last_refusal == {"seat": "villain", "text": "Not yet.", "cells": [[3, 2]],
+                                    "at": clock()}
+    session.refused_at(None, "Not there.", [(4, 4)])
+    assert session.last_refusal["seat"] is None
+    session.hand_touched((4, 4), "hero")             # the latest hand of the places named
+    clock.advance(1)
+    session.refused_at(None, "Not both.", [(3, 2), (4, 4)])
+    assert session.last_refusal["seat"] == "hero"
+    session.refused_at("villain", "A control of the page.", [(4, 4)])
+    assert session.last_refusal["seat"] == "villain"
+    clock.advance(session.touch_owner_ms)
+    session.refused_at(None, "Too late.", [(3, 2), (4, 4)])
+    assert session.last_refusal["seat"] is None

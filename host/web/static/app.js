@@ -14,9 +14,8 @@
 
   const $ = sel => document.querySelector(sel);
   const board = $("#board"), tray = $("#tray"), readersBox = $("#readers");
-  let acted = {cells: [], at: 0};    // the cells this page's last control acted on, and when
   let view = null, ws = null, backoff = 500, nextId = 1, shapeKey = "", cellPx = 0, headPx = 0;
-  let tool = "tap", picked = null, faceDown = false, moveFrom = null, refusalKey = "";
+  let tool = "tap", picked = null, faceDown = false, moveFrom = null, refusalKey = null;
   let gesturesOpen = false, youHtml = "", openChoice = null, panelsKey = "";
   // A seat's page draws its own view only: the spectators' view the table sends before it has
   // read the hello is passed over until the welcome (or the hello's refusal) comes.
@@ -161,7 +160,6 @@
     if (!ws || ws.readyState !== 1) { toast("not connected to the table", true); return; }
     control.type = "control";
     control.id = nextId++;
-    acted = {cells: [control.cell, control.to].filter(c => c).map(key), at: Date.now()};
     control.seat = me.seat;
     ws.send(JSON.stringify(control));
   }
@@ -408,14 +406,18 @@
     drawSide(v);
     drawYou(v);
     lightTargets();
-    // A refusal for this seat; or the table's own (no seat: the rules refused what a gesture
-    // made) on a cell this page acted on a moment ago: it was this person's gesture.
-    const ours = v.refusal && me.seat && (v.refusal.seat === me.seat || (v.refusal.seat === null &&
-      Date.now() - acted.at < 5000 && (v.refusal.cells || []).some(c => acted.cells.includes(
-        key(c)))));
-    if (ours) {
+    // A refusal: this seat's own (a control of this page, or what the table refused where
+    // this page's hand had just acted: the table says whose), or one of a hand at the table
+    // itself (no seat: a card or a gesture there), which every page says, the TV's too. One
+    // made before this page drew its first view is old news.
+    if (v.refusal && (v.refusal.seat === null || v.refusal.seat === me.seat)) {
       const k = v.refusal.text + "|" + v.refusal.at;
-      if (k !== refusalKey) { refusalKey = k; refuse(v.refusal.text, v.refusal.cells); }
+      if (k !== refusalKey) {
+        if (refusalKey !== null) refuse(v.refusal.text, v.refusal.cells);
+        refusalKey = k;
+      }
+    } else if (refusalKey === null) {
+      refusalKey = "";
     }
     const shown = window.fairytable.shown;
     if (!shown.length || shown[shown.length - 1].actions !== v.actions) {

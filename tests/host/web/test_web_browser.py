@@ -3,6 +3,7 @@ the virtual table: what the page draws, mismatches, tiles going offline and back
 after the host is killed, the staff page. Screenshots land in tests/artifacts/ (git-ignored)."""
 
 import os
+import pty
 
 from mpy import REPO
 
@@ -215,6 +216,71 @@ def test_a_refused_move_is_said_beside_its_cell_and_the_card_stays_in_hand(tmp_p
 
     finally:
         host.stop()
+
+
+def refusal_said(page, timeout=30000):
+    """The refusal's words the moment its bubble shows, and the cells it marks."""
+    return page.wait_for_function("""() => {
+        const r = document.querySelector('#refusal');
+        if (!r || r.hidden) return null;
+        return {words: r.innerText, marked: [...document.querySelectorAll('.cell.refused')]
+                .map(c => c.dataset.cell)};
+    }""", polling=100, timeout=timeout).json_value()
+
+
+def test_a_refused_gesture_is_said_on_the_pages_of_the_hand_that_made_it(tmp_path, browser):
+    """The rules refuse a gesture the table read (a tap that would turn a hidden card over
+    too soon). Made by a hand at the table itself (here typed on the host's terminal: the
+    virtual table's hands), every page says why beside the cell, the spectators' (a TV)
+    too. Made from a seat's page, that page says why and the spectators' does not. A page
+    opened afterwards does not bring an old refusal up."""
+    master, slave = pty.openpty()
+    host = Host(tmp_path, "--bots", "1", "--seed", "5", "--new", "--pace", "0",
+                stdin=slave).start()
+    os.close(slave)
+    try:
+        seat = browser.new_page(viewport={"width": 390, "height": 844})
+        seat.goto(host.links["villain"])
+        live(seat)
+        tv = browser.new_page(viewport={"width": 1280, "height": 800})
+        tv.goto(host.url)
+        live(tv)
+        wait_view(seat, "v.knowledge.phase === 'choose_plot_twist' && "
+                  "v.actors[0] === 'villain'", 90000)
+        seat.locator("#you .choices button[data-choice]").first.click()
+        # The Hero bot hides two cards ([3, 2] and [2, 3]); then the Villain plays two cards
+        # before anyone may turn a hidden card over.
+        wait_view(seat, "v.knowledge.phase === 'setup_play' && v.actors.length === 1 && "
+                  "v.actors[0] === 'villain' && v.mismatches.length === 0 && !v.busy", 90000)
+        before = seat.evaluate("window.fairytable.view.actions")
+        os.write(master, b"tap 3 2\n")         # a hand at the table taps the hidden card
+        for page in (seat, tv):
+            got = refusal_said(page)
+            assert got["words"] == "Not yet: the Villain plays two cards first.", got
+            assert got["marked"] == ["3,2"], got
+        assert host.table()["refusal"]["seat"] is None      # nobody's on the web
+        for page in (seat, tv):
+            page.wait_for_function("() => document.querySelector('#refusal').hidden",
+                                   polling=250, timeout=20000)
+        late = browser.new_page(viewport={"width": 1280, "height": 800})
+        late.goto(host.url)
+        live(late)
+        late.wait_for_timeout(1500)
+        assert late.evaluate("document.querySelector('#refusal').hidden")
+        assert late.evaluate("window.fairytable.view.refusal.text").startswith("Not yet")
+
+        # The same tap from the Villain's page: said there, and not on the TV.
+        seat.locator("[data-cell='3,2']").click()
+        got = refusal_said(seat)
+        assert got["words"] == "Not yet: the Villain plays two cards first.", got
+        assert host.table("villain")["refusal"]["seat"] == "villain"
+        assert host.table()["refusal"] is None
+        tv.wait_for_timeout(1500)
+        assert tv.evaluate("document.querySelector('#refusal').hidden")
+        assert seat.evaluate("window.fairytable.view.actions") == before   # nothing applied
+    finally:
+        host.stop()
+        os.close(master)
 
 
 def test_a_wrong_seat_link_says_so_and_watches(tmp_path, browser):
