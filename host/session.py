@@ -420,7 +420,12 @@ class TableSession:
         self.bots.touched(now, place)
         self.last_activity = now
         if seat is not None and place is not None:
-            self.touched_by[tuple(place)] = (seat, now)
+            self.web_hand_at(place, seat)
+
+    def web_hand_at(self, place, seat):
+        """The web seat `seat`'s hand acts at `place` (a move's cell it puts down on, too):
+        a refusal the table makes there soon is that seat's (refused_at)."""
+        self.touched_by[tuple(place)] = (seat, self.clock())
 
     def apply_from_table(self, action):
         """An action the table showed (tiles, a seat button): applied unless it is not the

@@ -468,6 +468,7 @@ class WebTable:
         item = self.face.liftable(match, s.table, seat, place, msg.get("card"))
         self.face.check_move(match, s.table, seat, place, to, item)
         s.hand_touched(place, seat)
+        s.web_hand_at(to, seat)
         await self.hands.lift(place, item)
         # As a hand does: the piece is up (the tile saw it go) before it goes down, so
         # the table never reads one piece on two cells.

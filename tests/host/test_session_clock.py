@@ -437,6 +437,9 @@ def test_a_refusal_the_table_makes_is_the_web_seat_s_that_just_acted_there(tmp_p
     clock.advance(1)
     session.refused_at(None, "Not both.", [(3, 2), (4, 4)])
     assert session.last_refusal["seat"] == "hero"
+    session.web_hand_at((5, 5), "villain")           # where a move of the page puts down
+    session.refused_at(None, "Not there either.", [(5, 5)])
+    assert session.last_refusal["seat"] == "villain"
     session.refused_at("villain", "A control of the page.", [(4, 4)])
     assert session.last_refusal["seat"] == "villain"
     clock.advance(session.touch_owner_ms)
