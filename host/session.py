@@ -29,6 +29,7 @@ from host.table.mismatch import Mismatch
 from host.table.tags import TagRefused
 from shared_rules.engine import UndoRefused
 from shared_rules.errors import IllegalAction
+from host.web.face import and_list, cell_words
 
 __all__ = ["SessionLog", "TableSession", "TileOffline"]
 
@@ -39,6 +40,14 @@ class TileOffline(Mismatch):
     def __init__(self, tile, cells, message):
         super().__init__("tile_offline", cells, message)
         self.tile = tile
+
+
+def refusal_line(cells, message):
+    """The log's line for a gesture the table refused: where, then why ("Refused on [3, 2].
+    Not yet: the Villain plays two cards first.")."""
+    if not cells:
+        return "Refused: %s" % message
+    return "Refused on %s. %s" % (and_list(cell_words(c) for c in cells), message)
 
 
 class TableSession:
@@ -275,7 +284,7 @@ class TableSession:
             self.log.say(note)
         for cells, message in refusals:
             self.rejected.append((None, message))
-            self.log.say("Not allowed: %s" % message)
+            self.log.say(refusal_line(cells, message))
             self.refused_at(None, message, cells)
             for cell in cells:
                 self.flash[tuple(cell)] = self.clock() + self.flash_ms
@@ -390,7 +399,8 @@ class TableSession:
             events = self.match.apply(action)
         except IllegalAction as e:
             self.rejected.append((action, e.message))
-            self.log.say("Not allowed: %s" % e.message)
+            self.log.say("Refused: %s. %s" % (
+                self.game.face.request_words(self.match.state, action), e.message))
             until = self.clock() + self.flash_ms
             cells = self.game.action_cells(self.match.state, action)
             self.refused_at(None, e.message, cells)

@@ -445,3 +445,22 @@ def test_a_refusal_the_table_makes_is_the_web_seat_s_that_just_acted_there(tmp_p
     clock.advance(session.touch_owner_ms)
     session.refused_at(None, "Too late.", [(3, 2), (4, 4)])
     assert session.last_refusal["seat"] is None
+
+
+def test_the_log_says_what_was_refused_where_and_why(tmp_path):
+    # A refused action names the move asked for and the rules' reason, once each; a gesture
+    # the table refused names its cells. Never "Not allowed: Not yet: ...".
+    session = session_on(tmp_path, ManualClock(1000))
+    before = session.match.state
+    taken = {"type": "play", "card": "alice", "cell": [2, 3], "facing": "N"}
+    assert session.apply(taken) is None                          # the Cheshire Cat is there
+    why = session.rejected[-1][1]
+    line = session.log.lines[-1]
+    assert line == "Refused: play a card on [2, 3]. %s" % why, line
+    assert why and line.count(why) == 1 and session.match.state is before
+    session.table.refuse([(3, 2), (4, 4)], "Not yet: the Villain plays two cards first.")
+    session.table.refuse([], "The pads start working once the game is under way.")
+    session._table_said()
+    assert session.log.lines[-2:] == [
+        "Refused on [3, 2] and [4, 4]. Not yet: the Villain plays two cards first.",
+        "Refused: The pads start working once the game is under way."]
