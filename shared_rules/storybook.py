@@ -135,8 +135,15 @@ REQUIREMENT_KINDS = ("opponent_more_cards_in_play", "own_card_in_play", "enemy_a
 _PRINT_DIRS = {"N": 0, "E": 1, "S": 2, "W": 3}
 
 
+_SIDE_OF = {"hero": "hero", "villain": "villain", "hero_1": "hero", "hero_2": "hero",
+            "villain_a": "villain", "villain_b": "villain"}
+
+
 def side_of(seat):
-    return seat.split("_")[0]
+    """"hero" or "villain" for a seat ("hero_1": "hero"); a seat of neither side gives its
+    own first word (so a check against a side refuses it)."""
+    side = _SIDE_OF.get(seat)
+    return side if side is not None else seat.split("_")[0]
 
 
 def other_side(side):
@@ -668,30 +675,56 @@ def edge(s, entry, direction):
 
 def slide_target(s, cell, d):
     """Where a slide from `cell` in direction d stops, or raise IllegalAction."""
+    stop = _slide_stop(s, cell, d)
+    if isinstance(stop, tuple):
+        return stop
+    if stop == "only_card":
+        raise IllegalAction(stop, "A card cannot slide when it is the only card in play.")
+    if stop == "blocked":
+        raise IllegalAction(stop, "The card cannot slide %s: the next space is taken." %
+                            FACINGS[d])
+    if stop == "away_from_cards":
+        raise IllegalAction(stop, "A card can only slide towards the other cards; sliding %s "
+                            "takes it away from all of them." % FACINGS[d])
+    raise IllegalAction(stop, "Sliding %s would take the card off the table before it "
+                        "reaches another card." % FACINGS[d])
+
+
+def _slide_stop(s, cell, d):
+    """Where a slide from `cell` in direction d stops (a cell), or why it cannot (a code):
+    slide_target without the exception, which the legal actions' list would raise for
+    most directions of most cards."""
     board = s.board
     dx, dy = STEPS[d]
-    others = [x for x in board if x != cell]
-    if not others:
-        raise IllegalAction("only_card", "A card cannot slide when it is the only card in play.")
-    lo_x = min(x[0] for x in others) - 1
-    hi_x = max(x[0] for x in others) + 1
-    lo_y = min(x[1] for x in others) - 1
-    hi_y = max(x[1] for x in others) + 1
+    lo_x = lo_y = hi_x = hi_y = None
+    for x in board:
+        if x != cell:
+            if lo_x is None:
+                lo_x = hi_x = x[0]
+                lo_y = hi_y = x[1]
+            else:
+                lo_x = x[0] if x[0] < lo_x else lo_x
+                hi_x = x[0] if x[0] > hi_x else hi_x
+                lo_y = x[1] if x[1] < lo_y else lo_y
+                hi_y = x[1] if x[1] > hi_y else hi_y
+    if lo_x is None:
+        return "only_card"
+    lo_x -= 1
+    hi_x += 1
+    lo_y -= 1
+    hi_y += 1
     pos = cell
     while True:
         nxt = (pos[0] + dx, pos[1] + dy)
         if nxt in board:
-            raise IllegalAction("blocked", "The card cannot slide %s: the next space is taken." %
-                                FACINGS[d])
+            return "blocked"
         # Past the far side of the other cards, or outside their band: never adjacent.
         if dx and (not lo_y <= nxt[1] <= hi_y or (nxt[0] > hi_x if dx > 0 else nxt[0] < lo_x)) \
                 or dy and (not lo_x <= nxt[0] <= hi_x
                            or (nxt[1] > hi_y if dy > 0 else nxt[1] < lo_y)):
-            raise IllegalAction("away_from_cards", "A card can only slide towards the other "
-                                "cards; sliding %s takes it away from all of them." % FACINGS[d])
+            return "away_from_cards"
         if not _on_grid(s, nxt):
-            raise IllegalAction("off_table", "Sliding %s would take the card off the table "
-                                "before it reaches another card." % FACINGS[d])
+            return "off_table"
         pos = nxt
         if _has_neighbour(board, pos, ignore=cell):
             return pos
@@ -1185,11 +1218,8 @@ def legal_actions(state):
             out.append({"type": "spin", "cell": _cell(cell), "dir": "ccw"})
         if ap >= 2:
             for d in range(4):
-                try:
-                    slide_target(s, cell, d)
-                except IllegalAction:
-                    continue
-                out.append({"type": "slide", "cell": _cell(cell), "dir": FACINGS[d]})
+                if isinstance(_slide_stop(s, cell, d), tuple):
+                    out.append({"type": "slide", "cell": _cell(cell), "dir": FACINGS[d]})
     if ap >= 3 and s.hands[seat]:
         facing = FACINGS[home_facing(seat)]
         places = _placement_cells(s)
