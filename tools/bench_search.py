@@ -3,7 +3,8 @@
     python -m tools.bench_search strength --game storybook --games 100 [--first-seed 1]
         [--players N] [--iterations N] [--explore N] [--relative on|off] [--turn on|off]
         [--jobs 2] [--level hard] [--against normal] [--habits] [--json]
-    python -m tools.bench_search think --game heroes [--positions 12] [--iterations N] [--json]
+    python -m tools.bench_search think --game heroes [--positions 12] [--repeat N]
+        [--iterations N] [--json]
 
 strength: for each seed, two games with no table (the engine and the bots only, as
 `fairytable run --headless` plays them): the hard bot in the first seat and normal bots in
@@ -19,7 +20,9 @@ and how often each type had each event (Battle Royale's "attack_card -> card_won
 "attack_card -> attack_failed": how often its attacks won a card).
 
 think: CPU time of one hard move at positions along a game between normal bots (the
-positions where the seat has more than one move), p50 and p99.
+positions where the seat has more than one move), p50 and p99, their total, and a digest of
+the moves (the same digest: the same moves; --repeat N thinks each N times and keeps the
+least time, to compare two versions of an engine on a shared machine).
 
     python -m tools.bench_search pace [--steps 1000000] [--json]
 
@@ -30,6 +33,7 @@ estimate: the published run's program and Python version are not known.
 """
 
 import argparse
+import binascii
 import json
 import os
 import sys
@@ -39,7 +43,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from host import games as table_games  # noqa: E402
-from shared_rules import bots, games, search  # noqa: E402
+from shared_rules import bots, canon, games, search  # noqa: E402
 from shared_rules.engine import Match  # noqa: E402
 
 
@@ -232,15 +236,25 @@ def think(a):
         match.apply(adapter.bot_action("normal", engine, match.state, seat, a.first_seed))
     step = max(1, len(positions) // a.positions)
     times = []
+    moves = []
     for state, seat in positions[::step][:a.positions]:
-        t0 = time.process_time()
-        adapter.bot_action("hard", engine, state, seat, a.first_seed)
-        times.append(time.process_time() - t0)
+        # --repeat: the same move thought again, its least CPU time kept (another process
+        # on the machine only ever adds time); the moves' digest says they were the same.
+        least = None
+        for _ in range(a.repeat):
+            t0 = time.process_time()
+            move = adapter.bot_action("hard", engine, state, seat, a.first_seed)
+            dt = time.process_time() - t0
+            least = dt if least is None or dt < least else least
+        moves.append(move)
+        times.append(least)
     out = {"game": a.game, "positions": len(times),
            "iterations": iterations, "explore": search.settings(engine)[4],
            "think_ms_p50": round(1000 * pct(times, 0.5), 1),
            "think_ms_p99": round(1000 * pct(times, 0.99), 1),
-           "think_ms_max": round(1000 * max(times), 1) if times else 0.0}
+           "think_ms_max": round(1000 * max(times), 1) if times else 0.0,
+           "think_s_total": round(sum(times), 3),
+           "moves_digest": "%08x" % (binascii.crc32(canon.dumps(moves).encode()))}
     if a.json:
         print(json.dumps(out))
     else:
@@ -345,6 +359,8 @@ def main(argv=None):
                                          help="count each side's actions by type, with the "
                                               "events they had")
     sub.choices["think"].add_argument("--positions", type=int, default=12)
+    sub.choices["think"].add_argument("--repeat", type=int, default=1,
+                                      help="think each move N times, keep the least time")
     q = sub.add_parser("pace", help="this machine's Python against a Raspberry Pi 4's")
     q.add_argument("--steps", type=int, default=1000000)
     q.add_argument("--json", action="store_true")

@@ -88,6 +88,16 @@ def test_bench_search_plays_its_games_seats_swapped_and_says_its_think_time():
     result = json.loads(proc.stdout)
     assert result["positions"] == 3 and result["iterations"] == 20
     assert 0 < result["think_ms_p50"] <= result["think_ms_p99"] <= result["think_ms_max"]
+    # Thought twice, the least time kept: the same positions, the same moves (the budget is
+    # iterations, the bot seeded), so the same digest.
+    again = subprocess.run([sys.executable, "-m", "tools.bench_search", "think", "--game",
+                            "storybook", "--positions", "3", "--iterations", "20", "--repeat",
+                            "2", "--json"], cwd=REPO, capture_output=True, text=True,
+                           timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    twice = json.loads(again.stdout)
+    assert twice["moves_digest"] == result["moves_digest"] and len(twice["moves_digest"]) == 8
+    assert 0 < twice["think_ms_max"] <= twice["think_s_total"] * 1000 + 0.1
 
 
 def test_bench_search_pace_times_its_loop_against_the_published_pi_figure():
