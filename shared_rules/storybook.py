@@ -1059,18 +1059,21 @@ def _apply_twist(s, seat, action):
 def _battle(s):
     """All battles at once: returns (events, captured cells -> capturing side)."""
     board = s.board
+    up = {}      # cell -> its side, for the cards face up (the only ones that fight)
+    for cell, a in board.items():
+        if a[3]:
+            up[cell] = side_of(a[1])
     bested = {}  # cell -> list of (by cell, swords, shields, overwhelm)
-    for cell in sorted(board):
+    for cell in sorted(up):
         a = board[cell]
-        if not a[3]:
-            continue
-        a_side = side_of(a[1])
+        a_side = up[cell]
         for d in range(4):
             dx, dy = STEPS[d]
             other = (cell[0] + dx, cell[1] + dy)
-            b = board.get(other)
-            if b is None or not b[3] or side_of(b[1]) == a_side:
+            b_side = up.get(other)
+            if b_side is None or b_side == a_side:
                 continue
+            b = board[other]
             swords = edge(s, a, d)[0]
             shields = edge(s, b, (d + 2) % 4)[1]
             if swords > 0 and swords >= shields:
