@@ -44,10 +44,12 @@ class TileOffline(Mismatch):
 
 def refusal_line(cells, message):
     """The log's line for a gesture the table refused: where, then why ("Refused on [3, 2].
-    Not yet: the Villain plays two cards first.")."""
-    if not cells:
+    Not yet: the Villain plays two cards first."). Only the board's cells are named; a
+    place off the board (a seat's card reader) is said by the message itself."""
+    grid = [c for c in cells if len(c) == 2 and isinstance(c[0], int) and isinstance(c[1], int)]
+    if not grid:
         return "Refused: %s" % message
-    return "Refused on %s. %s" % (and_list(cell_words(c) for c in cells), message)
+    return "Refused on %s. %s" % (and_list(cell_words(c) for c in grid), message)
 
 
 class TableSession:

@@ -460,7 +460,10 @@ def test_the_log_says_what_was_refused_where_and_why(tmp_path):
     assert why and line.count(why) == 1 and session.match.state is before
     session.table.refuse([(3, 2), (4, 4)], "Not yet: the Villain plays two cards first.")
     session.table.refuse([], "The pads start working once the game is under way.")
+    # A place off the board (Fairytale Games' card reader of a seat) is not a cell.
+    session.table.refuse([("seat", 2)], "Nobody plays at this card reader now.")
     session._table_said()
-    assert session.log.lines[-2:] == [
+    assert session.log.lines[-3:] == [
         "Refused on [3, 2] and [4, 4]. Not yet: the Villain plays two cards first.",
-        "Refused: The pads start working once the game is under way."]
+        "Refused: The pads start working once the game is under way.",
+        "Refused: Nobody plays at this card reader now."]
