@@ -135,8 +135,7 @@ REQUIREMENT_KINDS = ("opponent_more_cards_in_play", "own_card_in_play", "enemy_a
 _PRINT_DIRS = {"N": 0, "E": 1, "S": 2, "W": 3}
 
 
-_SIDE_OF = {"hero": "hero", "villain": "villain", "hero_1": "hero", "hero_2": "hero",
-            "villain_a": "villain", "villain_b": "villain"}
+_SIDE_OF = dict((seat, seat.split("_")[0]) for seat in SIDES + SEATS_4)  # every game's seats
 
 
 def side_of(seat):
