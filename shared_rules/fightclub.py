@@ -1521,7 +1521,12 @@ def _singles(cards):
 
 
 def _candidates(s, relaxed=False):
-    """The actions worth checking now: legal_actions keeps those validate accepts."""
+    """The legal actions now, in a fixed order; `relaxed`, a superset of them (every wagon,
+    owned or not, every group whatever its sum or size).
+
+    Without `relaxed` each candidate is filtered here by the same tests `_check` makes, so
+    that the search's many calls never build a refusal's message (a test holds the two
+    lists equal: the relaxed ones `validate` accepts, in the same order)."""
     if s.status != "ongoing":
         return []
     if s.phase in ("fight", "pass"):
@@ -1535,7 +1540,8 @@ def _candidates(s, relaxed=False):
     p = s.players[seat]
     out = []
     if s.phase == "draw":
-        out.append({"type": "draw_up"})
+        if len(p.hand) < hand_size(s, seat) or relaxed:
+            out.append({"type": "draw_up"})
         excess = len(p.hand) - hand_size(s, seat)
         if excess > 0 or relaxed:
             k = max(excess, 1)
@@ -1545,15 +1551,18 @@ def _candidates(s, relaxed=False):
     if s.phase == "market":
         return [{"type": "to_market", "card": c} for c in _singles(p.hand)]
     owned = [w for w in WAGONS if p.wagons[w] is not None or relaxed]
-    area = list(s.area)
+    area = [cid for cid in s.area if relaxed or not _reserved_by_other(s, seat, cid)]
     for cid in area:
+        want = s.cat.contracts[cid]["creatures"]
         for w in owned:
-            if p.wagons[w] is not None and len(p.wagons[w]) == LEVEL_SIZE[
-                    s.cat.contracts[cid]["level"]] or relaxed:
+            if relaxed or len(p.wagons[w]) == len(want) and sorted(
+                    [value(c) for c in p.wagons[w]]) == want:
                 out.append({"type": "complete", "contract": cid, "wagon": w})
-    out.append({"type": "buy_action"})
+    if p.gold >= EXTRA_ACTION_GOLD or relaxed:
+        out.append({"type": "buy_action"})
     for cid in area:
-        out.append({"type": "reserve", "contract": cid})
+        if relaxed or p.reserved != cid and p.gold >= RESERVE_GOLD:
+            out.append({"type": "reserve", "contract": cid})
     out.append({"type": "end_actions"})
     if s.actions_left < 1 and not relaxed:
         return out
@@ -1564,7 +1573,7 @@ def _candidates(s, relaxed=False):
             continue
         if w != "wheelbarrow" and next_to_buy(s, seat) != w and not relaxed:
             continue
-        if info["gold"] is not None or relaxed:
+        if info["gold"] is not None and p.gold >= info["gold"] or relaxed:
             out.append({"type": "buy_wagon", "wagon": w})
         if info["creature_points"] is not None or relaxed:
             need = info["creature_points"] or 0
@@ -1580,7 +1589,8 @@ def _candidates(s, relaxed=False):
         for b in owned:
             if a == b and not relaxed:
                 continue
-            for g in groups(p.wagons[a] or [], 1, 5):
+            room = 5 if relaxed else s.cat.wagons[b]["capacity"] - len(p.wagons[b])
+            for g in groups(p.wagons[a] or [], 1, room):
                 out.append({"type": "move", "from": a, "to": b, "cards": g})
     for g in hand_groups:
         out.append({"type": "discard", "from": "hand", "cards": g})
@@ -1602,7 +1612,7 @@ def _candidates(s, relaxed=False):
 
 def legal_actions(state):
     """Every legal action now, in a fixed order, cards in their normal form."""
-    return [a for a in _candidates(state) if validate(state, a) is None]
+    return _candidates(state)
 
 
 def action_space(state):

@@ -31,6 +31,35 @@ def test_every_step_keeps_the_contract(variant, seed):
     assert check_random_games("fightclub", options, [seed], deep=True) == 1
 
 
+@pytest.mark.parametrize("players,seed", [(2, 1), (3, 2), (4, 3)])
+def test_the_legal_actions_are_the_wide_list_validate_accepts(players, seed):
+    # legal_actions filters its candidates itself (no refusal is built): at every step of
+    # a game, one move in four random, the others greedy, it must be exactly the relaxed list's
+    # actions that validate accepts, in the same order.
+    from shared_rules import prng
+
+    match = Match("fightclub", {"players": players}, seed)
+    rng = prng.seed_state(seed)
+    kinds = set()
+    n = 0
+    while fightclub.status(match.state) == "ongoing" and n < 1500:
+        s = match.state
+        legal = fightclub.legal_actions(s)
+        wide = [a for a in fightclub._candidates(s, relaxed=True)
+                if fightclub.validate(s, a) is None]
+        assert canon.dumps(legal) == canon.dumps(wide), (n, s.phase)
+        kinds.update(a["type"] for a in legal)
+        rng, coin = prng.below(rng, 4)
+        if coin == 0:
+            rng, i = prng.below(rng, len(legal))
+            action = legal[i]
+        else:
+            action = bots.choose("greedy", fightclub, s, fightclub.actor(s, {}), seed)
+        match.apply(action)
+        n += 1
+    assert kinds == set(fightclub.ACTION_TYPES), sorted(set(fightclub.ACTION_TYPES) - kinds)
+
+
 def greedy_game(players, seed, limit=2500):
     match = Match("fightclub", {"players": players}, seed)
     kinds = ["greedy", "random", "greedy", "greedy"]
