@@ -299,6 +299,7 @@ class Catalog:
                   "must be true or false")
             self.wagons[w["id"]] = w
         self.contracts = {}
+        self.needs = {}  # contract id -> [(creature number, how many)], the evaluation's
         self.events = {}
         self.pools = {1: [], 2: [], 3: []}
         contracts = doc.get("contracts")
@@ -326,6 +327,10 @@ class Catalog:
                                        "creatures": sorted(cr), "vp": c["vp"],
                                        "coins": c["coins"], "flag": c["flag"]}
             self.pools[c["level"]].append(c["id"])
+            need = {}
+            for v in cr:
+                need[v] = need.get(v, 0) + 1
+            self.needs[c["id"]] = sorted(need.items())
         events = doc.get("events")
         _need(isinstance(events, list), "events", "must be a list")
         for i, e in enumerate(events):
@@ -1831,10 +1836,10 @@ def _targets(s, seat):
     for cid in s.area:
         if _reserved_by_other(s, seat, cid):
             continue
-        need = {}
-        for v in s.cat.contracts[cid]["creatures"]:
-            need[v] = need.get(v, 0) + 1
-        if all(need[v] <= free.get(v, 0) for v in need):
+        for v, n in s.cat.needs[cid]:
+            if n > free.get(v, 0):
+                break
+        else:
             out.append(cid)
     return out
 
