@@ -299,7 +299,7 @@ class Catalog:
                   "must be true or false")
             self.wagons[w["id"]] = w
         self.contracts = {}
-        self.needs = {}  # contract id -> [(creature number, how many)], the evaluation's
+        self.needs = {}  # contract id -> [(creature number, how many)], for evaluate
         self.events = {}
         self.pools = {1: [], 2: [], 3: []}
         contracts = doc.get("contracts")
