@@ -28,6 +28,7 @@ returns. The adapter (lights, bots, hands) is host/games/storybook/adapter.py.
 """
 
 from host.table.contract import TableInterpreter
+from host.games.storybook.scenes import slide_targets
 from host.table.mismatch import Mismatch
 from shared_rules import storybook
 
@@ -37,6 +38,10 @@ DIR_NAMES = storybook.FACINGS
 def _name(state, cid):
     card = state.cat.cards.get(cid)
     return card[1] if card else cid
+
+
+def _captured(state, cid):
+    return cid in state.captured["hero"] or cid in state.captured["villain"]
 
 
 class StorybookTable(TableInterpreter):
@@ -172,30 +177,45 @@ class StorybookTable(TableInterpreter):
             self.pending_place = None
             return None
         cell, cid = list(extra.items())[0]
-        if (cell, cid) in self.to_lift:
+        src = [c for c, e in s.board.items() if e[0] == cid]
+        if src and self._slides_to(s, src[0], cell):
+            # Seen on its own cell and on the cell a slide takes it to (half-way across, or
+            # put down before its own reader saw it go): a move in progress.
+            self.lifting = (src[0], cid)
+            return None
+        if src:
+            # Read on its own cell and on this one, which no slide of it reaches.
+            self.mismatches.append(Mismatch("card_in_play", [cell], "%s lies on %r: lift it "
+                                            "off %r." % (_name(s, cid), list(src[0]),
+                                                         list(cell))))
+            return None
+        if (cell, cid) in self.to_lift or _captured(s, cid):
+            # Not a card coming from a hand: a captured card left lying, or one that went
+            # back to the hand.
             self.mismatches.append(self._unexpected(s, cell, cid))
             return None
         return self._placement(s, cell, cid, now)
 
     @staticmethod
-    def _may_slide(s, src):
-        """Is the card on `src` one its controller may slide now (a lift starts a slide)?"""
+    def _slide_stops(s, src):
+        """The cells the card on `src` may slide to now, by its controller (a lift starts a
+        slide); none if it may not slide."""
         entry = s.board.get(src)
-        if s.phase != "play" or entry is None or not entry[3] or entry[1] != s.turn:
-            return False
-        for d in range(4):
-            try:
-                storybook.slide_target(s, src, d)
-            except storybook.IllegalAction:
-                continue
-            return True
-        return False
+        if s.phase != "play" or entry is None or not entry[3]:
+            return []
+        return slide_targets(s, src)
+
+    def _may_slide(self, s, src):
+        return bool(self._slide_stops(s, src))
+
+    def _slides_to(self, s, src, dst):
+        """Could the card on `src` be on its way to `dst` in a slide its player may make?"""
+        return dst in self._slide_stops(s, src)
 
     def _unexpected(self, s, cell, cid):
-        for side in ("hero", "villain"):
-            if cid in s.captured[side]:
-                return Mismatch("captured_on_table", [cell], "%s was captured: lift it off %r."
-                                % (_name(s, cid), list(cell)))
+        if _captured(s, cid):
+            return Mismatch("captured_on_table", [cell], "%s was captured: lift it off %r."
+                            % (_name(s, cid), list(cell)))
         if (cell, cid) in self.to_lift:
             return Mismatch("returned_to_hand", [cell], "%s went back to the hand: lift it "
                             "off %r." % (_name(s, cid), list(cell)))

@@ -128,8 +128,32 @@ def test_a_captured_card_still_on_the_table_must_be_lifted():
     codes = sorted((m.code, m.cells[0]) for m in table.mismatches)
     assert codes == [("captured_on_table", (3, 3)), ("captured_on_table", (4, 3))]
     table.observe((3, 3), [])
+    assert table.reconcile(5) is None   # one lifted, the other still says why it must go
+    assert [(m.code, m.message) for m in table.mismatches] == [
+        ("captured_on_table", "The White Rabbit was captured: lift it off [4, 3].")]
     table.observe((4, 3), [])
     assert table.reconcile(10) is None and table.mismatches == []
+
+
+def test_a_card_read_on_its_cell_and_where_it_slides_is_on_its_way():
+    # A card slid across two readers (or put down before its own reader saw it go) is seen
+    # on both cells for a moment: a move in progress, not "already on the table".
+    match, table = table_for([(CAT, (0, 3), "hero", "N", True),
+                              (CROC, (5, 3), "villain", "S", True)])
+    table.observe((4, 3), [CAT])
+    assert table.reconcile(0) is None
+    assert table.mismatches == [] and table.lifting == ((0, 3), CAT) and table.busy()
+    table.observe((0, 3), [])
+    assert table.reconcile(10) == {"type": "slide", "cell": [0, 3], "dir": "E"}
+
+
+def test_a_card_read_on_its_cell_and_on_a_cell_no_slide_reaches_is_lifted_off_that_one():
+    match, table = table_for([(CAT, (0, 3), "hero", "N", True),
+                              (CROC, (5, 3), "villain", "S", True)])
+    table.observe((2, 3), [CAT])   # a slide east stops next to the Crocodile, at [4, 3]
+    assert table.reconcile(0) is None and table.lifting is None
+    assert [(m.code, m.message) for m in table.mismatches] == [
+        ("card_in_play", "The Cheshire Cat lies on [0, 3]: lift it off [2, 3].")]
 
 
 def test_an_unknown_tag_blocks_until_removed():
