@@ -27,8 +27,8 @@ pure: the session feeds it observations and the time, and applies the actions it
 returns. The adapter (lights, bots, hands) is host/games/storybook/adapter.py.
 """
 
-from host.table.contract import TableInterpreter
 from host.games.storybook.scenes import slide_targets
+from host.table.contract import TableInterpreter
 from host.table.mismatch import Mismatch
 from shared_rules import storybook
 
