@@ -77,7 +77,8 @@ class Timings:
     game replayed), "replay" (the resumed game ready to go on, the tag registry read),
     "tiles" (every tile said hello: they boot while the journal is checked), "set_out" (the
     virtual hands put the journal's cards on the table), "lit" (every tile acknowledged the
-    scenes of the game's state) and "first_action" (the first action accepted after)."""
+    scenes of the game's state; "unlit" instead when a tile acknowledged none of them for
+    `Session.lit_patience_ms`) and "first_action" (the first action accepted after)."""
 
     def __init__(self, on):
         self.on = on
@@ -855,7 +856,8 @@ def watch_start(session, timer):
     """Mark "lit" once every tile has acknowledged the first scenes the session lit (after
     its tiles' first reports: `Session.table_lit`, before which no bot moves), with the
     actions then and a digest of those scenes (`scenes_digest`, for a test to compare with
-    the game's), and "first_action" at the first action applied."""
+    the game's), or "unlit" if a tile's patience ran out first, and "first_action" at the
+    first action applied."""
     previous = session.on_applied
     light = session.light
     first = {}
@@ -883,6 +885,9 @@ def watch_start(session, timer):
         # The session sees the acknowledgements when a bot asks (before it moves) or here.
         while session.first_light_at is None or not session.table_lit():
             await asyncio.sleep(0.005)
+        if "lit" not in timer.marked:
+            # The tiles' patience ran out: the game went on before they were all lit.
+            timer.mark("unlit", actions=first["actions"])
 
     asyncio.ensure_future(until_lit())
 

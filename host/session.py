@@ -92,6 +92,7 @@ class TableSession:
         self.on_applied = None    # called with (action, events) once applied (a bench view)
         self.first_light = None   # {uid: commands unacknowledged at a game's first light}
         self.first_light_at = None
+        self._lit_waiting = None  # (first-light commands unacknowledged, since when)
         self.on_lit = None        # called once the tiles acknowledged the first light
         self.on_waiting = None    # called with {"tile", "cells", "message"} when a wait starts
         self.attract = False      # no game: the attract mode's demo plays (host/attract.py)
@@ -536,6 +537,8 @@ class TableSession:
         self.first_light = dict((uid, set(self.link.pending_commands(uid)))
                                 for uid in self.uid_of.values())
         self.first_light_at = self.clock()
+        self._lit_waiting = (sum(len(c) for c in self.first_light.values()),
+                             self.first_light_at)
         self.max_actions = max_actions
         try:
             while self.attract or self.match.engine.status(self.match.state) == "ongoing":
@@ -599,23 +602,29 @@ class TableSession:
             self._resync_mark = (moved, now, self._resync_mark[2] + 1)
             self.link.resync()
 
-    lit_patience_ms = 3000  # a tile that has not acknowledged its first light by then
+    lit_patience_ms = 3000  # a tile that acknowledges none of its first lights for so long
 
     def table_lit(self):
         """True once the tiles acknowledged the commands that carried the game's first
-        scenes (`run`: after a restart, the table as it stood), or after `lit_patience_ms`
-        without (a tile that does not answer must not stop the game; the link goes on
-        resending). Until then the bots do not move: nobody sees a bot's move on a table
-        not yet lit as the game stands. Commands sent after the first light do not count
-        (while a game plays on, a tile may never be without one in flight). `on_lit` is
-        called once, when the acknowledgements are in, before any bot moves."""
+        scenes (`run`: after a restart, the table as it stood), or once `lit_patience_ms`
+        went by without any of them acknowledged (a tile that does not answer must not stop
+        the game; the link goes on resending). A tile that acknowledges some is working
+        through them (a table of slow tiles, a noisy line): the patience starts again. Until
+        then the bots do not move: nobody sees a bot's move on a table not yet lit as the
+        game stands. Commands sent after the first light do not count (while a game plays
+        on, a tile may never be without one in flight). `on_lit` is called once, when the
+        acknowledgements are in, before any bot moves."""
         if self.first_light is None:
             return True
-        if any(self.first_light[uid].intersection(self.link.pending_commands(uid))
-               for uid in self.first_light):
-            if self.clock() - self.first_light_at < self.lit_patience_ms:
+        now = self.clock()
+        waiting = sum(len(self.first_light[uid].intersection(self.link.pending_commands(uid)))
+                      for uid in self.first_light)
+        if waiting:
+            if waiting < self._lit_waiting[0]:
+                self._lit_waiting = (waiting, now)      # (commands unacknowledged, since)
+            if now - self._lit_waiting[1] < self.lit_patience_ms:
                 return False
-            self.log.say("a tile did not acknowledge its lights within %d s; the game goes on"
+            self.log.say("a tile acknowledged none of its lights for %d s; the game goes on"
                          % (self.lit_patience_ms // 1000), staff=True)
         elif self.on_lit is not None:
             self.on_lit()

@@ -152,7 +152,8 @@ def chain(game, seed, players, points, workdir, timeout, env=None, setup=None):
                 break
             time.sleep(0.02)
         deadline = min(deadline, time.monotonic() + LIT_GRACE_S)
-        while "lit" not in host.timings and host.proc.poll() is None:
+        while "lit" not in host.timings and "unlit" not in host.timings and \
+                host.proc.poll() is None:
             if time.monotonic() > deadline:
                 break
             time.sleep(0.02)
@@ -164,6 +165,9 @@ def chain(game, seed, players, points, workdir, timeout, env=None, setup=None):
         record["lit_actions"] = lit.get("actions")
         record["lit_scenes"] = lit.get("scenes")
         record["lit_cpu_ms"] = lit.get("cpu_ms")
+        # When a tile left its first lights unacknowledged past its patience (the game
+        # went on without "lit"), or None.
+        record["unlit"] = host.timings.get("unlit")
         record["cpu_ms"] = dict((m, host.more[m]["cpu_ms"]) for m in MARKS
                                 if "cpu_ms" in host.more.get(m, {}))
         records.append(record)

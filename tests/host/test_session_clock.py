@@ -205,8 +205,39 @@ def test_a_tile_that_never_acknowledges_the_first_light_does_not_stop_the_bots(t
         clock.advance(session.lit_patience_ms)
         await bot_asks(session)                          # the bots went on; never lit
         assert marks == []
-        said = "a tile did not acknowledge its lights within 3 s; the game goes on"
+        said = "a tile acknowledged none of its lights for 3 s; the game goes on"
         assert said in session.log.lines, session.log.lines[-5:]
+
+    asyncio.run(scenario())
+
+
+def test_tiles_slowly_acknowledging_the_first_light_keep_the_bots_waiting_until_lit(tmp_path):
+    # Tiles short of time (a loaded machine, a noisy line) acknowledge the first light one
+    # command after another, more slowly than the patience in all: each one acknowledged
+    # starts the patience again, so the table is lit before any bot moves.
+    async def scenario():
+        clock = ManualClock(1000)
+        hands = FakeHands()
+        session = bots_on(tmp_path, clock, hands)
+        session.link.pending = {UIDS[0]: [5, 6], UIDS[2]: [3]}
+        marks = lit_marks(session)
+        await session.run(deadline_s=2)
+        since = session.first_light_at
+        for pending in ({UIDS[0]: [6], UIDS[2]: [3]}, {UIDS[0]: [6, 7], UIDS[2]: []}):
+            clock.advance(since + session.lit_patience_ms - 1 - clock())
+            await session.bots.drive()
+            assert session.bots.request is None and marks == [], session.log.lines[-3:]
+            session.link.pending = pending
+            since = clock()
+            await session.bots.drive()
+            assert session.bots.request is None and marks == []
+        clock.advance(since + session.lit_patience_ms - 1 - clock())
+        await session.bots.drive()
+        assert session.bots.request is None and marks == []
+        session.link.pending = {UIDS[0]: [7], UIDS[2]: []}   # 7 came after the first light
+        asked = await bot_asks(session)
+        assert marks == [clock()] and hands.performed == [asked]
+        assert not any("acknowledged none" in line for line in session.log.lines)
 
     asyncio.run(scenario())
 
@@ -467,3 +498,36 @@ def test_the_log_says_what_was_refused_where_and_why(tmp_path):
         "Refused on [3, 2] and [4, 4]. Not yet: the Villain plays two cards first.",
         "Refused: The pads start working once the game is under way.",
         "Refused: Nobody plays at this card reader now."]
+
+
+def timing_marks(text):
+    return dict((m["timing"], m) for m in map(json.loads, text.splitlines())
+                if m.get("timing"))
+
+
+def test_run_timings_mark_lit_or_say_the_tiles_patience_ran_out(tmp_path, capsys):
+    # `fairytable run --timings` (tools/bench_restart.py) tells a table lit from one whose
+    # tile never acknowledged its first light: "lit" for one, "unlit" for the other.
+    from host.run import Timings, watch_start
+
+    async def scenario(acknowledged):
+        clock = ManualClock(1000)
+        session = bots_on(tmp_path / str(acknowledged), clock, FakeHands())
+        session.link.pending = {UIDS[2]: [3]}
+        watch_start(session, Timings(True))
+        await session.run(deadline_s=1)
+        if acknowledged:
+            session.link.pending = {}
+        else:
+            clock.advance(session.lit_patience_ms)
+        await bot_asks(session)
+        for _ in range(10):         # the watch sees it too
+            await asyncio.sleep(0.01)
+        return timing_marks(capsys.readouterr().err)
+
+    marks = asyncio.run(scenario(True))
+    assert "lit" in marks and "unlit" not in marks, marks
+    assert marks["lit"]["actions"] == 0
+    marks = asyncio.run(scenario(False))
+    assert "unlit" in marks and "lit" not in marks, marks
+    assert marks["unlit"]["actions"] == 0

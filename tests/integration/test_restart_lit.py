@@ -28,6 +28,7 @@ from test_table_heroes_play import SMALL_ROYALE, engine_only_game
 from tools.bench_restart import chain, kill_points, twin
 from tools.line_faults import same_game
 from host.run import scenes_digest
+from host.session import TableSession
 
 
 def resting_scenes(game, record, actions):
@@ -99,7 +100,10 @@ def kill_and_restart(tmp_path, game, seed, players=None, setup=None, kills=3, re
         at[-1] < len(ref["actions"]), (at, points)
     for r in records:
         at = r["killed_at_action"]
-        assert r["lit"] is not None, "the restart after action %d never lit the table" % at
+        assert r["lit"] is not None, "the restart after action %d never lit the table (%s)" % (
+            at, "a tile acknowledged none of its lights for %d s, %.0f ms after the start"
+            % (TableSession.lit_patience_ms // 1000, r["unlit"]) if r["unlit"] is not None
+            else "no tile's patience ran out")
         # It lit the game as it stood when the host was killed: no action lost, none added.
         assert r["lit_actions"] == at
         assert r["lit_scenes"] == scenes_digest(resting_scenes(game, record,
