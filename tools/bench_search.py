@@ -2,7 +2,7 @@
 
     python -m tools.bench_search strength --game storybook --games 100 [--first-seed 1]
         [--players N] [--iterations N] [--explore N] [--relative on|off] [--turn on|off]
-        [--jobs 2] [--level hard] [--against normal] [--habits] [--json]
+        [--prior N] [--jobs 2] [--level hard] [--against normal] [--habits] [--json]
     python -m tools.bench_search think --game heroes [--positions 12] [--repeat N]
         [--iterations N] [--json]
 
@@ -59,10 +59,10 @@ def _ask(adapter, kind, match, seat, seed, think):
     return action
 
 
-def budget(game, iterations, explore=None, relative=None, turn=None):
-    """Set the search's budget, UCB constant, judging (`relative`, "on" or "off") and
-    horizon (`turn`, "on": the tree ends with the seat's turn) for this process (None: the
-    game's own)."""
+def budget(game, iterations, explore=None, relative=None, turn=None, prior=None):
+    """Set the search's budget, UCB constant, judging (`relative`, "on" or "off"),
+    horizon (`turn`, "on": the tree ends with the seat's turn) and greedy prior (visits)
+    for this process (None: the game's own)."""
     engine = games.get(game)
     tune = dict(getattr(engine, "SEARCH", None) or {})
     if iterations is not None:
@@ -73,12 +73,14 @@ def budget(game, iterations, explore=None, relative=None, turn=None):
         tune["relative"] = relative == "on"
     if turn is not None:
         tune["turn"] = turn == "on"
+    if prior is not None:
+        tune["prior"] = prior
     engine.SEARCH = tune
     return search.settings(engine)[0]
 
 
 def play(game, players, seed, hard_seat_index, iterations, max_actions, level="hard",
-         against="normal", explore=None, relative=None, turn=None):
+         against="normal", explore=None, relative=None, turn=None, prior=None):
     """One game: the bot of `level` (the hard bot) in seat `hard_seat_index` (0 or -1), bots
     of level `against` (normal) elsewhere. Returns (its score: 1 for a win, 0 for a loss,
     1/sides for a game nobody won, actions, its think times, seats, habits: for the bot
@@ -86,7 +88,7 @@ def play(game, players, seed, hard_seat_index, iterations, max_actions, level="h
     those actions had ("attack_card" 12, "attack_card>card_won" 5), sides: how many sides
     play (the seats, or fewer in a team game))."""
     adapter = table_games.table_game(game)
-    budget(game, iterations, explore, relative, turn)
+    budget(game, iterations, explore, relative, turn, prior)
     match = Match(game, options_of(game, players), seed)
     engine = match.engine
     seats = engine.seats(match.state)
@@ -161,7 +163,7 @@ def strength(a):
     for seed in range(a.first_seed, a.first_seed + a.games):
         for where in (0, -1):
             jobs.append((a.game, a.players, seed, where, a.iterations, a.max_actions,
-                         a.level, a.against, a.explore, a.relative, a.turn))
+                         a.level, a.against, a.explore, a.relative, a.turn, a.prior))
     t0 = time.time()
     if a.jobs > 1:
         import multiprocessing
@@ -176,7 +178,7 @@ def strength(a):
     n = len(scores)
     points = sum(scores)
     lo, hi = wilson(points, n)
-    iterations = budget(a.game, a.iterations, a.explore, a.relative, a.turn)
+    iterations = budget(a.game, a.iterations, a.explore, a.relative, a.turn, a.prior)
     tuned = search.settings(games.get(a.game))
     out = {"game": a.game, "players": results[0][3] if results else None,
            "iterations": iterations, "explore": tuned[4], "prior": tuned[3],
@@ -189,7 +191,10 @@ def strength(a):
            "think_ms_p50": round(1000 * pct(think, 0.5), 1),
            "think_ms_p99": round(1000 * pct(think, 0.99), 1),
            "moves_thought": len(think), "wall_s": round(time.time() - t0, 1),
-           "first_seed": a.first_seed, "level": a.level, "against": a.against}
+           "first_seed": a.first_seed, "level": a.level, "against": a.against,
+           # Each game's score, seed by seed, the measured bot first then last: two runs
+           # on the same seeds compared game for game.
+           "scores": scores}
     if a.habits:
         names = (a.level, a.against) if a.level != a.against else \
             (a.level + ", measured", a.against + ", the others")
@@ -225,7 +230,7 @@ def _sum_habits(tallies):
 
 def think(a):
     adapter = table_games.table_game(a.game)
-    iterations = budget(a.game, a.iterations, a.explore, a.relative, a.turn)
+    iterations = budget(a.game, a.iterations, a.explore, a.relative, a.turn, a.prior)
     match = Match(a.game, options_of(a.game, a.players), a.first_seed)
     engine = match.engine
     positions = []
@@ -345,6 +350,9 @@ def main(argv=None):
         q.add_argument("--turn", choices=("on", "off"), default=None,
                        help="end the search's tree with the seat's own turn (default: the "
                             "game's)")
+        q.add_argument("--prior", type=int, default=None,
+                       help="visits of a full reward the greedy move starts with (0: none; "
+                            "default: the game's)")
         q.add_argument("--first-seed", type=int, default=1)
         q.add_argument("--max-actions", type=int, default=3000)
         q.add_argument("--json", action="store_true")
