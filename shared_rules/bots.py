@@ -19,7 +19,10 @@ dice to come and what the seat cannot know (a deck's order) dealt again from `rn
 may change and return the copy it is given). The greedy bot tries its actions on such
 copies, the same imagined luck for every action, so a trial draw or roll shows a sample
 and never the game's real future; an action that takes a chance (its undo is blocked) is
-judged by the mean of IMAGINED_SAMPLES imagined outcomes.
+judged by the mean of IMAGINED_SAMPLES imagined outcomes. An engine whose every chance in
+play (a draw, a shuffle, a roll) shows in the action's events as a blocked undo, and whose
+`evaluate` reads no hidden order, sets CHANCE_SHOWN = True: an action that took no chance is
+then judged on a plain copy, with no imagining (the same value, sooner).
 """
 
 import binascii
@@ -60,9 +63,11 @@ def evaluate(engine, state, seat):
     return mine - (max(others) if others else 0)
 
 
-def choose(kind, engine, state, seat, seed):
-    """The bot's action for `seat` now, or None if it has nothing to do."""
-    actions = my_actions(engine, state, seat)
+def choose(kind, engine, state, seat, seed, actions=None):
+    """The bot's action for `seat` now, or None if it has nothing to do (`actions`: the
+    seat's legal actions, when the caller has them already)."""
+    if actions is None:
+        actions = my_actions(engine, state, seat)
     if not actions:
         return None
     if kind not in KINDS:
@@ -74,8 +79,7 @@ def choose(kind, engine, state, seat, seed):
     if kind == "random":
         rng, i = prng.below(rng, len(actions))
         return actions[i]
-    imagine = getattr(engine, "imagine", None)
-    values = [_judge(engine, state, seat, a, imagine, rng) for a in actions]
+    values = judged(engine, state, seat, actions, rng)
     best = max(values)
     if kind == "easy":
         bar = (best + min(values)) // 2
@@ -86,12 +90,26 @@ def choose(kind, engine, state, seat, seed):
     return pool[i]
 
 
+def judged(engine, state, seat, actions, rng):
+    """The greedy bot's value of each of `actions` (scaled by IMAGINED_SAMPLES), from the
+    PRNG state `rng` (the dice it imagines)."""
+    imagine = getattr(engine, "imagine", None)
+    return [_judge(engine, state, seat, a, imagine, rng) for a in actions]
+
+
 def _judge(engine, state, seat, action, imagine, rng):
     """The greedy bot's value of `action` (scaled by IMAGINED_SAMPLES)."""
     trial = engine.copy(state)
     if imagine is None:
         engine.apply(trial, action)
         return evaluate(engine, trial, seat) * IMAGINED_SAMPLES
+    if getattr(engine, "CHANCE_SHOWN", False):
+        # Tried on the real state first: an action that took no chance shows nothing of
+        # the real future (CHANCE_SHOWN); one that did is judged on imagined copies only.
+        events = engine.apply(trial, action)
+        if engine.undo_blocker(action, events) is None:
+            return evaluate(engine, trial, seat) * IMAGINED_SAMPLES
+        trial = engine.copy(state)
     trial = imagine(trial, seat, prng.seed_state(rng))
     events = engine.apply(trial, action)
     first = evaluate(engine, trial, seat)

@@ -170,11 +170,17 @@ from shared_rules.errors import IllegalAction, ScenarioError, shown
 from shared_rules.games import copy, seats, status, winner  # noqa: F401 (the contract)
 
 NAME = "fightclub"
-# The hard bot's search (shared_rules/search.py): the greedy move starts with 10 visits;
-# with two players a move is judged by what it gains less what it gains the other player
-# (`evaluate` counts the seat's own holdings only); the tree plans the seat's own turn (its
-# actions, judged where the turn ends) (BENCHMARKS.md "The hard bot").
-SEARCH = {"prior": 10, "relative": True, "turn": True}
+# The hard bot's search (shared_rules/search.py). With two players: the greedy bot's 6 best
+# moves, each turn finished by the greedy bot in the same 6 deals (fewer once 3,000 actions
+# were judged), judged by what the seat gains less what the other player gains (`evaluate`
+# counts the seat's own holdings only). With more: the tree plans the seat's own turn (its
+# actions, judged where the turn ends), the greedy move starting with 10 visits
+# (BENCHMARKS.md "The hard bot").
+SEARCH = {"prior": 10, "relative": True, "turn": True, "plan": [6, 6, 3000]}
+# Every draw and shuffle in play shows in its action's events (`undo_blocker`), and
+# `evaluate` reads no deck's order: the greedy bot judges an action that drew nothing
+# without imagining the decks (shared_rules/bots.py).
+CHANCE_SHOWN = True
 
 INFO = {"title": "Fairy Tale Fight Club", "min_players": 1, "max_players": 4,
         "default_players": 2, "modes": {}, "chance": True, "hidden": True}
@@ -1861,11 +1867,11 @@ def _sub_multiset(small, big):
 
 
 def imagine(state, seat, rng):
-    """The state as a seat may imagine it (shared_rules/bots.py): a copy in which the order
-    of the creature and contract decks, which nobody knows, is shuffled again with `rng`: a
-    bot's trial draw then shows a sample, not the real next card. (The other hands stay: a
-    bot's evaluation reads only its own.)"""
-    s = state.copy()
+    """The state as a seat may imagine it (shared_rules/bots.py): the order of the creature
+    and contract decks, which nobody knows, shuffled again with `rng`, so that a bot's trial
+    draw shows a sample, not the real next card; it changes and returns the state it is
+    given (a copy). (The other hands stay: a bot's evaluation reads only its own.)"""
+    s = state
     s.rng = rng
     s.deck = _shuffled(s, s.deck)
     s.contract_deck = _shuffled(s, s.contract_deck)
