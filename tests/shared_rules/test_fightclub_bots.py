@@ -229,3 +229,36 @@ def test_the_same_seeds_give_the_same_moves_on_micropython():
             "null", "None"),)
     theirs = run_micropython_code(code, heapsize="8m", timeout=300).splitlines()
     assert theirs == mine
+
+
+class _Imagining:
+    """Fight Club without CHANCE_SHOWN: the greedy bot imagines the decks for every action."""
+
+    def __getattr__(self, name):
+        if name == "CHANCE_SHOWN":
+            raise AttributeError(name)
+        return getattr(fightclub, name)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_an_action_that_drew_nothing_is_judged_the_same_without_imagining(players):
+    # CHANCE_SHOWN (shared_rules/bots.py): every draw and shuffle in play shows in the
+    # action's events, so an action that drew nothing is judged on a plain copy. At every
+    # fifth position of a greedy game, each of the seat's actions is judged both ways.
+    assert fightclub.CHANCE_SHOWN
+    imagining = _Imagining()
+    match = Match("fightclub", {"players": players}, 40 + players)
+    engine = match.engine
+    checked = 0
+    seen = set()
+    while engine.status(match.state) == "ongoing" and len(match.actions) < 600:
+        seat = engine.actors(match.state)[0]
+        actions = bots.my_actions(engine, match.state, seat)
+        if len(match.actions) % 5 == 0:
+            rng = bots.seeded_rng(engine, match.state, 3)
+            assert bots.judged(engine, match.state, seat, actions, rng) == \
+                bots.judged(imagining, match.state, seat, actions, rng), len(match.actions)
+            checked += len(actions)
+            seen.update(a["type"] for a in actions)
+        match.apply(bots.choose("greedy", engine, match.state, seat, players))
+    assert checked > 500 and len(seen) >= 8, (checked, sorted(seen))

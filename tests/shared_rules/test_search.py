@@ -241,3 +241,50 @@ def test_a_turn_search_plans_the_seats_own_turn_and_stops_where_it_ends():
     engine = _Turn(False)
     search.choose(engine, dict(start), "a", 1)
     assert "b" in engine.applied
+
+
+class _PlannedTurn(_Turn):
+    """`_Turn` searched by `plan`: the greedy bot's best moves, each turn finished by the
+    greedy bot."""
+
+    def __init__(self, plan):
+        _Turn.__init__(self, False)
+        self.SEARCH = {"plan": plan}
+
+    def actors(self, state):
+        if state["step"] >= 3:
+            return []
+        return ["a"] if state["step"] < 2 else ["b"]
+
+
+def test_a_plan_search_finishes_the_seats_turn_with_the_greedy_bot():
+    """With `plan` each of the greedy bot's best moves is played on by the greedy bot to the
+    end of the seat's turn and judged there: setting up wins (the combo follows), where one
+    action ahead grabs; the other seat's reply is never played."""
+    start = {"a": 0, "b": 0, "step": 0, "ready": False}
+    engine = _PlannedTurn([2, 3, 1000])
+    assert search.choose(engine, dict(start), "a", 1) == {"type": "set_up"}
+    assert engine.applied and set(engine.applied) == {"a"}
+    # Two actions judged at the root, then two a turn finished: 2 + 3 deals x 2 moves x 2.
+    # A work budget spent by the root's judging leaves no deal: the greedy bot's move.
+    engine = _PlannedTurn([2, 3, 2])
+    assert search.choose(engine, dict(start), "a", 1) == {"type": "grab"}
+    # One candidate: the greedy bot's move, nothing played on.
+    engine = _PlannedTurn([1, 3, 1000])
+    assert search.choose(engine, dict(start), "a", 1) == {"type": "grab"}
+
+
+class _PlannedRace(_Race):
+    def __init__(self):
+        _Race.__init__(self, False)
+        self.SEARCH = {"plan": [2, 2, 1000]}
+
+    def actors(self, state):
+        return [state["turn"]] if state["turn"] is not None else []
+
+
+def test_a_plan_search_judges_a_move_by_the_seats_gain_less_the_others():
+    start = {"a": 0, "b": 0, "turn": "a"}
+    engine = _PlannedRace()
+    assert bots.choose("greedy", engine, dict(start), "a", 1) == {"type": "greedy"}
+    assert search.choose(engine, dict(start), "a", 1) == {"type": "safe"}
