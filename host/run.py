@@ -5,7 +5,7 @@
                    [--journal PATH] [--headless] [--json]
                    [--port /dev/ttyACM0 ...] [--layout FILE] [--offline-grace SECONDS]
                    [--key FILE] [--registry FILE] [--mqtt URL [--hall NAME] [--table-id NAME]]
-                   [--attract-after MINUTES]
+                   [--attract-after MINUTES] [--lit-patience SECONDS]
 
 With no --port, no table is configured: the virtual table starts (real tile
 firmware under MicroPython, one pseudo-terminal per tile) and says so. A
@@ -22,6 +22,8 @@ and --level a bot's level; an option it cannot take is refused, naming --new.
 A tile offline longer than --offline-grace stops the game until it is back: a
 mismatch names it and its cells (with --json, a {"waiting_for": ...} line on
 stderr, and the summary's "waiting_for" lists the tiles still awaited).
+No bot moves before every tile has acknowledged the game's first lights (after a restart:
+the table as it stood), unless a tile acknowledges none of them for --lit-patience seconds.
 --attract-after MINUTES: once nobody has played that long (a game left, or over), the game
 is closed in the journal and the table plays a demo game by itself (host/attract.py) until
 someone taps the table, or presses "Play a game" on a seat's page, or staff start one.
@@ -165,6 +167,10 @@ def parse_args(argv):
     p.add_argument("--offline-grace", type=float, default=5.0, metavar="SECONDS",
                    help="a tile offline this long stops the game until it is back, "
                    "said as a mismatch (default 5)")
+    p.add_argument("--lit-patience", type=float, default=3.0, metavar="SECONDS",
+                   help="at a game's start (a restart: the table as it stood) no bot moves "
+                   "until every tile has acknowledged its lights, or until one has "
+                   "acknowledged none of them for this long (default 3)")
     p.add_argument("--attract-after", type=float, default=None, metavar="MINUTES",
                    help="nobody has played for this long (a game left, or over): the table "
                    "plays a demo game by itself until someone taps it or staff start a game "
@@ -741,6 +747,9 @@ async def run(args):
     if not 0 <= args.offline_grace <= 86400:   # (a NaN fails both comparisons)
         raise ValueError("--offline-grace is a number of seconds from 0 to 86400, not %s"
                          % args.offline_grace)
+    if not 0 <= args.lit_patience <= 3600:
+        raise ValueError("--lit-patience is a number of seconds from 0 to 3600, not %s"
+                         % args.lit_patience)
     game = games.table_game(args.game)
     layout = layouts.load(args.layout or layouts.builtin_path(args.game))
     if layout.game != args.game:
@@ -797,7 +806,8 @@ async def run(args):
         session = TableSession(match, layout, link, registry, uids, journal, game_id,
                                bot_seats, seed, hands,
                                log, hide_window_ms=900 if args.headless else None,
-                               offline_grace_ms=int(args.offline_grace * 1000))
+                               offline_grace_ms=int(args.offline_grace * 1000),
+                               lit_patience_ms=int(args.lit_patience * 1000))
         if args.attract_after is not None:
             session.attract_after_ms = int(args.attract_after * 60000)
         if args.json:

@@ -59,7 +59,7 @@ class TableSession:
 
     def __init__(self, match, layout, link, registry, tile_uids, journal=None, game_id=None,
                  seats_bots=None, bot_seed=0, hands=None, log=None, hide_window_ms=None,
-                 clock=monotonic_ms, offline_grace_ms=None):
+                 clock=monotonic_ms, offline_grace_ms=None, lit_patience_ms=None):
         self.match = match
         self.layout = layout
         self.link = link
@@ -69,6 +69,8 @@ class TableSession:
         self.clock = clock
         if offline_grace_ms is not None:
             self.offline_grace_ms = offline_grace_ms
+        if lit_patience_ms is not None:
+            self.lit_patience_ms = lit_patience_ms
         self.log = log or SessionLog()
         self.tile_index = {}  # uid -> layout tile index
         for index, uid in layout.bind(tile_uids).items():

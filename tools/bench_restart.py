@@ -123,11 +123,15 @@ def wait_for(host, journal, count, timeout):
     return host.proc.poll() is None
 
 
-def chain(game, seed, players, points, workdir, timeout, env=None, setup=None):
+def chain(game, seed, players, points, workdir, timeout, env=None, setup=None,
+          lit_patience=None):
     """Play the game killed at each of `points` (journalled actions) and restarted; returns
-    ([one record per restart], the finished game's outcome or None, the last host)."""
+    ([one record per restart], the finished game's outcome or None, the last host).
+    `lit_patience`: `fairytable run --lit-patience` (seconds; None: its default)."""
     journal = os.path.join(workdir, "chain-%s.db" % game)
     cmd = command(game, seed, journal, players, setup)
+    if lit_patience is not None:
+        cmd += ["--lit-patience", str(lit_patience)]
     host = Host(cmd + ["--new"], env)
     records = []
     for point in points:

@@ -13,6 +13,8 @@ import sys
 import threading
 import time
 
+import pytest
+
 from mpy import REPO
 from table_helpers import wait_for_journalled
 
@@ -86,12 +88,14 @@ def test_json_mode_says_which_tile_the_game_waits_for(tmp_path):
                 host.wait()
 
 
-def test_a_bad_offline_grace_is_refused_with_a_sentence_and_changes_nothing(tmp_path):
+@pytest.mark.parametrize("option, most", [("--offline-grace", 86400), ("--lit-patience", 3600)])
+def test_a_bad_number_of_seconds_is_refused_with_a_sentence_and_changes_nothing(tmp_path,
+                                                                               option, most):
     journal = tmp_path / "journal" / "journal.db"
-    for value in ("-1", "nan"):
-        proc = subprocess.run([FAIRYTABLE, "run", "--offline-grace", value, "--json", "--new",
+    for value in ("-1", "nan", str(most + 1)):
+        proc = subprocess.run([FAIRYTABLE, "run", option, value, "--json", "--new",
                                "--journal", str(journal)], capture_output=True, cwd=REPO)
         assert proc.returncode == 2 and proc.stdout == b""
         assert proc.stderr.decode().startswith(
-            "fairytable run: --offline-grace is a number of seconds from 0 to 86400, not ")
+            "fairytable run: %s is a number of seconds from 0 to %d, not " % (option, most))
         assert not journal.parent.exists()
