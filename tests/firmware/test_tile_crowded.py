@@ -88,7 +88,11 @@ def test_a_crowded_cell_is_one_slot_of_several_readers_that_border_each_other():
 
 
 def _seen(link, tile, slots):
-    t = link.tiles[tile.uid]
+    """{slot: the tag uids the host holds} of `tile`, or None while the host has not met it
+    (after a reconnect, one tile may answer before the other)."""
+    t = link.tiles.get(tile.uid)
+    if t is None:
+        return None
     return {s: sorted(u for u, _ in t.slots.get(s, ())) for s in slots}
 
 
