@@ -178,9 +178,13 @@ The catalog (shared_rules/data/heroes_cards.json, edited as data, validated on l
 "action_cards" and "bonus_cards" {"id", "name", "text", "kind": "attack" | "move" |
 "heal" | "defend", "stays_face_up"?: bool, attack: "range"? 1..3, "area"? "one" |
 "adjacent_all" | "adjacent_enemies", "bonus"? 0..6; move: "spaces" 1..6; heal: "amount"
-1..10, "range" 0..3; defend: "bonus" 1..6}; a move card never stays face up (a defender
-could step away from every attack with it: four-player bot games, down to Hop-o'-My-Thumb
-against a healer, went on for ever); an attack card's name contains "Attack" (the book's
+1..10, "range" 0..3; defend: "bonus" 1..6}; only an attack card may stay face up: a move
+card that stays (a defender could step away from every attack with it: four-player bot
+games, down to Hop-o'-My-Thumb against a healer, went on for ever), a heal card (played at
+every action it gives back more than attacks take: Rumpelstiltskin's team won 93 % of
+normal bots' games while his Straw into Gold stayed face up) or a defence card (the Snow
+Queen's team, her Mirror Splinter +2 on every white die, won 91 %) makes the game one of
+who picks that character; an attack card's name contains "Attack" (the book's
 test for what may be played in defence), no other card's name does; "maps" {"id",
 "name", "modes": ["royale", "ctf"], "walls": [cells], "starts": [2..4 zones of cells]
 (royale), "teams": [2 x {"base", "behind", "flag", "start": [2 cells]}] (ctf)}. A scenario's
@@ -304,6 +308,17 @@ def _known_fields(d, fields, where, what):
                 what, ", ".join(fields)))
 
 
+# Why a card of these kinds turns face down once played (only an attack card may stay up).
+_MAY_NOT_STAY = {
+    "move": "a movement card cannot stay face up: a defender may play it in every battle "
+            "phase to step away unhurt, and a game could then never end",
+    "heal": "a heal card cannot stay face up: played at every action it gives back more "
+            "health than attacks take, and its team could not be beaten",
+    "defend": "a defence card cannot stay face up: played in every battle phase it leaves "
+              "attacks almost nothing to hurt, and its character could not be beaten",
+}
+
+
 def check_card(card, where):
     """A validated action or Bonus Card, normalised; ScenarioError names the field."""
     _known_fields(card, CARD_FIELDS + ("type",), where, "a card")
@@ -317,10 +332,8 @@ def check_card(card, where):
     stays = card.get("stays_face_up", False)
     if stays is not True and stays is not False:
         raise ScenarioError(where + ".stays_face_up", "must be true or false")
-    if stays and kind == "move":
-        raise ScenarioError(where + ".stays_face_up", "a movement card cannot stay face up: "
-                            "a defender may play it in every battle phase to step away "
-                            "unhurt, and a game could then never end")
+    if stays and kind in _MAY_NOT_STAY:
+        raise ScenarioError(where + ".stays_face_up", _MAY_NOT_STAY[kind])
     out["stays_face_up"] = stays
     named_attack = "attack" in out["name"].lower()
     if (kind == "attack") != named_attack:

@@ -83,13 +83,16 @@ def budget(game, iterations, explore=None, relative=None, turn=None, prior=None,
 
 
 def play(game, players, seed, hard_seat_index, iterations, max_actions, level="hard",
-         against="normal", explore=None, relative=None, turn=None, prior=None, plan=None):
+         against="normal", explore=None, relative=None, turn=None, prior=None, plan=None,
+         holders=None):
     """One game: the bot of `level` (the hard bot) in seat `hard_seat_index` (0 or -1), bots
     of level `against` (normal) elsewhere. Returns (its score: 1 for a win, 0 for a loss,
     1/sides for a game nobody won, actions, its think times, seats, habits: for the bot
     measured and for the others, how many actions of each type they took and which events
     those actions had ("attack_card" 12, "attack_card>card_won" 5), sides: how many sides
-    play (the seats, or fewer in a team game))."""
+    play (the seats, or fewer in a team game)), held: with `holders` ("TYPE.FIELD"), each
+    value of FIELD in an action of TYPE (a character picked) with whether the seat that
+    took it won: [[value, 1 or 0], ...])."""
     adapter = table_games.table_game(game)
     budget(game, iterations, explore, relative, turn, prior, plan)
     match = Match(game, options_of(game, players), seed)
@@ -98,6 +101,8 @@ def play(game, players, seed, hard_seat_index, iterations, max_actions, level="h
     hard = seats[hard_seat_index]
     think = []
     habits = ({}, {})    # the bot measured's, the others'
+    held = []            # (value, seat) of each `holders` action
+    kind, _, field = (holders or "").partition(".")
     while engine.status(match.state) == "ongoing" and len(match.actions) < max_actions:
         movers = engine.actors(match.state)
         if not movers:
@@ -110,6 +115,8 @@ def play(game, players, seed, hard_seat_index, iterations, max_actions, level="h
             break
         events = match.apply(action)
         _tally(habits[0 if mine else 1], action, events)
+        if holders and action.get("type") == kind and field in action:
+            held.append((canon.dumps(action[field]).strip('"'), seat))
     winner = engine.winner(match.state) if engine.status(match.state) != "ongoing" else None
     # A team game (Storybook's four seats play two sides) is won or lost by a side: the
     # seat's share is one side's.
@@ -119,7 +126,8 @@ def play(game, players, seed, hard_seat_index, iterations, max_actions, level="h
         score = 1 / sides           # nobody won: each side's share
     else:
         score = 1.0 if _is(winner, hard) else 0.0
-    return score, len(match.actions), think, len(seats), habits, sides
+    held = [[value, 1 if winner is not None and _is(winner, q) else 0] for value, q in held]
+    return score, len(match.actions), think, len(seats), habits, sides, held
 
 
 def _tally(counts, action, events):
@@ -167,7 +175,7 @@ def strength(a):
         for where in (0, -1):
             jobs.append((a.game, a.players, seed, where, a.iterations, a.max_actions,
                          a.level, a.against, a.explore, a.relative, a.turn, a.prior,
-                         a.plan))
+                         a.plan, a.holders))
     t0 = time.time()
     if a.jobs > 1:
         import multiprocessing
@@ -205,6 +213,16 @@ def strength(a):
             (a.level + ", measured", a.against + ", the others")
         out["habits"] = {names[0]: _sum_habits(r[4][0] for r in results),
                          names[1]: _sum_habits(r[4][1] for r in results)}
+    if a.holders:
+        # Each value's games and the games its holder won, most wins a game first.
+        tally = {}
+        for r in results:
+            for value, won_it in r[6]:
+                row = tally.setdefault(value, [0, 0])
+                row[0] += won_it
+                row[1] += 1
+        out["holders"] = dict(sorted(tally.items(), key=lambda kv: (-kv[1][0] / kv[1][1],
+                                                                      kv[0])))
     if a.json:
         print(json.dumps(out))
     else:
@@ -223,6 +241,24 @@ def strength(a):
             print(label + ":")
             for key, n in sorted(out["habits"][who].items()):
                 print("  %s %d" % (key.replace(">", " -> ") if ">" in key else key, n))
+        if a.holders:
+            print("who won, by the %s of their %s actions:" % (field_of(a.holders),
+                                                               a.holders.split(".")[0]))
+            for value, (won_it, games_held) in out["holders"].items():
+                print("  %s: its holder won %d of %d games (%.0f %%)" % (
+                    value, won_it, games_held, 100 * won_it / games_held))
+
+
+def _holders(text):
+    kind, dot, field = text.partition(".")
+    if not (kind and dot and field):
+        raise argparse.ArgumentTypeError("give an action's type and one of its fields, "
+                                         "as TYPE.FIELD (pick.character), got %r" % text)
+    return text
+
+
+def field_of(holders):
+    return holders.partition(".")[2]
 
 
 def _sum_habits(tallies):
@@ -376,6 +412,10 @@ def main(argv=None):
     sub.choices["strength"].add_argument("--habits", action="store_true",
                                          help="count each side's actions by type, with the "
                                               "events they had")
+    sub.choices["strength"].add_argument(
+        "--holders", type=_holders, metavar="TYPE.FIELD",
+        help="for each value of FIELD in the actions of TYPE (pick.character: each "
+             "character picked), how often the seat that took it won")
     sub.choices["think"].add_argument("--positions", type=int, default=12)
     sub.choices["think"].add_argument("--repeat", type=int, default=1,
                                       help="think each move N times, keep the least time")

@@ -431,10 +431,14 @@ def test_the_defender_plays_a_card_after_both_dice_and_it_is_no_action():
     refused(s, {"type": "end_turn"}, "battle_phase")
     refused(s, {"type": "defend", "card": "ice_shard_attack"}, "attack_card_in_defence")
     heroes.apply(s, {"type": "defend", "card": "mirror_splinter"})
-    # 6 against 1 + 1 (her ability) + 2 (the card): 2 damage; the card stays face up.
+    # 6 against 1 + 1 (her ability) + 2 (the card): 2 damage; the card turns face down.
     assert health(s, "the_snow_queen") == 8 and s.battle is None
     assert s.actions_left == 3 and heroes.current(s) == "red"
-    assert s.heroes["the_snow_queen"]["face_down"] == []
+    assert s.heroes["the_snow_queen"]["face_down"] == ["mirror_splinter"]
+    # Played, it cannot defend her again: the next attack waits for nobody.
+    events = heroes.apply(s, {"type": "attack", "attacker": "little_red_riding_hood",
+                              "target": "the_snow_queen", "dice": {"red": 6, "white": 1}})
+    assert not of_type(events, "defence_awaited") and health(s, "the_snow_queen") == 4
 
 
 def test_a_movement_card_in_the_battle_phase_dodges_the_attack():
@@ -830,6 +834,10 @@ def test_a_bad_catalog_entry_gives_a_sentence_naming_the_field():
          "cards[0].spaces"),
         ({"type": "action", "id": "x", "name": "Dash", "text": "t", "kind": "move",
           "spaces": 2, "stays_face_up": True}, "cards[0].stays_face_up"),
+        ({"type": "action", "id": "x", "name": "Mend", "text": "t", "kind": "heal",
+          "amount": 2, "range": 1, "stays_face_up": True}, "cards[0].stays_face_up"),
+        ({"type": "action", "id": "x", "name": "Ward", "text": "t", "kind": "defend",
+          "bonus": 2, "stays_face_up": True}, "cards[0].stays_face_up"),
         ({"type": "action", "id": "x", "name": "Wave Attack", "text": "t", "kind": "attack",
           "area": "adjacent_all", "range": 2}, "cards[0].range"),
         ({"type": "character", "id": "y", "name": "Y", "tale": "T", "abilities": "a",
