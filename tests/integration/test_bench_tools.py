@@ -75,12 +75,24 @@ def test_bench_search_plays_its_games_seats_swapped_and_says_its_think_time():
     # ones (100 of 100 in BENCHMARKS.md; these seeds are fixed, so the games are too).
     proc = subprocess.run([sys.executable, "-m", "tools.bench_search", "strength", "--game",
                            "heroes", "--games", "2", "--level", "normal", "--against",
-                           "random", "--json"],
+                           "random", "--holders", "pick.character", "--json"],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = json.loads(proc.stdout)
     assert (result["level"], result["against"], result["games"]) == ("normal", "random", 4)
     assert result["won"] == 4
+    # Who won by what they picked: two teams of four in each of the 4 games, each game won
+    # by one team, so 32 characters picked, 16 of them by a winner.
+    held = result["holders"]
+    assert sum(games for _, games in held.values()) == 32
+    assert sum(won for won, _ in held.values()) == 16
+    assert all(0 <= won <= games for won, games in held.values())
+    rates = [won / games for won, games in held.values()]
+    assert rates == sorted(rates, reverse=True)
+    bad = subprocess.run([sys.executable, "-m", "tools.bench_search", "strength", "--game",
+                          "heroes", "--holders", "pick"], cwd=REPO, capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2 and "TYPE.FIELD" in bad.stderr and "Traceback" not in bad.stderr
     proc = subprocess.run([sys.executable, "-m", "tools.bench_search", "think", "--game",
                            "storybook", "--positions", "3", "--iterations", "20", "--json"],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
