@@ -178,16 +178,16 @@ The catalog (shared_rules/data/heroes_cards.json, edited as data, validated on l
 "action_cards" and "bonus_cards" {"id", "name", "text", "kind": "attack" | "move" |
 "heal" | "defend", "stays_face_up"?: bool, attack: "range"? 1..3, "area"? "one" |
 "adjacent_all" | "adjacent_enemies", "bonus"? 0..6; move: "spaces" 1..6; heal: "amount"
-1..10, "range" 0..3; defend: "bonus" 1..6}; only an attack card may stay face up: a move
-card that stays (a defender could step away from every attack with it: four-player bot
-games, down to Hop-o'-My-Thumb against a healer, went on for ever), a heal card (played at
-every action it gives back more than attacks take: Rumpelstiltskin's team won 93 % of
-normal bots' games while his Straw into Gold stayed face up) or a defence card (the Snow
-Queen's team, her Mirror Splinter +2 on every white die, won 91 %) makes the game one of
-who picks that character; an attack card's name contains "Attack" (the book's
-test for what may be played in defence), no other card's name does; "maps" {"id",
-"name", "modes": ["royale", "ctf"], "walls": [cells], "starts": [2..4 zones of cells]
-(royale), "teams": [2 x {"base", "behind", "flag", "start": [2 cells]}] (ctf)}. A scenario's
+1..10, "range" 0..3; defend: "bonus" 1..6}. Only an attack card may stay face up: a move
+card that stayed let a defender step away from every attack (four-player bot games, down
+to Hop-o'-My-Thumb against a healer, went on for ever); a heal card that stayed gave back
+more at every action than attacks take (Rumpelstiltskin's holder won 89 % of four-player
+games of normal bots), and a defence card that stayed left attacks almost nothing to hurt
+(with Mirror Splinter's +2 on every white die the Snow Queen's holder won 92 % of
+two-player ones): the pick decided those games. An attack card's name contains "Attack"
+(the book's test for what may be played in defence), no other card's name does. "maps"
+{"id", "name", "modes": ["royale", "ctf"], "walls": [cells], "starts": [2..4 zones of
+cells] (royale), "teams": [2 x {"base", "behind", "flag", "start": [2 cells]}] (ctf)}. A scenario's
 "cards" adds or replaces entries: each with "type": "character" | "action" | "bonus".
 """
 

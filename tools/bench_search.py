@@ -242,8 +242,8 @@ def strength(a):
             for key, n in sorted(out["habits"][who].items()):
                 print("  %s %d" % (key.replace(">", " -> ") if ">" in key else key, n))
         if a.holders:
-            print("who won, by the %s of their %s actions:" % (field_of(a.holders),
-                                                               a.holders.split(".")[0]))
+            kind, _, field = a.holders.partition(".")
+            print("who won, by the %s of their %s actions:" % (field, kind))
             for value, (won_it, games_held) in out["holders"].items():
                 print("  %s: its holder won %d of %d games (%.0f %%)" % (
                     value, won_it, games_held, 100 * won_it / games_held))
@@ -255,10 +255,6 @@ def _holders(text):
         raise argparse.ArgumentTypeError("give an action's type and one of its fields, "
                                          "as TYPE.FIELD (pick.character), got %r" % text)
     return text
-
-
-def field_of(holders):
-    return holders.partition(".")[2]
 
 
 def _sum_habits(tallies):
