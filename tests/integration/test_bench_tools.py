@@ -150,11 +150,11 @@ def test_a_game_nobody_won_counts_each_seat_its_share():
     the bot measured gets its seat's share, 1/players (one side's in a team game, below), so a
     fair bot scores its fair share."""
     from tools import bench_search
-    score, actions, _, seats, _, sides = bench_search.play("royale", 3, 1, 0, None, 5,
-                                                           "normal", "normal")
+    score, actions, _, seats, _, sides, _ = bench_search.play("royale", 3, 1, 0, None, 5,
+                                                              "normal", "normal")
     assert (actions, seats, sides) == (5, 3, 3) and score == 1 / 3
-    score, _, _, seats, _, sides = bench_search.play("heroes", None, 1, -1, None, 5, "easy",
-                                                     "normal")
+    score, _, _, seats, _, sides, _ = bench_search.play("heroes", None, 1, -1, None, 5,
+                                                        "easy", "normal")
     assert (seats, sides) == (2, 2) and score == 0.5
 
 
@@ -186,7 +186,7 @@ def test_bench_search_gives_a_game_nobody_won_one_sides_share():
     # hero teams' four players are four sides (a quarter each).
     from tools import bench_search
     for game, share in (("storybook", 0.5), ("heroes", 0.25)):
-        score, actions, think, seats, habits, sides = bench_search.play(
+        score, actions, think, seats, habits, sides, _ = bench_search.play(
             game, 4, 1, 0, None, 20, level="normal")
         assert (seats, actions) == (4, 20)
         assert (sides, score) == (round(1 / share), share), game
