@@ -54,6 +54,15 @@ An engine tunes the search with an optional `SEARCH` dict:
     several actions and whose moves are many (Fight Club: up to 180), where 200 iterations
     of a tree give each move one or two visits whose turn is finished at random, and where
     the greedy bot's own play is strong. With more seats the tree searches as set above.
+  expect: True: no tree and no play-out (`_expect`): each of the seat's actions is tried in
+    one deal of the hidden cards and judged by the mean of the seat's standing over every
+    outcome of its dice, each outcome weighed by its chance (the engine's
+    `outcomes(state, action)`: [(weight, the action with its dice given), ...], or None for
+    an action whose result no die decides); the best mean is taken, ties at random.
+    Expectimax one action deep: for a game of many small steps decided by dice (hero teams:
+    an attack takes about one health point, the red die against the white), where dice
+    sampled (the greedy bot's four imagined rolls, one roll a play-out) make the luckiest
+    move look best and a tree of 200 iterations over 60-100 moves gives each one or two.
 Pure rules code: runs on CPython and MicroPython.
 """
 
@@ -154,7 +163,8 @@ def settings(engine):
     got = getattr(engine, "SEARCH", None) or {}
     return (got.get("iterations", ITERATIONS), got.get("scale", SCALE),
             got.get("rollout", 0), got.get("prior", 0), got.get("explore", EXPLORE),
-            got.get("relative", False), got.get("turn", False), got.get("plan"))
+            got.get("relative", False), got.get("turn", False), got.get("plan"),
+            got.get("expect", False))
 
 
 def view_rng(engine, state, seat, seed):
@@ -178,10 +188,12 @@ def choose(engine, state, seat, seed, iterations=None):
         return None
     if len(actions) == 1:
         return actions[0]
-    budget, scale, rollout, prior, explore, relative, turn, plan = settings(engine)
+    budget, scale, rollout, prior, explore, relative, turn, plan, expect = settings(engine)
     if iterations is not None:
         budget = iterations
     rng = view_rng(engine, state, seat, seed)
+    if expect:
+        return _expect(engine, state, seat, actions, rng)
     seats = engine.seats(state)
     if plan and len(seats) == 2:
         other = seats[1] if seats[0] == seat else seats[0]
@@ -263,6 +275,47 @@ def _plan(engine, state, seat, other, seed, actions, rng, plan):
         if sums[k] > sums[best]:
             best = k
     return chosen[best]
+
+
+def _expect(engine, state, seat, actions, rng):
+    """The `expect` search (module docstring): the action of the best mean standing over
+    its outcomes, in one deal of what the seat cannot see; ties at random, in the order of
+    `actions`. Means are compared as fractions (total, weight), in integers."""
+    rng, r = prng.next32(rng)
+    deal = engine.determinize(engine.copy(state), seat, prng.seed_state(r))
+    best = None
+    pool = []
+    for action in actions:
+        total, weight = mean_standing(engine, deal, seat, action)
+        if best is not None:
+            # total / weight against best[0] / best[1], both weights > 0.
+            ahead = total * best[1] - best[0] * weight
+            if ahead < 0:
+                continue
+            if ahead == 0:
+                pool.append(action)
+                continue
+        best = (total, weight)
+        pool = [action]
+    rng, i = prng.below(rng, len(pool))
+    return pool[i]
+
+
+def mean_standing(engine, state, seat, action):
+    """(the sum of the seat's standing over the action's outcomes, each times its weight,
+    the sum of the weights): the action tried on copies of `state`, every outcome of its
+    dice once (the engine's `outcomes`), or once as it is when no die decides it."""
+    outcomes = engine.outcomes(state, action)
+    if outcomes is None:
+        outcomes = [(1, action)]
+    total = 0
+    weight = 0
+    for w, concrete in outcomes:
+        trial = engine.copy(state)
+        engine.apply(trial, concrete)
+        total += w * bots.evaluate(engine, trial, seat)
+        weight += w
+    return total, weight
 
 
 _TURN_STEPS = 15    # a turn finished by the greedy bot: at most this many more actions

@@ -2,8 +2,8 @@
 
     python -m tools.bench_search strength --game storybook --games 100 [--first-seed 1]
         [--players N] [--iterations N] [--explore N] [--relative on|off] [--turn on|off]
-        [--prior N] [--plan K,N,W|off] [--jobs 2] [--level hard] [--against normal]
-        [--habits] [--json]
+        [--prior N] [--plan K,N,W|off] [--expect on|off] [--jobs 2] [--level hard]
+        [--against normal] [--habits] [--json]
     python -m tools.bench_search think --game heroes [--positions 12] [--repeat N]
         [--iterations N] [--json]
 
@@ -60,10 +60,12 @@ def _ask(adapter, kind, match, seat, seed, think):
     return action
 
 
-def budget(game, iterations, explore=None, relative=None, turn=None, prior=None, plan=None):
+def budget(game, iterations, explore=None, relative=None, turn=None, prior=None, plan=None,
+           expect=None):
     """Set the search's budget, UCB constant, judging (`relative`, "on" or "off"),
-    horizon (`turn`, "on": the tree ends with the seat's turn), greedy prior (visits) and
-    plan ("K,N,W" or "off") for this process (None: the game's own)."""
+    horizon (`turn`, "on": the tree ends with the seat's turn), greedy prior (visits),
+    plan ("K,N,W" or "off") and `expect` ("on" or "off") for this process (None: the
+    game's own)."""
     engine = games.get(game)
     tune = dict(getattr(engine, "SEARCH", None) or {})
     if iterations is not None:
@@ -78,13 +80,15 @@ def budget(game, iterations, explore=None, relative=None, turn=None, prior=None,
         tune["prior"] = prior
     if plan is not None:
         tune["plan"] = None if plan == "off" else [int(n) for n in plan.split(",")]
+    if expect is not None:
+        tune["expect"] = expect == "on"
     engine.SEARCH = tune
     return search.settings(engine)[0]
 
 
 def play(game, players, seed, hard_seat_index, iterations, max_actions, level="hard",
          against="normal", explore=None, relative=None, turn=None, prior=None, plan=None,
-         holders=None):
+         holders=None, expect=None):
     """One game: the bot of `level` (the hard bot) in seat `hard_seat_index` (0 or -1), bots
     of level `against` (normal) elsewhere. Returns (its score: 1 for a win, 0 for a loss,
     1/sides for a game nobody won, actions, its think times, seats, habits: for the bot
@@ -94,7 +98,7 @@ def play(game, players, seed, hard_seat_index, iterations, max_actions, level="h
     value of FIELD in an action of TYPE (a character picked) with whether the seat that
     took it won: [[value, 1 or 0], ...])."""
     adapter = table_games.table_game(game)
-    budget(game, iterations, explore, relative, turn, prior, plan)
+    budget(game, iterations, explore, relative, turn, prior, plan, expect)
     match = Match(game, options_of(game, players), seed)
     engine = match.engine
     seats = engine.seats(match.state)
@@ -175,7 +179,7 @@ def strength(a):
         for where in (0, -1):
             jobs.append((a.game, a.players, seed, where, a.iterations, a.max_actions,
                          a.level, a.against, a.explore, a.relative, a.turn, a.prior,
-                         a.plan, a.holders))
+                         a.plan, a.holders, a.expect))
     t0 = time.time()
     if a.jobs > 1:
         import multiprocessing
@@ -191,11 +195,12 @@ def strength(a):
     points = sum(scores)
     lo, hi = wilson(points, n)
     iterations = budget(a.game, a.iterations, a.explore, a.relative, a.turn, a.prior,
-                        a.plan)
+                        a.plan, a.expect)
     tuned = search.settings(games.get(a.game))
     out = {"game": a.game, "players": results[0][3] if results else None,
            "iterations": iterations, "explore": tuned[4], "prior": tuned[3],
            "relative": tuned[5], "turn": tuned[6], "plan": tuned[7],
+           "expect": tuned[8],
            "games": n, "won": won, "drawn": drawn, "lost": n - won - drawn,
            "score_pct": round(100 * points / n, 1) if n else 0.0,
            "ci95": [round(lo, 1), round(hi, 1)],
@@ -268,7 +273,7 @@ def _sum_habits(tallies):
 def think(a):
     adapter = table_games.table_game(a.game)
     iterations = budget(a.game, a.iterations, a.explore, a.relative, a.turn, a.prior,
-                        a.plan)
+                        a.plan, a.expect)
     match = Match(a.game, options_of(a.game, a.players), a.first_seed)
     engine = match.engine
     positions = []
@@ -395,6 +400,10 @@ def main(argv=None):
                        help="K,N,W: with two players, the greedy bot's K best moves played on to "
                             "the turn's end in N deals (none begun past W actions judged); "
                             "off: the tree (default: the game's)")
+        q.add_argument("--expect", choices=("on", "off"), default=None,
+                       help="on: no tree, each move judged by its mean over every outcome of "
+                            "its dice (the engine's outcomes); off: the tree (default: the "
+                            "game's)")
         q.add_argument("--first-seed", type=int, default=1)
         q.add_argument("--max-actions", type=int, default=3000)
         q.add_argument("--json", action="store_true")

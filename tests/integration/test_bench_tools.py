@@ -60,13 +60,15 @@ def test_bench_rounds_says_which_cells_it_cannot_use():
 def test_bench_search_plays_its_games_seats_swapped_and_says_its_think_time():
     proc = subprocess.run([sys.executable, "-m", "tools.bench_search", "strength", "--game",
                            "heroes", "--games", "1", "--iterations", "20", "--explore",
-                           "300", "--relative", "on", "--json"],
+                           "300", "--relative", "on", "--expect", "off", "--prior", "10",
+                           "--json"],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = json.loads(proc.stdout)
     assert result["games"] == 2 and result["iterations"] == 20 and result["players"] == 2
     assert result["explore"] == 300 and result["relative"] is True
-    assert result["prior"] == 10     # hero teams' own head start for the greedy move
+    # The tree, with the greedy move's head start, instead of hero teams' own `expect`.
+    assert result["prior"] == 10 and result["expect"] is False
     assert result["won"] + result["drawn"] + result["lost"] == 2
     assert result["ci95"][0] <= result["score_pct"] <= result["ci95"][1]
     assert result["moves_thought"] > 0 and result["think_ms_p50"] <= result["think_ms_p99"]
@@ -80,6 +82,7 @@ def test_bench_search_plays_its_games_seats_swapped_and_says_its_think_time():
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = json.loads(proc.stdout)
     assert (result["level"], result["against"], result["games"]) == ("normal", "random", 4)
+    assert result["expect"] is True     # hero teams' own search, as the table plays it
     assert result["won"] == 4
     # Who won by what they picked: two teams of four in each of the 4 games, each game won
     # by one team, so 32 characters picked, 16 of them by a winner.

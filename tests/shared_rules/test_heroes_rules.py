@@ -898,3 +898,39 @@ def test_the_table_can_ask_who_an_attack_would_hit():
     with pytest.raises(IllegalAction) as e:
         heroes.attack_targets(s, "the_giant", "fee_fi_fo_fum")
     assert e.value.code == "not_an_attack"
+
+
+def test_a_bot_can_weigh_every_outcome_of_an_attacks_dice():
+    """The hard bot's `outcomes` (shared_rules/search.py `expect`): an attack's 36 pairs of
+    the red die and the white, each once; an area card's targets share the white die of each
+    outcome; the turn's green die 6; a move, a heal or dice already given: none."""
+    s = game([hero("the_giant", "red", [3, 3]), hero("robin_hood", "red", [2, 3]),
+              hero("gretel", "blue", [4, 4]), hero("big_bad_wolf", "blue", [3, 5])], map=OPEN)
+    plain = {"type": "attack", "attacker": "the_giant", "target": "gretel"}
+    got = heroes.outcomes(s, plain)
+    assert len(got) == 36 and set(w for w, _ in got) == {1}
+    pairs = set((a["dice"]["red"], a["dice"]["white"]["gretel"]) for _, a in got)
+    assert pairs == set((r, w) for r in range(1, 7) for w in range(1, 7))
+    assert all(a["attacker"] == "the_giant" and a["target"] == "gretel" for _, a in got)
+    sweep = heroes.outcomes(s, {"type": "play_card", "character": "the_giant",
+                                "card": "club_sweep_attack"})
+    assert len(sweep) == 36
+    for _, a in sweep:
+        assert sorted(a["dice"]["white"]) == ["gretel", "robin_hood"]
+        assert a["dice"]["white"]["gretel"] == a["dice"]["white"]["robin_hood"]
+    assert heroes.outcomes(s, dict(plain, dice={"red": 6, "white": 1})) is None
+    assert heroes.outcomes(s, {"type": "play_card", "character": "the_giant",
+                               "card": "fee_fi_fo_fum"}) is None
+    assert heroes.outcomes(s, {"type": "move", "character": "gretel", "to": [5, 5]}) is None
+    assert [a["die"] for _, a in heroes.outcomes(s, {"type": "roll_move"})] == [1, 2, 3, 4, 5, 6]
+    # Every outcome is a legal action, and the mean health Gretel keeps (answering without a
+    # card) is the dice's: the Giant's red + 1 against her white, the difference taken when
+    # it is higher.
+    left = 0
+    for _, a in got:
+        trial = heroes.copy(s)
+        heroes.apply(trial, a)
+        heroes.apply(trial, {"type": "no_defence"})
+        left += health(trial, "gretel")
+    lost = sum(max(0, r + 1 - w) for r in range(1, 7) for w in range(1, 7))
+    assert left == 36 * health(s, "gretel") - lost

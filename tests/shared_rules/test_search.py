@@ -288,3 +288,57 @@ def test_a_plan_search_judges_a_move_by_the_seats_gain_less_the_others():
     engine = _PlannedRace()
     assert bots.choose("greedy", engine, dict(start), "a", 1) == {"type": "greedy"}
     assert search.choose(engine, dict(start), "a", 1) == {"type": "safe"}
+
+
+class _Gamble(_Toy):
+    """One move of "a": "steady" gains `steady` points; "gamble" rolls a die and gains 30 on
+    a six, nothing otherwise (a mean of 5); its outcomes are the six faces, equally likely.
+    The engine's own die (no "die" given) rolls a six: the real future, which no bot may
+    count on."""
+
+    def __init__(self, steady):
+        self.steady = steady
+        self.SEARCH = {"expect": True}
+        self.tried = []
+
+    def status(self, state):
+        return "ongoing" if state["turn"] is not None else "finished"
+
+    def legal_actions(self, state):
+        return [{"type": "gamble"}, {"type": "steady"}] if state["turn"] == "a" else []
+
+    def actor(self, state, action):
+        return state["turn"]
+
+    def outcomes(self, state, action):
+        if action["type"] != "gamble" or "die" in action:
+            return None
+        return [(1, {"type": "gamble", "die": d}) for d in range(1, 7)]
+
+    def apply(self, state, action):
+        self.tried.append(action.get("die"))
+        if action["type"] == "steady":
+            state["a"] += self.steady
+        elif action.get("die", 6) == 6:
+            state["a"] += 30
+        state["turn"] = None
+        return []
+
+
+def test_an_expect_search_weighs_every_outcome_of_the_dice():
+    """`expect` judges a move by its mean over every outcome the engine lists, never by the
+    die the state would roll: a steady 6 beats a gamble whose mean is 5 (though the state's
+    own die would win it 30), a steady 4 does not."""
+    start = {"a": 0, "b": 0, "turn": "a"}
+    engine = _Gamble(6)
+    assert search.choose(engine, dict(start), "a", 1) == {"type": "steady"}
+    assert sorted(d for d in engine.tried if d is not None) == [1, 2, 3, 4, 5, 6]
+    assert engine.tried.count(None) == 1     # steady, tried once; the gamble never undiced
+    assert search.choose(_Gamble(4), dict(start), "a", 1) == {"type": "gamble"}
+    # A mean equal to the best is a tie, settled at random by the seed: both are chosen.
+    chosen = set(search.choose(_Gamble(5), dict(start), "a", seed)["type"]
+                 for seed in range(1, 30))
+    assert chosen == {"gamble", "steady"}
+    # Its total over its outcomes, and their weight: the mean as a fraction.
+    assert search.mean_standing(_Gamble(5), dict(start), "a", {"type": "gamble"}) == (30, 6)
+    assert search.mean_standing(_Gamble(5), dict(start), "a", {"type": "steady"}) == (5, 1)
