@@ -199,8 +199,9 @@ from shared_rules.games import copy, seats, status, winner  # noqa: F401 (the co
 
 NAME = "heroes"
 # The hard bot (shared_rules/search.py `expect`): each move judged by its mean over every
-# outcome of its dice (`outcomes`), where the tree of 200 iterations played no better than
-# the greedy bot (BENCHMARKS.md "Hero teams: the dice weighed, not sampled").
+# outcome of its dice (`outcomes`), by `hard_evaluate`, where the tree of 200 iterations
+# played no better than the greedy bot (BENCHMARKS.md "Hero teams: the dice weighed, not
+# sampled").
 SEARCH = {"expect": True}
 
 INFO = {"title": "Battle Royale with hero teams", "min_players": 2, "max_players": 4,
@@ -2330,6 +2331,25 @@ def result(state):
     return out
 
 
+# 36 times the mean damage of an attack whose bonuses differ by d (the red die + d against
+# the white, the difference taken when it is higher): 35 for d = 0, 56 for +1, 20 for -1.
+_DAMAGE36 = {}
+for _d in range(-9, 10):
+    _DAMAGE36[_d] = sum([max(0, r + _d - w) for r in range(1, 7) for w in range(1, 7)])
+
+
+def worth(state, cid):
+    """What a point of the character's health is worth in a fight, in 36ths of a plain one's
+    (the hard bot's yardstick, `hard_evaluate`): the damage its attacks deal (its attack
+    bonus against no defence bonus) over the damage it takes (no attack bonus against its
+    defence bonus), taken halfway from 36. A plain character 36; +1 to attack (the Giant)
+    46, a point each blow deals half again (56 against 35); +1 to defence (the Tin Woodman)
+    49, a blow takes little more than half (20 against 35)."""
+    d = _def(state, cid)
+    ratio = _DAMAGE36[d.get("attack_bonus", 0)] * 36 // _DAMAGE36[-d.get("defence_bonus", 0)]
+    return (36 + ratio) // 2
+
+
 def evaluate(state, seat):
     """How good the position is for `seat` (the greedy bot's yardstick; higher is better).
 
@@ -2338,6 +2358,20 @@ def evaluate(state, seat):
     other flag (Capture the Flag) breaks ties, and so do the actions and roll still unused
     this turn, so a greedy player does not end its turn early for nothing.
     """
+    return _evaluate(state, seat, False)
+
+
+def hard_evaluate(state, seat):
+    """The hard bot's yardstick (shared_rules/search.py): `evaluate` with each character's
+    health weighed by its `worth`, so a point of the Giant's (who hits harder) or of the Tin
+    Woodman's (who is hit less) counts for more than a plain character's, in the pick and in
+    every fight: which character to pick, whom to hit first, whom to keep out of reach. The
+    greedy bot counts every point of health alike (BENCHMARKS.md "Hero teams: the dice
+    weighed, not sampled")."""
+    return _evaluate(state, seat, True)
+
+
+def _evaluate(state, seat, weighed):
     s = state
     if s.battle is not None and s.status == "ongoing":
         # Judge a battle that waits for a defender as if it answered without a card.
@@ -2355,7 +2389,8 @@ def evaluate(state, seat):
         h = s.heroes[cid]
         if h["state"] == "out":
             continue
-        value = 40 + 4 * h["health"] + (0 if h["state"] == "standing" else -20)
+        points = 4 * h["health"] * worth(s, cid) // 36 if weighed else 4 * h["health"]
+        value = 40 + points + (0 if h["state"] == "standing" else -20)
         if h["seat"] == seat:
             score += value
             if h["state"] == "standing":

@@ -15,10 +15,12 @@ iteration:
    action, each judged from the side of the seat that takes it, so the other seats play to
    win too (their hidden cards are part of the deal).
 3. Adds one new child, plays on at random for the engine's `rollout` steps, and judges the
-   end: for every seat, the change of its standing (shared_rules/bots.py `evaluate`) from
-   the root to the end, in the same deal. Measuring the change, not the standing, cancels
-   the luck of the deal and keeps a seat that is far behind (or ahead) seeing a difference
-   between its moves. The change is squashed to -1000..1000 by d / (|d| + scale).
+   end: for every seat, the change of its standing (shared_rules/bots.py `evaluate`, or the
+   engine's `hard_evaluate` where it offers one: a yardstick that knows more of the game
+   than the greedy bot's) from the root to the end, in the same deal. Measuring the
+   change, not the standing, cancels the luck of the deal and keeps a seat that is far
+   behind (or ahead) seeing a difference between its moves. The change is squashed to
+   -1000..1000 by d / (|d| + scale).
    With two seats the game is zero-sum: the seat's own change is judged, the other's is its
    negative (an engine's yardstick may look further for the seat to move, so two seats'
    yardsticks need not agree). An engine whose yardstick counts its seat's own standing
@@ -173,8 +175,16 @@ def view_rng(engine, state, seat, seed):
     return prng.seed_state((seed * 2654435761 + binascii.crc32(text.encode())) & 0xFFFFFFFF)
 
 
+def standing(engine, state, seat):
+    """The search's yardstick: the engine's `hard_evaluate(state, seat)` where it has one (a
+    yardstick that knows more of the game than the greedy bot's), else the greedy bot's
+    (shared_rules/bots.py `evaluate`)."""
+    hard = getattr(engine, "hard_evaluate", None)
+    return hard(state, seat) if hard is not None else bots.evaluate(engine, state, seat)
+
+
 def _standings(engine, state, seats):
-    return [bots.evaluate(engine, state, q) for q in seats]
+    return [standing(engine, state, q) for q in seats]
 
 
 def _squash(d, scale):
@@ -263,13 +273,13 @@ def _plan(engine, state, seat, other, seed, actions, rng, plan):
             break
         rng, r = prng.next32(rng)
         deal = engine.determinize(engine.copy(state), seat, prng.seed_state(r))
-        before = bots.evaluate(engine, deal, seat) - bots.evaluate(engine, deal, other)
+        before = standing(engine, deal, seat) - standing(engine, deal, other)
         for k in range(len(chosen)):
             trial = engine.copy(deal)
             engine.apply(trial, chosen[k])
             judged += _finish_turn(engine, trial, seat, seed + d)
-            sums[k] += bots.evaluate(engine, trial, seat) - \
-                bots.evaluate(engine, trial, other) - before
+            sums[k] += standing(engine, trial, seat) - \
+                standing(engine, trial, other) - before
     best = 0
     for k in range(1, len(chosen)):
         if sums[k] > sums[best]:
@@ -313,7 +323,7 @@ def mean_standing(engine, state, seat, action):
     for w, concrete in outcomes:
         trial = engine.copy(state)
         engine.apply(trial, concrete)
-        total += w * bots.evaluate(engine, trial, seat)
+        total += w * standing(engine, trial, seat)
         weight += w
     return total, weight
 

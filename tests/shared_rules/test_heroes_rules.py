@@ -934,3 +934,25 @@ def test_a_bot_can_weigh_every_outcome_of_an_attacks_dice():
         left += health(trial, "gretel")
     lost = sum(max(0, r + 1 - w) for r in range(1, 7) for w in range(1, 7))
     assert left == 36 * health(s, "gretel") - lost
+
+
+def test_the_hard_bot_weighs_a_point_of_health_by_what_the_character_deals_and_takes():
+    """`worth`: a point of health in 36ths of a plain character's, halfway to the ratio of
+    the mean damage the character deals to the mean damage it takes (35 for plain dice, 56
+    with +1 to attack, 20 against +1 to defence). The greedy bot's `evaluate` counts every
+    point alike; `hard_evaluate` (the hard bot's) weighs them."""
+    s = game([hero("the_giant", "red", [3, 3]), hero("tin_woodman", "red", [2, 3]),
+              hero("gretel", "blue", [4, 4]), hero("big_bad_wolf", "blue", [3, 5])], map=OPEN)
+    assert heroes.worth(s, "gretel") == 36
+    assert heroes.worth(s, "the_giant") == (36 + 56 * 36 // 35) // 2 == 46
+    assert heroes.worth(s, "tin_woodman") == (36 + 35 * 36 // 20) // 2 == 49
+    # A blow of 2 on the Giant or on Gretel: the greedy bot's yardstick moves by 8 for
+    # either; the hard bot's by what each point is worth.
+    for cid, lost in (("the_giant", 4 * 16 * 46 // 36 - 4 * 14 * 46 // 36),
+                      ("gretel", 8)):
+        hurt = heroes.copy(s)
+        hurt.heroes[cid]["health"] -= 2
+        side = s.heroes[cid]["seat"]
+        assert heroes.evaluate(s, side) - heroes.evaluate(hurt, side) == 8
+        assert heroes.hard_evaluate(s, side) - heroes.hard_evaluate(hurt, side) == lost
+    assert heroes.hard_evaluate(s, "red") != heroes.evaluate(s, "red")

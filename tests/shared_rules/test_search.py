@@ -342,3 +342,19 @@ def test_an_expect_search_weighs_every_outcome_of_the_dice():
     # Its total over its outcomes, and their weight: the mean as a fraction.
     assert search.mean_standing(_Gamble(5), dict(start), "a", {"type": "gamble"}) == (30, 6)
     assert search.mean_standing(_Gamble(5), dict(start), "a", {"type": "steady"}) == (5, 1)
+
+
+class _Contrary(_Gamble):
+    """`_Gamble`, whose hard bot's yardstick (`hard_evaluate`) counts points against the
+    seat: the search judges by it, the greedy bot by `evaluate`."""
+
+    def hard_evaluate(self, state, seat):
+        return -state[seat]
+
+
+def test_the_search_judges_by_the_engines_hard_yardstick_where_it_has_one():
+    start = {"a": 0, "b": 0, "turn": "a"}
+    assert search.choose(_Gamble(6), dict(start), "a", 1) == {"type": "steady"}
+    assert search.choose(_Contrary(6), dict(start), "a", 1) == {"type": "gamble"}
+    assert search.standing(_Contrary(6), {"a": 7}, "a") == -7
+    assert search.standing(_Gamble(6), {"a": 7}, "a") == 7
