@@ -36,7 +36,8 @@ seeded with the bot's seed and a CRC-32 of the seat's own view, never of the hid
 two states that differ only in what the seat cannot see give the same move (and a resumed
 game's bot plays on as it would have).
 
-An engine tunes the search with an optional `SEARCH` dict:
+An engine tunes the search with an optional `SEARCH` dict (or, for a game whose modes
+search differently, a `search_settings(state)` that returns one):
   iterations: the budget, iterations per move (default ITERATIONS)
   scale: the size of a typical change of `evaluate` (default SCALE)
   rollout: random steps after the tree (default 0)
@@ -161,8 +162,13 @@ def _frozen(value):
     return value
 
 
-def settings(engine):
-    got = getattr(engine, "SEARCH", None) or {}
+def settings(engine, state=None):
+    """The search's settings: the engine's `search_settings(state)` where it has one (a game
+    whose modes search differently), else its `SEARCH` dict; the defaults for what they
+    leave out."""
+    pick = getattr(engine, "search_settings", None)
+    got = (pick(state) if pick is not None and state is not None else
+           getattr(engine, "SEARCH", None)) or {}
     return (got.get("iterations", ITERATIONS), got.get("scale", SCALE),
             got.get("rollout", 0), got.get("prior", 0), got.get("explore", EXPLORE),
             got.get("relative", False), got.get("turn", False), got.get("plan"),
@@ -198,7 +204,8 @@ def choose(engine, state, seat, seed, iterations=None):
         return None
     if len(actions) == 1:
         return actions[0]
-    budget, scale, rollout, prior, explore, relative, turn, plan, expect = settings(engine)
+    budget, scale, rollout, prior, explore, relative, turn, plan, expect = \
+        settings(engine, state)
     if iterations is not None:
         budget = iterations
     rng = view_rng(engine, state, seat, seed)

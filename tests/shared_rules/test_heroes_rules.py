@@ -7,7 +7,7 @@ blue's base [2..4, 5], its flag [2, 6]; each team's back row is behind its base)
 
 import pytest
 
-from shared_rules import canon, heroes
+from shared_rules import canon, heroes, search
 from shared_rules.errors import IllegalAction, ScenarioError
 
 
@@ -956,3 +956,19 @@ def test_the_hard_bot_weighs_a_point_of_health_by_what_the_character_deals_and_t
         assert heroes.evaluate(s, side) - heroes.evaluate(hurt, side) == 8
         assert heroes.hard_evaluate(s, side) - heroes.hard_evaluate(hurt, side) == lost
     assert heroes.hard_evaluate(s, "red") != heroes.evaluate(s, "red")
+
+
+def test_capture_the_flag_keeps_the_tree_and_the_plain_yardstick():
+    """Only Battle Royale's hard bot weighs dice and health (`expect`, `hard_evaluate`): in
+    Capture the Flag, where the flag wins and a character laid down stands up whole, it
+    keeps the tree and the greedy bot's yardstick."""
+    royale = game([hero("the_giant", "red", [3, 3]), hero("gretel", "blue", [4, 4])],
+                  map=OPEN)
+    flags = ctf([hero("the_giant", "red", [2, 0]), hero("gretel", "red", [6, 0]),
+                 hero("big_bad_wolf", "blue", [0, 6]), hero("tin_woodman", "blue", [4, 6])])
+    assert search.settings(heroes, royale)[8] is True          # expect
+    assert search.settings(heroes, flags)[8] is False
+    assert search.settings(heroes, flags)[3] == 10               # the greedy move's head start
+    assert search.settings(heroes)[8] is True                    # no state: SEARCH
+    assert heroes.hard_evaluate(flags, "red") == heroes.evaluate(flags, "red")
+    assert heroes.hard_evaluate(royale, "red") != heroes.evaluate(royale, "red")
