@@ -1,7 +1,7 @@
 """The search bot ("hard") against the greedy bot ("normal"): how often it wins, how long it thinks.
 
     python -m tools.bench_search strength --game storybook --games 100 [--first-seed 1]
-        [--players N] [--iterations N] [--explore N] [--relative on|off] [--turn on|off]
+        [--players N] [--mode MODE] [--iterations N] [--explore N] [--relative on|off] [--turn on|off]
         [--prior N] [--plan K,N,W|off] [--expect on|off] [--jobs 2] [--level hard]
         [--against normal] [--habits] [--json]
     python -m tools.bench_search think --game heroes [--positions 12] [--repeat N]
@@ -48,8 +48,18 @@ from shared_rules import bots, canon, games, search  # noqa: E402
 from shared_rules.engine import Match  # noqa: E402
 
 
-def options_of(game, players):
-    return {} if players is None else {"players": players}
+def options_of(game, players, mode=None):
+    out = {} if players is None else {"players": players}
+    if mode is not None:
+        out["mode"] = mode
+    return out
+
+
+def _settings_name(engine, mode):
+    """Where the game keeps the search's settings for `mode`: SEARCH_<MODE> for a mode that
+    searches with settings of its own (hero teams' Capture the Flag), else SEARCH."""
+    own = "SEARCH_" + mode.upper() if mode else None
+    return own if own and hasattr(engine, own) else "SEARCH"
 
 
 def _ask(adapter, kind, match, seat, seed, think):
@@ -61,13 +71,14 @@ def _ask(adapter, kind, match, seat, seed, think):
 
 
 def budget(game, iterations, explore=None, relative=None, turn=None, prior=None, plan=None,
-           expect=None):
+           expect=None, mode=None):
     """Set the search's budget, UCB constant, judging (`relative`, "on" or "off"),
     horizon (`turn`, "on": the tree ends with the seat's turn), greedy prior (visits),
     plan ("K,N,W" or "off") and `expect` ("on" or "off") for this process (None: the
     game's own)."""
     engine = games.get(game)
-    tune = dict(getattr(engine, "SEARCH", None) or {})
+    name = _settings_name(engine, mode)
+    tune = dict(getattr(engine, name, None) or {})
     if iterations is not None:
         tune["iterations"] = iterations
     if explore is not None:
@@ -82,13 +93,13 @@ def budget(game, iterations, explore=None, relative=None, turn=None, prior=None,
         tune["plan"] = None if plan == "off" else [int(n) for n in plan.split(",")]
     if expect is not None:
         tune["expect"] = expect == "on"
-    engine.SEARCH = tune
-    return search.settings(engine)[0]
+    setattr(engine, name, tune)
+    return tune.get("iterations", search.ITERATIONS)
 
 
 def play(game, players, seed, hard_seat_index, iterations, max_actions, level="hard",
          against="normal", explore=None, relative=None, turn=None, prior=None, plan=None,
-         holders=None, expect=None):
+         holders=None, expect=None, mode=None):
     """One game: the bot of `level` (the hard bot) in seat `hard_seat_index` (0 or -1), bots
     of level `against` (normal) elsewhere. Returns (its score: 1 for a win, 0 for a loss,
     1/sides for a game nobody won, actions, its think times, seats, habits: for the bot
@@ -98,8 +109,8 @@ def play(game, players, seed, hard_seat_index, iterations, max_actions, level="h
     value of FIELD in an action of TYPE (a character picked) with whether the seat that
     took it won: [[value, 1 or 0], ...])."""
     adapter = table_games.table_game(game)
-    budget(game, iterations, explore, relative, turn, prior, plan, expect)
-    match = Match(game, options_of(game, players), seed)
+    budget(game, iterations, explore, relative, turn, prior, plan, expect, mode)
+    match = Match(game, options_of(game, players, mode), seed)
     engine = match.engine
     seats = engine.seats(match.state)
     hard = seats[hard_seat_index]
@@ -179,7 +190,7 @@ def strength(a):
         for where in (0, -1):
             jobs.append((a.game, a.players, seed, where, a.iterations, a.max_actions,
                          a.level, a.against, a.explore, a.relative, a.turn, a.prior,
-                         a.plan, a.holders, a.expect))
+                         a.plan, a.holders, a.expect, a.mode))
     t0 = time.time()
     if a.jobs > 1:
         import multiprocessing
@@ -195,8 +206,9 @@ def strength(a):
     points = sum(scores)
     lo, hi = wilson(points, n)
     iterations = budget(a.game, a.iterations, a.explore, a.relative, a.turn, a.prior,
-                        a.plan, a.expect)
-    tuned = search.settings(games.get(a.game))
+                        a.plan, a.expect, a.mode)
+    tuned = search.settings(games.get(a.game), Match(
+        a.game, options_of(a.game, a.players, a.mode), a.first_seed).state)
     out = {"game": a.game, "players": results[0][3] if results else None,
            "iterations": iterations, "explore": tuned[4], "prior": tuned[3],
            "relative": tuned[5], "turn": tuned[6], "plan": tuned[7],
@@ -273,8 +285,8 @@ def _sum_habits(tallies):
 def think(a):
     adapter = table_games.table_game(a.game)
     iterations = budget(a.game, a.iterations, a.explore, a.relative, a.turn, a.prior,
-                        a.plan, a.expect)
-    match = Match(a.game, options_of(a.game, a.players), a.first_seed)
+                        a.plan, a.expect, a.mode)
+    match = Match(a.game, options_of(a.game, a.players, a.mode), a.first_seed)
     engine = match.engine
     positions = []
     while engine.status(match.state) == "ongoing" and len(match.actions) < a.max_actions:
@@ -383,6 +395,8 @@ def main(argv=None):
         q = sub.add_parser(name)
         q.add_argument("--game", required=True, choices=table_games.names())
         q.add_argument("--players", type=int, default=None)
+        q.add_argument("--mode", default=None,
+                       help="the game's mode (hero teams: royale or ctf; default: the game's)")
         q.add_argument("--iterations", type=int, default=None,
                        help="the search's budget (default: the game's)")
         q.add_argument("--explore", type=int, default=None,
@@ -428,6 +442,11 @@ def main(argv=None):
     q.add_argument("--steps", type=int, default=1000000)
     q.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
+    if a.what != "pace":
+        try:
+            Match(a.game, options_of(a.game, a.players, a.mode), 1)
+        except ValueError as e:     # the engine's sentence for options it refuses
+            p.error("--players/--mode: %s" % e)
     {"strength": strength, "think": think, "pace": pace}[a.what](a)
 
 

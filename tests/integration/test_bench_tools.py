@@ -96,6 +96,18 @@ def test_bench_search_plays_its_games_seats_swapped_and_says_its_think_time():
                           "heroes", "--holders", "pick"], cwd=REPO, capture_output=True,
                          text=True, timeout=60)
     assert bad.returncode == 2 and "TYPE.FIELD" in bad.stderr and "Traceback" not in bad.stderr
+    bad = subprocess.run([sys.executable, "-m", "tools.bench_search", "strength", "--game",
+                          "heroes", "--mode", "flag"], cwd=REPO, capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert 'options.mode: must be "royale" or "ctf"' in bad.stderr
+    # Capture the Flag searches with settings of its own (the tree, not `expect`).
+    proc = subprocess.run([sys.executable, "-m", "tools.bench_search", "strength", "--game",
+                           "heroes", "--mode", "ctf", "--games", "1", "--iterations", "20",
+                           "--json"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["expect"] is False and result["iterations"] == 20 and result["games"] == 2
     proc = subprocess.run([sys.executable, "-m", "tools.bench_search", "think", "--game",
                            "storybook", "--positions", "3", "--iterations", "20", "--json"],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
