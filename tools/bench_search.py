@@ -1,7 +1,8 @@
 """The search bot ("hard") against the greedy bot ("normal"): how often it wins, how long it thinks.
 
     python -m tools.bench_search strength --game storybook --games 100 [--first-seed 1]
-        [--players N] [--mode MODE] [--iterations N] [--explore N] [--relative on|off] [--turn on|off]
+        [--players N] [--mode MODE] [--iterations N] [--explore N] [--relative on|off]
+        [--turn on|off]
         [--prior N] [--plan K,N,W|off] [--expect on|off] [--jobs 2] [--level hard]
         [--against normal] [--habits] [--json]
     python -m tools.bench_search think --game heroes [--positions 12] [--repeat N]
