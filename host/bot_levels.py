@@ -15,7 +15,7 @@ DEFAULT = "normal"
 WORDS = {
     "easy": "picks a sensible move at random",
     "normal": "picks the move that looks best one move ahead",
-    "hard": "searches many moves ahead, guessing what it cannot see",
+    "hard": "weighs what the moves ahead could bring, guessing what it cannot see",
 }
 
 # The older names of the kinds: what `--bot-kind` and old journals say.

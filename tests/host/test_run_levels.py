@@ -98,8 +98,8 @@ def test_the_help_says_the_levels_in_words():
     assert proc.returncode == 0
     words = " ".join(proc.stdout.split())
     assert ("the bots' level: easy (picks a sensible move at random), normal (picks the move "
-            "that looks best one move ahead) or hard (searches many moves ahead, guessing "
-            "what it cannot see)") in words
+            "that looks best one move ahead) or hard (weighs what the moves ahead could "
+            "bring, guessing what it cannot see)") in words
     assert "--level N=LEVEL for the bot in seat N" in words
     assert "a game that resumes keeps its bots' levels unless --level gives one" in words
     assert "--level sets their level (easy, normal or hard), for every bot or seat by seat" \
