@@ -89,9 +89,11 @@
     $("button[data-op=pause]").disabled = st.paused || st.attract;
     $("button[data-op=resume]").disabled = !st.paused || st.attract;
     $("#palette").value = st.palette;
-    // Rebuilt only when the tiles change; the numbers are updated in place (a button being
-    // pressed is never swapped out under the finger).
-    const shape = st.tiles.map(t => t.uid + (t.online ? "+" : "-") + t.readers.length).join();
+    // Rebuilt only when the set of tiles changes; everything else in a row (online or not,
+    // its readers, its numbers) is updated in place, so a button being pressed is never
+    // swapped out under the finger, not even when a tile first reports its readers or
+    // comes back online.
+    const shape = st.tiles.map(t => t.uid).join();
     if (shape !== tilesShape) {
       tilesShape = shape;
       $("#tiles").innerHTML = "<tr>" + TILE_HEADS.map(c => "<th>" + c + "</th>").join("") + "</tr>" +

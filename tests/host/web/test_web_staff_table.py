@@ -168,6 +168,19 @@ def test_the_step_through_buttons_stay_under_the_pointer_while_the_game_changes(
     assert page.evaluate("Array.from(document.querySelectorAll('[data-led]'))"
                          ".every(b => b.kept === true)")
     assert page.evaluate("document.querySelector('button[data-replay]').kept === true")
+    # A tile switched off and on again (as a tile first reporting its readers): its row says
+    # so in place, and no button of the list is swapped out.
+    for op, state in (("tile_off", "OFFLINE"), ("tile_on", "online")):
+        status, body = staff(host, op, {"tile": tiles[0]})
+        assert status == 200, body
+        page.wait_for_function(
+            "([uid, s]) => document.querySelector('#tiles tr[data-tile=\"' + uid + '\"] "
+            "td.online').textContent === s", arg=[tiles[0], state], polling=250,
+            timeout=60000)
+    page.wait_for_function("document.querySelector('#tiles tr[data-tile] td.readers')"
+                           ".textContent.startsWith('all 7')", polling=250, timeout=60000)
+    assert page.evaluate("Array.from(document.querySelectorAll('[data-led]'))"
+                         ".every(b => b.kept === true)")
 
 
 @pytest.mark.parametrize("width,height", [(1280, 800), (1024, 600)])
