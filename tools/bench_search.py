@@ -2,9 +2,8 @@
 
     python -m tools.bench_search strength --game storybook --games 100 [--first-seed 1]
         [--players N] [--mode MODE] [--iterations N] [--explore N] [--relative on|off]
-        [--turn on|off]
-        [--prior N] [--plan K,N,W|off] [--expect on|off] [--jobs 2] [--level hard]
-        [--against normal] [--habits] [--json]
+        [--turn on|off] [--prior N] [--plan K,N,W|off] [--expect on|off] [--jobs 2]
+        [--level hard] [--against normal] [--habits] [--json]
     python -m tools.bench_search think --game heroes [--positions 12] [--repeat N]
         [--iterations N] [--json]
 
@@ -310,7 +309,7 @@ def think(a):
         moves.append(move)
         times.append(least)
     out = {"game": a.game, "positions": len(times),
-           "iterations": iterations, "explore": search.settings(engine)[4],
+           "iterations": iterations, "explore": search.settings(engine, match.state)[4],
            "think_ms_p50": round(1000 * pct(times, 0.5), 1),
            "think_ms_p99": round(1000 * pct(times, 0.99), 1),
            "think_ms_max": round(1000 * max(times), 1) if times else 0.0,
